@@ -1,0 +1,14 @@
+module github.com/fastxts/xts/_asm
+
+go 1.26.8
+
+require github.com/mmcloughlin/avo v0.6.0
+
+require (
+	github.com/fastxts/xts v0.0.0
+	golang.org/x/mod v0.29.0 // indirect
+	golang.org/x/sync v0.17.0 // indirect
+	golang.org/x/tools v0.38.0 // indirect
+)
+
+replace github.com/fastxts/xts => ../
