@@ -20,18 +20,6 @@ type keySchedule struct {
 	rounds uint64       // 10, 12 or 14                              (offset 720)
 }
 
-// Flags for the XTS routines.
-const (
-	// flagEncryptTweak: *tweak holds the IV; encrypt it with the tweak key
-	// first. Without it *tweak already holds the encrypted tweak of the
-	// first block of src (the multi-part protocol's later parts).
-	flagEncryptTweak = 1
-	// flagStoreTweak: on return, store into *tweak the tweak that follows
-	// the last full block processed (T·x^(len(src)/16)), so that a later
-	// call can continue the data unit.
-	flagStoreTweak = 2
-)
-
 // expandKey expands an AES key of 16, 24 or 32 bytes (rounds 10, 12 or 14)
 // into right-aligned encryption round keys and, if dec is not nil, the
 // decryption round keys of the equivalent inverse cipher in order of use:
