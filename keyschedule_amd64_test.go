@@ -410,3 +410,19 @@ func BenchmarkKeySchedule(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkExpandKey isolates the assembly (one key, enc and dec) from the
+// allocation that newKeySchedule adds.
+func BenchmarkExpandKey(b *testing.B) {
+	requireAESNI(b)
+	for _, size := range []int{16, 24, 32} {
+		b.Run(fmt.Sprintf("AES-%d", 8*size), func(b *testing.B) {
+			key := make([]byte, size)
+			rand.Read(key)
+			var enc, dec [15][16]byte
+			for b.Loop() {
+				expandKey(&key[0], 6+size/4, &enc, &dec)
+			}
+		})
+	}
+}
