@@ -20,7 +20,7 @@ import (
 // pure-Go AES rounds driven by the assembly's round keys agree with
 // crypto/aes, so that the reference itself is tested too.
 
-func requireAESNI(t testing.TB) {
+func ksRequireAESNI(t testing.TB) {
 	t.Helper()
 	if !cpuid.CPU.Supports(cpuid.AESNI) {
 		t.Skip("CPU lacks AES-NI")
@@ -29,8 +29,8 @@ func requireAESNI(t testing.TB) {
 
 // --- Pure-Go AES reference (FIPS-197) ---
 
-// gmul multiplies in GF(2^8) modulo x^8 + x^4 + x^3 + x + 1.
-func gmul(a, b byte) byte {
+// ksGmul multiplies in GF(2^8) modulo x^8 + x^4 + x^3 + x + 1.
+func ksGmul(a, b byte) byte {
 	var p byte
 	for b != 0 {
 		if b&1 != 0 {
@@ -46,13 +46,13 @@ func gmul(a, b byte) byte {
 	return p
 }
 
-// refSbox and refInvSbox are computed from the definition (FIPS-197 §5.1.1):
+// ksRefSbox and ksRefInvSbox are computed from the definition (FIPS-197 §5.1.1):
 // multiplicative inverse followed by the affine transformation.
-var refSbox, refInvSbox = func() (s, inv [256]byte) {
+var ksRefSbox, ksRefInvSbox = func() (s, inv [256]byte) {
 	for x := 0; x < 256; x++ {
 		var b byte // inverse of x; 0 maps to 0
 		for y := 1; y < 256 && x != 0; y++ {
-			if gmul(byte(x), byte(y)) == 1 {
+			if ksGmul(byte(x), byte(y)) == 1 {
 				b = byte(y)
 				break
 			}
@@ -64,8 +64,8 @@ var refSbox, refInvSbox = func() (s, inv [256]byte) {
 	return
 }()
 
-// refExpandKey is FIPS-197 §5.2 KeyExpansion, returning Nr+1 round keys.
-func refExpandKey(key []byte) [][16]byte {
+// ksRefExpandKey is FIPS-197 §5.2 KeyExpansion, returning Nr+1 round keys.
+func ksRefExpandKey(key []byte) [][16]byte {
 	nk := len(key) / 4
 	nr := nk + 6
 	w := make([][4]byte, 4*(nr+1))
@@ -76,10 +76,10 @@ func refExpandKey(key []byte) [][16]byte {
 	for i := nk; i < len(w); i++ {
 		t := w[i-1]
 		if i%nk == 0 {
-			t = [4]byte{refSbox[t[1]] ^ rcon, refSbox[t[2]], refSbox[t[3]], refSbox[t[0]]}
-			rcon = gmul(rcon, 2)
+			t = [4]byte{ksRefSbox[t[1]] ^ rcon, ksRefSbox[t[2]], ksRefSbox[t[3]], ksRefSbox[t[0]]}
+			rcon = ksGmul(rcon, 2)
 		} else if nk > 6 && i%nk == 4 {
-			t = [4]byte{refSbox[t[0]], refSbox[t[1]], refSbox[t[2]], refSbox[t[3]]}
+			t = [4]byte{ksRefSbox[t[0]], ksRefSbox[t[1]], ksRefSbox[t[2]], ksRefSbox[t[3]]}
 		}
 		for j := range t {
 			w[i][j] = w[i-nk][j] ^ t[j]
@@ -92,77 +92,77 @@ func refExpandKey(key []byte) [][16]byte {
 	return rk
 }
 
-// refInvMixColumns applies InvMixColumns to a state (column c = bytes 4c..4c+3).
-func refInvMixColumns(s [16]byte) [16]byte {
+// ksRefInvMixColumns applies InvMixColumns to a state (column c = bytes 4c..4c+3).
+func ksRefInvMixColumns(s [16]byte) [16]byte {
 	var o [16]byte
 	for c := 0; c < 4; c++ {
 		a := s[4*c : 4*c+4]
 		for r := 0; r < 4; r++ {
-			o[4*c+r] = gmul(a[r], 0x0e) ^ gmul(a[(r+1)%4], 0x0b) ^
-				gmul(a[(r+2)%4], 0x0d) ^ gmul(a[(r+3)%4], 0x09)
+			o[4*c+r] = ksGmul(a[r], 0x0e) ^ ksGmul(a[(r+1)%4], 0x0b) ^
+				ksGmul(a[(r+2)%4], 0x0d) ^ ksGmul(a[(r+3)%4], 0x09)
 		}
 	}
 	return o
 }
 
-func refMixColumns(s [16]byte) [16]byte {
+func ksRefMixColumns(s [16]byte) [16]byte {
 	var o [16]byte
 	for c := 0; c < 4; c++ {
 		a := s[4*c : 4*c+4]
 		for r := 0; r < 4; r++ {
-			o[4*c+r] = gmul(a[r], 2) ^ gmul(a[(r+1)%4], 3) ^ a[(r+2)%4] ^ a[(r+3)%4]
+			o[4*c+r] = ksGmul(a[r], 2) ^ ksGmul(a[(r+1)%4], 3) ^ a[(r+2)%4] ^ a[(r+3)%4]
 		}
 	}
 	return o
 }
 
-func xorBlock(a, b [16]byte) [16]byte {
+func ksXorBlock(a, b [16]byte) [16]byte {
 	for i := range a {
 		a[i] ^= b[i]
 	}
 	return a
 }
 
-// refEncrypt is the FIPS-197 §5.1 cipher with the given round keys.
-func refEncrypt(rk [][16]byte, in [16]byte) [16]byte {
-	s := xorBlock(in, rk[0])
+// ksRefEncrypt is the FIPS-197 §5.1 cipher with the given round keys.
+func ksRefEncrypt(rk [][16]byte, in [16]byte) [16]byte {
+	s := ksXorBlock(in, rk[0])
 	for r := 1; r < len(rk); r++ {
 		var t [16]byte // SubBytes and ShiftRows
 		for c := 0; c < 4; c++ {
 			for row := 0; row < 4; row++ {
-				t[row+4*c] = refSbox[s[row+4*((c+row)%4)]]
+				t[row+4*c] = ksRefSbox[s[row+4*((c+row)%4)]]
 			}
 		}
 		if r < len(rk)-1 {
-			t = refMixColumns(t)
+			t = ksRefMixColumns(t)
 		}
-		s = xorBlock(t, rk[r])
+		s = ksXorBlock(t, rk[r])
 	}
 	return s
 }
 
-// refDecryptEquivalent is the FIPS-197 §5.3.5 equivalent inverse cipher
+// ksRefDecryptEquivalent is the FIPS-197 §5.3.5 equivalent inverse cipher
 // with decryption round keys in order of use (dw[0] is added first).
-func refDecryptEquivalent(dw [][16]byte, in [16]byte) [16]byte {
-	s := xorBlock(in, dw[0])
+func ksRefDecryptEquivalent(dw [][16]byte, in [16]byte) [16]byte {
+	s := ksXorBlock(in, dw[0])
 	for r := 1; r < len(dw); r++ {
 		var t [16]byte // InvSubBytes and InvShiftRows
 		for c := 0; c < 4; c++ {
 			for row := 0; row < 4; row++ {
-				t[row+4*((c+row)%4)] = refInvSbox[s[row+4*c]]
+				t[row+4*((c+row)%4)] = ksRefInvSbox[s[row+4*c]]
 			}
 		}
 		if r < len(dw)-1 {
-			t = refInvMixColumns(t)
+			t = ksRefInvMixColumns(t)
 		}
-		s = xorBlock(t, dw[r])
+		s = ksXorBlock(t, dw[r])
 	}
 	return s
 }
 
 // --- Tests ---
 
-func mustHex(s string) []byte {
+func ksMustHex(s string) []byte {
 	b, err := hex.DecodeString(s)
 	if err != nil {
 		panic(err)
@@ -170,8 +170,8 @@ func mustHex(s string) []byte {
 	return b
 }
 
-// guardedRows surrounds enc and dec with canaries to catch writes outside them.
-type guardedRows struct {
+// ksGuardedRows surrounds enc and dec with canaries to catch writes outside them.
+type ksGuardedRows struct {
 	pre1 [32]byte
 	enc  [15][16]byte
 	mid  [32]byte
@@ -179,18 +179,18 @@ type guardedRows struct {
 	post [32]byte
 }
 
-const canary = 0xa5
+const ksCanary = 0xa5
 
-func newGuardedRows() *guardedRows {
-	g := new(guardedRows)
-	p := (*[unsafe.Sizeof(guardedRows{})]byte)(unsafe.Pointer(g))
+func ksNewGuardedRows() *ksGuardedRows {
+	g := new(ksGuardedRows)
+	p := (*[unsafe.Sizeof(ksGuardedRows{})]byte)(unsafe.Pointer(g))
 	for i := range p {
-		p[i] = canary
+		p[i] = ksCanary
 	}
 	return g
 }
 
-func allBytes(b []byte, v byte) bool {
+func ksAllBytes(b []byte, v byte) bool {
 	for _, x := range b {
 		if x != v {
 			return false
@@ -199,11 +199,11 @@ func allBytes(b []byte, v byte) bool {
 	return true
 }
 
-// checkSchedule checks enc (and dec, if not nil) as right-aligned round keys
+// ksCheckSchedule checks enc (and dec, if not nil) as right-aligned round keys
 // of key, against the reference, and returns the used rows.
-func checkSchedule(t *testing.T, key []byte, enc, dec *[15][16]byte) (encRows, decRows [][16]byte) {
+func ksCheckSchedule(t *testing.T, key []byte, enc, dec *[15][16]byte) (encRows, decRows [][16]byte) {
 	t.Helper()
-	ref := refExpandKey(key)
+	ref := ksRefExpandKey(key)
 	rounds := len(ref) - 1
 	s := 14 - rounds
 	for r := 0; r < s; r++ {
@@ -225,7 +225,7 @@ func checkSchedule(t *testing.T, key []byte, enc, dec *[15][16]byte) (encRows, d
 	for i := 0; i <= rounds; i++ {
 		want := ref[rounds-i]
 		if i != 0 && i != rounds {
-			want = refInvMixColumns(want)
+			want = ksRefInvMixColumns(want)
 		}
 		if dec[s+i] != want {
 			t.Errorf("key %x: dec row %d = %x, want %x", key, s+i, dec[s+i], want)
@@ -234,9 +234,9 @@ func checkSchedule(t *testing.T, key []byte, enc, dec *[15][16]byte) (encRows, d
 	return enc[s:], dec[s:]
 }
 
-// checkAgainstCryptoAES encrypts and decrypts a block with pure-Go rounds
+// ksCheckAgainstCryptoAES encrypts and decrypts a block with pure-Go rounds
 // driven by the assembly's round keys and compares with crypto/aes.
-func checkAgainstCryptoAES(t *testing.T, key []byte, encRows, decRows [][16]byte, pt [16]byte) {
+func ksCheckAgainstCryptoAES(t *testing.T, key []byte, encRows, decRows [][16]byte, pt [16]byte) {
 	t.Helper()
 	block, err := aes.NewCipher(key)
 	if err != nil {
@@ -244,19 +244,19 @@ func checkAgainstCryptoAES(t *testing.T, key []byte, encRows, decRows [][16]byte
 	}
 	var want [16]byte
 	block.Encrypt(want[:], pt[:])
-	if got := refEncrypt(encRows, pt); got != want {
+	if got := ksRefEncrypt(encRows, pt); got != want {
 		t.Errorf("key %x: AES with enc rows = %x, crypto/aes = %x", key, got, want)
 	}
 	if decRows != nil {
-		if got := refDecryptEquivalent(decRows, want); got != pt {
+		if got := ksRefDecryptEquivalent(decRows, want); got != pt {
 			t.Errorf("key %x: inverse AES with dec rows = %x, want %x", key, got, pt)
 		}
 	}
 }
 
-func expandGuarded(t *testing.T, key []byte, withDec bool) *guardedRows {
+func ksExpandGuarded(t *testing.T, key []byte, withDec bool) *ksGuardedRows {
 	t.Helper()
-	g := newGuardedRows()
+	g := ksNewGuardedRows()
 	// Copy the key so that it is not shared with the caller's data.
 	k := bytes.Clone(key)
 	if withDec {
@@ -267,12 +267,12 @@ func expandGuarded(t *testing.T, key []byte, withDec bool) *guardedRows {
 	if !bytes.Equal(k, key) {
 		t.Errorf("expandKey modified the key: %x -> %x", key, k)
 	}
-	if !allBytes(g.pre1[:], canary) || !allBytes(g.mid[:], canary) || !allBytes(g.post[:], canary) {
+	if !ksAllBytes(g.pre1[:], ksCanary) || !ksAllBytes(g.mid[:], ksCanary) || !ksAllBytes(g.post[:], ksCanary) {
 		t.Errorf("key %x: expandKey wrote outside enc/dec", key)
 	}
 	if !withDec {
 		for r := range g.dec {
-			if !allBytes(g.dec[r][:], canary) {
+			if !ksAllBytes(g.dec[r][:], ksCanary) {
 				t.Errorf("key %x: expandKey wrote to dec although it was nil", key)
 				break
 			}
@@ -282,7 +282,7 @@ func expandGuarded(t *testing.T, key []byte, withDec bool) *guardedRows {
 }
 
 func TestExpandKeyFIPS197(t *testing.T) {
-	requireAESNI(t)
+	ksRequireAESNI(t)
 	// Appendix A: key-expansion examples, with the first and last round key
 	// (w[Nr*4 .. Nr*4+3]) as printed there; Appendix C: cipher examples.
 	tests := []struct {
@@ -296,39 +296,39 @@ func TestExpandKeyFIPS197(t *testing.T) {
 		{"603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4", "fe4890d1e6188d0b046df344706c631e",
 			"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f", "8ea2b7ca516745bfeafc49904b496089"},
 	}
-	pt := [16]byte(mustHex("00112233445566778899aabbccddeeff"))
+	pt := [16]byte(ksMustHex("00112233445566778899aabbccddeeff"))
 	for _, tc := range tests {
-		key := mustHex(tc.key)
+		key := ksMustHex(tc.key)
 		t.Run(fmt.Sprintf("AES-%d", 8*len(key)), func(t *testing.T) {
-			g := expandGuarded(t, key, true)
-			encRows, decRows := checkSchedule(t, key, &g.enc, &g.dec)
+			g := ksExpandGuarded(t, key, true)
+			encRows, decRows := ksCheckSchedule(t, key, &g.enc, &g.dec)
 			if !bytes.Equal(encRows[0][:], key[:16]) {
 				t.Errorf("first round key %x, want %x", encRows[0], key[:16])
 			}
-			if got := encRows[len(encRows)-1]; !bytes.Equal(got[:], mustHex(tc.lastRoundKey)) {
+			if got := encRows[len(encRows)-1]; !bytes.Equal(got[:], ksMustHex(tc.lastRoundKey)) {
 				t.Errorf("last round key %x, want %s", got, tc.lastRoundKey)
 			}
 			if len(key) == 32 && !bytes.Equal(encRows[1][:], key[16:]) {
 				t.Errorf("second round key %x, want %x", encRows[1], key[16:])
 			}
 
-			cKey := mustHex(tc.cKey)
-			g = expandGuarded(t, cKey, true)
-			encRows, decRows = checkSchedule(t, cKey, &g.enc, &g.dec)
-			ct := refEncrypt(encRows, pt)
-			if !bytes.Equal(ct[:], mustHex(tc.cOut)) {
+			cKey := ksMustHex(tc.cKey)
+			g = ksExpandGuarded(t, cKey, true)
+			encRows, decRows = ksCheckSchedule(t, cKey, &g.enc, &g.dec)
+			ct := ksRefEncrypt(encRows, pt)
+			if !bytes.Equal(ct[:], ksMustHex(tc.cOut)) {
 				t.Errorf("Appendix C: AES(%s) = %x, want %s", tc.cKey, ct, tc.cOut)
 			}
-			if got := refDecryptEquivalent(decRows, ct); got != pt {
+			if got := ksRefDecryptEquivalent(decRows, ct); got != pt {
 				t.Errorf("Appendix C: inverse = %x, want %x", got, pt)
 			}
-			checkAgainstCryptoAES(t, cKey, encRows, decRows, pt)
+			ksCheckAgainstCryptoAES(t, cKey, encRows, decRows, pt)
 		})
 	}
 }
 
 func TestExpandKeyRandom(t *testing.T) {
-	requireAESNI(t)
+	ksRequireAESNI(t)
 	for _, size := range []int{16, 24, 32} {
 		t.Run(fmt.Sprintf("AES-%d", 8*size), func(t *testing.T) {
 			for n := 0; n < 100; n++ {
@@ -336,11 +336,11 @@ func TestExpandKeyRandom(t *testing.T) {
 				rand.Read(key)
 				var pt [16]byte
 				rand.Read(pt[:])
-				g := expandGuarded(t, key, true)
-				encRows, decRows := checkSchedule(t, key, &g.enc, &g.dec)
-				checkAgainstCryptoAES(t, key, encRows, decRows, pt)
+				g := ksExpandGuarded(t, key, true)
+				encRows, decRows := ksCheckSchedule(t, key, &g.enc, &g.dec)
+				ksCheckAgainstCryptoAES(t, key, encRows, decRows, pt)
 
-				h := expandGuarded(t, key, false)
+				h := ksExpandGuarded(t, key, false)
 				if h.enc != g.enc {
 					t.Errorf("key %x: enc differs with dec == nil", key)
 				}
@@ -353,7 +353,7 @@ func TestExpandKeyRandom(t *testing.T) {
 }
 
 func TestNewKeySchedule(t *testing.T) {
-	requireAESNI(t)
+	ksRequireAESNI(t)
 	for _, size := range []int{32, 48, 64} {
 		t.Run(fmt.Sprintf("AES-%d-XTS", 4*size), func(t *testing.T) {
 			for n := 0; n < 20; n++ {
@@ -367,10 +367,10 @@ func TestNewKeySchedule(t *testing.T) {
 					t.Errorf("rounds = %d, want %d", ks.rounds, want)
 				}
 				k1, k2 := key[:size/2], key[size/2:]
-				encRows, decRows := checkSchedule(t, k1, &ks.enc, &ks.dec)
-				checkAgainstCryptoAES(t, k1, encRows, decRows, [16]byte{1, 2, 3})
-				tweakRows, _ := checkSchedule(t, k2, &ks.tweak, nil)
-				checkAgainstCryptoAES(t, k2, tweakRows, nil, [16]byte{4, 5, 6})
+				encRows, decRows := ksCheckSchedule(t, k1, &ks.enc, &ks.dec)
+				ksCheckAgainstCryptoAES(t, k1, encRows, decRows, [16]byte{1, 2, 3})
+				tweakRows, _ := ksCheckSchedule(t, k2, &ks.tweak, nil)
+				ksCheckAgainstCryptoAES(t, k2, tweakRows, nil, [16]byte{4, 5, 6})
 
 				ks.wipe()
 				if *ks != (keySchedule{}) {
@@ -398,7 +398,7 @@ func TestNewKeyScheduleBadLength(t *testing.T) {
 }
 
 func BenchmarkKeySchedule(b *testing.B) {
-	requireAESNI(b)
+	ksRequireAESNI(b)
 	for _, size := range []int{32, 48, 64} {
 		b.Run(fmt.Sprintf("AES-%d-XTS", 4*size), func(b *testing.B) {
 			key := make([]byte, size)
@@ -414,7 +414,7 @@ func BenchmarkKeySchedule(b *testing.B) {
 // BenchmarkExpandKey isolates the assembly (one key, enc and dec) from the
 // allocation that newKeySchedule adds.
 func BenchmarkExpandKey(b *testing.B) {
-	requireAESNI(b)
+	ksRequireAESNI(b)
 	for _, size := range []int{16, 24, 32} {
 		b.Run(fmt.Sprintf("AES-%d", 8*size), func(b *testing.B) {
 			key := make([]byte, size)

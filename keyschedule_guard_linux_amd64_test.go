@@ -14,7 +14,7 @@ import (
 // after it and before it: expandKey must read exactly the key's 16, 24 or
 // 32 bytes (AES-192 reads 16 + 8), so a one-byte over-read faults.
 func TestExpandKeyGuardPages(t *testing.T) {
-	requireAESNI(t)
+	ksRequireAESNI(t)
 	page := syscall.Getpagesize()
 	mem, err := syscall.Mmap(-1, 0, 3*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
@@ -39,7 +39,7 @@ func TestExpandKeyGuardPages(t *testing.T) {
 				rand.Read(key)
 				var enc, dec [15][16]byte
 				expandKey(&key[0], 6+size/4, &enc, &dec)
-				want := refExpandKey(bytes.Clone(key))
+				want := ksRefExpandKey(bytes.Clone(key))
 				if got := enc[14]; got != want[len(want)-1] {
 					t.Errorf("last round key %x, want %x", got, want[len(want)-1])
 				}
