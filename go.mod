@@ -2,4 +2,9 @@ module github.com/fastxts/xts
 
 go 1.26.8
 
-require golang.org/x/crypto v0.59.0
+require (
+	github.com/klauspost/cpuid/v2 v2.4.2
+	golang.org/x/crypto v0.59.0
+)
+
+require golang.org/x/sys v0.50.0 // indirect
