@@ -35,6 +35,7 @@ func TestDetectMatchesCPUID(t *testing.T) {
 		id   cpuid.FeatureID
 	}{
 		{"AES-NI", c.AES, cpuid.AESNI},
+		{"SSSE3", c.SSSE3, cpuid.SSSE3},
 		{"PCLMULQDQ", c.PCLMULQDQ, cpuid.CLMUL},
 		{"OSXSAVE", c.OSXSAVE, cpuid.OSXSAVE},
 		{"AVX usable", c.AVX && ymm, cpuid.AVX},
@@ -104,11 +105,11 @@ func TestDetectCPUInfo(t *testing.T) {
 	// Whatever the policy says is available must rest on features that
 	// DetectCPU reports usable, so `xts info` never contradicts dispatch.
 	needs := map[string][]string{
-		"aesni":          {"AES-NI"},
-		"aesni-avx":      {"AES-NI", "AVX"},
-		"vaes-avx2":      {"AES-NI", "AVX", "AVX2", "VAES", "VPCLMULQDQ"},
-		"vaes-avx10_256": {"AES-NI", "AVX", "AVX2", "VAES", "VPCLMULQDQ", "AVX-512F", "AVX-512BW", "AVX-512VL", "BMI2"},
-		"vaes-avx10_512": {"AES-NI", "AVX", "AVX2", "VAES", "VPCLMULQDQ", "AVX-512F", "AVX-512BW", "AVX-512VL", "BMI2"},
+		"aesni":          {"AES-NI", "SSSE3"},
+		"aesni-avx":      {"AES-NI", "SSSE3", "AVX"},
+		"vaes-avx2":      {"AES-NI", "SSSE3", "AVX", "AVX2", "VAES", "VPCLMULQDQ"},
+		"vaes-avx10_256": {"AES-NI", "SSSE3", "AVX", "AVX2", "VAES", "VPCLMULQDQ", "AVX-512F", "AVX-512BW", "AVX-512VL", "BMI2"},
+		"vaes-avx10_512": {"AES-NI", "SSSE3", "AVX", "AVX2", "VAES", "VPCLMULQDQ", "AVX-512F", "AVX-512BW", "AVX-512VL", "BMI2"},
 	}
 	for _, v := range rankVariants(c) {
 		all := true

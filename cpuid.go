@@ -9,6 +9,7 @@ import "strings"
 // CPUID bits read by the dispatch policy and `xts info`.
 const (
 	leaf1ECXPCLMULQDQ = 1 << 1
+	leaf1ECXSSSE3     = 1 << 9
 	leaf1ECXAES       = 1 << 25
 	leaf1ECXOSXSAVE   = 1 << 27
 	leaf1ECXAVX       = 1 << 28
@@ -54,6 +55,7 @@ func familyModel(eax uint32) (family, model int) {
 // setLeaf1 records the features in CPUID.1:ECX.
 func (c *cpuFeatures) setLeaf1(ecx uint32) {
 	c.PCLMULQDQ = ecx&leaf1ECXPCLMULQDQ != 0
+	c.SSSE3 = ecx&leaf1ECXSSSE3 != 0
 	c.AES = ecx&leaf1ECXAES != 0
 	c.OSXSAVE = ecx&leaf1ECXOSXSAVE != 0
 	c.AVX = ecx&leaf1ECXAVX != 0

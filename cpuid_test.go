@@ -86,6 +86,7 @@ func TestFeatureBits(t *testing.T) {
 		want cpuFeatures
 	}{
 		{"PCLMULQDQ", leaf1, 1 << 1, cpuFeatures{PCLMULQDQ: true}},
+		{"SSSE3", leaf1, 1 << 9, cpuFeatures{SSSE3: true}},
 		{"AES", leaf1, 1 << 25, cpuFeatures{AES: true}},
 		{"OSXSAVE", leaf1, 1 << 27, cpuFeatures{OSXSAVE: true}},
 		{"AVX", leaf1, 1 << 28, cpuFeatures{AVX: true}},

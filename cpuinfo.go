@@ -22,7 +22,7 @@ type Feature struct {
 	// the extension's instructions use (XCR0: YMM for AVX, AVX2, VAES and
 	// VPCLMULQDQ; also opmask and ZMM for AVX-512). It is always true
 	// for extensions that need only the registers every OS saves
-	// (AES-NI, PCLMULQDQ, BMI2).
+	// (AES-NI, SSSE3, PCLMULQDQ, BMI2).
 	OS bool
 }
 
@@ -43,6 +43,7 @@ func (c cpuFeatures) info(brand string) CPUInfo {
 		Model:  c.Model,
 		Features: []Feature{
 			{"AES-NI", c.AES, true},
+			{"SSSE3", c.SSSE3, true},
 			{"PCLMULQDQ", c.PCLMULQDQ, true},
 			{"AVX", c.AVX, ymm},
 			{"AVX2", c.AVX2, ymm},

@@ -19,8 +19,8 @@ type cpuFeatures struct {
 	Vendor        string // "GenuineIntel", "AuthenticAMD", ...
 	Family, Model int    // with the extended family and model folded in
 
-	AES, PCLMULQDQ, AVX, AVX2, VAES, VPCLMULQDQ bool
-	AVX512F, AVX512BW, AVX512VL, BMI2           bool
+	AES, SSSE3, PCLMULQDQ, AVX, AVX2, VAES, VPCLMULQDQ bool
+	AVX512F, AVX512BW, AVX512VL, BMI2                  bool
 
 	OSXSAVE bool // the OS enabled XSAVE, so XCR0 can be read
 	OSYMM   bool // XCR0 bits 1 and 2: XMM and YMM state
@@ -144,7 +144,11 @@ func rankVariants(c cpuFeatures) []verdict {
 	osYMM := c.OSXSAVE && c.OSYMM
 	osZMM := osYMM && c.OSZMM
 
-	aesni := []requirement{{"AES-NI", c.AES, false}}
+	// aesni byte-shuffles with PSHUFB. Every CPU with AES-NI has SSSE3,
+	// but a hypervisor may mask one and not the other; the wider
+	// variants inherit the requirement, which only keeps the order
+	// monotone, since AVX implies it.
+	aesni := []requirement{{"AES-NI", c.AES, false}, {"SSSE3", c.SSSE3, false}}
 	aesniAVX := append(aesni[:len(aesni):len(aesni)],
 		requirement{"AVX", c.AVX, false},
 		requirement{"YMM", osYMM, true})

@@ -14,7 +14,7 @@ func mkCPU(t *testing.T, vendor string, family, model int, flags string) cpuFeat
 	c := cpuFeatures{Vendor: vendor, Family: family, Model: model}
 	for f := range strings.FieldsSeq(flags) {
 		p := map[string]*bool{
-			"AES": &c.AES, "PCLMULQDQ": &c.PCLMULQDQ, "AVX": &c.AVX, "AVX2": &c.AVX2,
+			"AES": &c.AES, "SSSE3": &c.SSSE3, "PCLMULQDQ": &c.PCLMULQDQ, "AVX": &c.AVX, "AVX2": &c.AVX2,
 			"VAES": &c.VAES, "VPCLMULQDQ": &c.VPCLMULQDQ, "AVX512F": &c.AVX512F,
 			"AVX512BW": &c.AVX512BW, "AVX512VL": &c.AVX512VL, "BMI2": &c.BMI2,
 			"OSXSAVE": &c.OSXSAVE, "OSYMM": &c.OSYMM, "OSZMM": &c.OSZMM,
@@ -33,16 +33,16 @@ const (
 
 	// Feature sets of real processor generations (CPUID and the XCR0 a
 	// current Linux kernel sets on them).
-	sse      = "AES PCLMULQDQ"                               // Westmere: no XSAVE at all
-	atom     = "AES PCLMULQDQ OSXSAVE"                       // Goldmont (Plus), Tremont: XSAVE, XCR0 = x87|SSE
-	snb      = "AES PCLMULQDQ AVX OSXSAVE OSYMM"             // Sandy/Ivy Bridge
-	hsw      = snb + " AVX2 BMI2"                            // Haswell .. Coffee Lake, Zen 1/2
-	skx      = hsw + " AVX512F AVX512BW AVX512VL OSZMM"      // Skylake-X, Cascade Lake
-	vaesYMM  = hsw + " VAES VPCLMULQDQ"                      // Alder Lake and later client, Zen 3
-	vaesZMM  = vaesYMM + " AVX512F AVX512BW AVX512VL OSZMM"  // Ice Lake .. Emerald Rapids, Zen 4/5
-	vaesNoOS = vaesYMM + " AVX512F AVX512BW AVX512VL"        // the same with ZMM state not enabled
-	noAESAVX = "AVX AVX2 BMI2 OSXSAVE OSYMM"                 // AES-NI hidden (VM, Pentium/Celeron SKUs)
-	avxNoOS  = "AES PCLMULQDQ AVX AVX2 BMI2 VAES VPCLMULQDQ" // OS without XSAVE
+	sse      = "AES SSSE3 PCLMULQDQ"                               // Westmere: no XSAVE at all
+	atom     = "AES SSSE3 PCLMULQDQ OSXSAVE"                       // Goldmont (Plus), Tremont: XSAVE, XCR0 = x87|SSE
+	snb      = "AES SSSE3 PCLMULQDQ AVX OSXSAVE OSYMM"             // Sandy/Ivy Bridge
+	hsw      = snb + " AVX2 BMI2"                                  // Haswell .. Coffee Lake, Zen 1/2
+	skx      = hsw + " AVX512F AVX512BW AVX512VL OSZMM"            // Skylake-X, Cascade Lake
+	vaesYMM  = hsw + " VAES VPCLMULQDQ"                            // Alder Lake and later client, Zen 3
+	vaesZMM  = vaesYMM + " AVX512F AVX512BW AVX512VL OSZMM"        // Ice Lake .. Emerald Rapids, Zen 4/5
+	vaesNoOS = vaesYMM + " AVX512F AVX512BW AVX512VL"              // the same with ZMM state not enabled
+	noAESAVX = "SSSE3 PCLMULQDQ AVX AVX2 BMI2 OSXSAVE OSYMM"       // AES-NI hidden (VM, Pentium/Celeron SKUs)
+	avxNoOS  = "AES SSSE3 PCLMULQDQ AVX AVX2 BMI2 VAES VPCLMULQDQ" // OS without XSAVE
 )
 
 // Every ordering the policy can produce, by what the CPU has.
@@ -98,7 +98,7 @@ func TestRankVariantsRealCPUs(t *testing.T) {
 		{"Zen 4 Ryzen 9 7950X", amd, 0x19, 0x61, vaesZMM, all512, nil},
 		{"Zen 4 EPYC 9654 (Genoa)", amd, 0x19, 0x11, vaesZMM, all512, nil},
 		{"Zen 5 Ryzen 9 9950X", amd, 0x1A, 0x44, vaesZMM, all512, nil},
-		{"Nehalem Core i7-920, no AES-NI", intel, 6, 0x1A, "", nil,
+		{"Nehalem Core i7-920, no AES-NI", intel, 6, 0x1A, "SSSE3", nil,
 			map[string]string{"aesni": "needs AES-NI", "aesni-avx": "needs AES-NI and AVX"}},
 		{"Haswell with AES-NI hidden", intel, 6, 0x3C, noAESAVX, nil,
 			map[string]string{"aesni": "needs AES-NI", "aesni-avx": "needs AES-NI"}},
@@ -236,6 +236,7 @@ func TestRankVariantsEachRequirement(t *testing.T) {
 		avail []string
 	}{
 		{func(c *cpuFeatures) { c.AES = false }, "AES", nil},
+		{func(c *cpuFeatures) { c.SSSE3 = false }, "SSSE3", nil},
 		{func(c *cpuFeatures) { c.AVX = false }, "AVX", onlyNI},
 		{func(c *cpuFeatures) { c.OSXSAVE = false }, "OSXSAVE", onlyNI},
 		{func(c *cpuFeatures) { c.OSYMM = false }, "OSYMM", onlyNI},
