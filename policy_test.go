@@ -41,7 +41,7 @@ const (
 	vaesYMM  = hsw + " VAES VPCLMULQDQ"                            // Alder Lake and later client, Zen 3
 	vaesZMM  = vaesYMM + " AVX512F AVX512BW AVX512VL OSZMM"        // Ice Lake .. Emerald Rapids, Zen 4/5
 	vaesNoOS = vaesYMM + " AVX512F AVX512BW AVX512VL"              // the same with ZMM state not enabled
-	noAESAVX = "SSSE3 PCLMULQDQ AVX AVX2 BMI2 OSXSAVE OSYMM"       // AES-NI hidden (VM, Pentium/Celeron SKUs)
+	noAESAVX = "SSSE3 PCLMULQDQ AVX AVX2 BMI2 OSXSAVE OSYMM"       // AES-NI masked by a hypervisor
 	avxNoOS  = "AES SSSE3 PCLMULQDQ AVX AVX2 BMI2 VAES VPCLMULQDQ" // OS without XSAVE
 )
 
