@@ -275,6 +275,9 @@ func genXTSRoutine(p xtsParams, dec bool) {
 	SUBQ(U32(4*V), rLen)
 	CMPQ(rLen, U32(4*V))
 	JAE(LabelRef(loop))
+	if L == 2 && !p.avx512 {
+		g.loadKey(xtsPoly, g.v(g.poly)) // scratch in the loop
+	}
 
 	Comment("One vector at a time.")
 	Label(vtail)
@@ -436,36 +439,38 @@ func (g *xg) oneVector(width int, m Mem, d, t int) {
 
 // nextTweaks returns the main loop's tweak computation as single
 // instructions, to be spread between its AES rounds. Every lane's tweak
-// advances by x^(4L), L blocks per vector.
+// advances by x^(4L), L blocks per vector: 8 or 16 bits, a whole-byte shift
+// of each lane, with the bits shifted out folded back by shifts and XORs.
+// No VPCLMULQDQ here: it would take a cycle of an AES unit each time.
 func (g *xg) nextTweaks() []func() {
 	var fs []func()
 	L := g.vlen / 16
+	b := 4 * L / 8
 	switch {
 	case g.avx512:
 		// Last-round keys first (they need the current tweaks), then the
-		// tweaks in place: 4L is 8 or 16, a whole-byte shift of each lane.
+		// tweaks in place.
 		for j := 0; j < 4; j++ {
 			k14, tj, lk := g.v(g.krow[14]), g.v(g.t[j]), g.v(g.n[j])
 			fs = append(fs, func() { g.xor(k14, tj, lk) })
 		}
-		b := 4 * L / 8
 		for j := 0; j < 4; j++ {
-			tj, sj, poly := g.v(g.t[j]), g.v(g.s[j]), g.v(g.poly)
+			tj := g.v(g.t[j])
+			sa, sb := g.v(g.s[2*(j%2)]), g.v(g.s[2*(j%2)+1])
 			fs = append(fs,
-				func() { g.psrldq(16-b, tj, sj) },
-				func() { g.pslldq(b, tj, tj) },
-				func() { g.clmul(0x00, poly, sj, sj) },
-				func() { g.xor(sj, tj, tj) })
+				func() { g.psrldq(16-b, tj, sa) },
+				func() { g.pslldq(b, tj, tj) })
+			fs = append(fs, g.fold(sa, sb, tj)...)
 		}
 	case L == 2:
-		// x^8: one byte per lane into n[j]; t[j] stays for the last round.
+		// Into n[j]: t[j] stays for the last round. The 0x87 constant's
+		// register is scratch here and reloaded after the loop.
 		for j := 0; j < 4; j++ {
-			tj, nj, s, poly := g.v(g.t[j]), g.v(g.n[j]), g.v(g.s[0]), g.v(g.poly)
+			tj, nj, sa, sb := g.v(g.t[j]), g.v(g.n[j]), g.v(g.s[0]), g.v(g.poly)
 			fs = append(fs,
-				func() { g.psrldq(15, tj, s) },
-				func() { g.pslldq(1, tj, nj) },
-				func() { g.clmul(0x00, poly, s, s) },
-				func() { g.xor(s, nj, nj) })
+				func() { g.psrldq(16-b, tj, sa) },
+				func() { g.pslldq(b, tj, nj) })
+			fs = append(fs, g.fold(sa, sb, nj)...)
 		}
 	default:
 		// xmm: four doublings from the last tweak, each a handful of
@@ -483,6 +488,20 @@ func (g *xg) nextTweaks() []func() {
 		}
 	}
 	return fs
+}
+
+// fold returns the instructions for dst ^= c·0x87, the reduction of the
+// bits c shifted out of the top of each lane (at most 16 of them, in the
+// low quadword of a; its high quadword zero): c ^ c<<1 ^ c<<2 ^ c<<7.
+// a and b are clobbered.
+func (g *xg) fold(a, b, dst reg.VecPhysical) []func() {
+	return []func(){
+		func() { g.psllq(1, a, b) },
+		func() { g.xor3(a, b, dst) },
+		func() { g.psllq(2, a, b) },
+		func() { g.psllq(7, a, a) },
+		func() { g.xor3(a, b, dst) },
+	}
 }
 
 // double sets dst = src·x (each lane), with s as scratch: with the sign
