@@ -219,62 +219,33 @@ func genXTSRoutine(p xtsParams, dec bool) {
 
 	Comment("Main loop: 4 vectors per step.")
 	Label(loop)
-	for j := 0; j < 4; j++ {
-		m := Mem{Base: rSrc, Disp: j * V}
-		dj, tj := g.v(g.d[j]), g.v(g.t[j])
-		switch {
-		case p.avx512:
-			g.loadu(m, dj)
-			g.xor3(g.v(g.key0), tj, dj)
-		case p.vex:
-			g.xor(m, tj, dj)
-			g.xor(g.v(g.key0), dj, dj)
-		default:
-			g.loadu(m, dj)
-			g.xor3(tj, g.v(g.key0), dj)
-		}
+	g.mainStep()
+	advance := func() {
+		ADDQ(U32(4*V), rSrc)
+		ADDQ(U32(4*V), rDst)
+		SUBQ(U32(4*V), rLen)
+		CMPQ(rLen, U32(4*V))
 	}
-	fill := g.nextTweaks()
-	g.rounds(func(row int) {
-		if row < 14 {
-			k := g.roundKey(row)
-			for j := 0; j < 4; j++ {
-				g.aes(dec, false, k, g.v(g.d[j]))
-			}
-			if row >= 5 {
-				n := (len(fill) + 13 - row) / (14 - row)
-				for _, f := range fill[:n] {
-					f()
-				}
-				fill = fill[n:]
-			}
-			return
-		}
-		if p.avx512 {
-			for j := 0; j < 4; j++ {
-				g.aes(dec, true, g.v(g.n[j]), g.v(g.d[j]))
-			}
-			return
-		}
-		k := g.roundKey(14)
-		for j := 0; j < 4; j++ {
-			g.xor(k, g.v(g.t[j]), g.v(g.t[j]))
-			g.aes(dec, true, g.v(g.t[j]), g.v(g.d[j]))
-		}
-	})
-	for j := 0; j < 4; j++ {
-		g.storeu(g.v(g.d[j]), Mem{Base: rDst, Disp: j * V})
-	}
-	if !p.avx512 {
+	advance()
+	if p.avx512 {
+		JAE(LabelRef(loop))
+	} else {
+		// Unrolled twice, the second step with the roles of the current
+		// and next tweak registers swapped: no moves between steps.
+		half, after := g.label("loop_half"), g.label("loop_end")
+		JB(LabelRef(half))
+		g.t, g.n = g.n, g.t
+		g.mainStep()
+		g.t, g.n = g.n, g.t
+		advance()
+		JAE(LabelRef(loop))
+		JMP(LabelRef(after))
+		Label(half)
 		for j := 0; j < 4; j++ {
 			g.mov(g.v(g.n[j]), g.v(g.t[j]))
 		}
+		Label(after)
 	}
-	ADDQ(U32(4*V), rSrc)
-	ADDQ(U32(4*V), rDst)
-	SUBQ(U32(4*V), rLen)
-	CMPQ(rLen, U32(4*V))
-	JAE(LabelRef(loop))
 	if L == 2 && !p.avx512 {
 		g.loadKey(xtsPoly, g.v(g.poly)) // scratch in the loop
 	}
@@ -370,6 +341,57 @@ func genXTSRoutine(p xtsParams, dec bool) {
 	RET()
 }
 
+// mainStep emits one step of the main loop: 4 vectors through all rounds,
+// the next 4 tweak vectors computed between the rounds.
+func (g *xg) mainStep() {
+	for j := 0; j < 4; j++ {
+		m := Mem{Base: rSrc, Disp: j * g.vlen}
+		dj, tj := g.v(g.d[j]), g.v(g.t[j])
+		switch {
+		case g.avx512:
+			g.loadu(m, dj)
+			g.xor3(g.v(g.key0), tj, dj)
+		case g.vex:
+			g.xor(m, tj, dj)
+			g.xor(g.v(g.key0), dj, dj)
+		default:
+			g.loadu(m, dj)
+			g.xor3(tj, g.v(g.key0), dj)
+		}
+	}
+	fill := g.nextTweaks()
+	g.rounds(func(row int) {
+		if row < 14 {
+			k := g.roundKey(row)
+			for j := 0; j < 4; j++ {
+				g.aes(g.dec, false, k, g.v(g.d[j]))
+			}
+			if row >= 5 {
+				n := (len(fill) + 13 - row) / (14 - row)
+				for _, f := range fill[:n] {
+					f()
+				}
+				fill = fill[n:]
+			}
+			return
+		}
+		if g.avx512 {
+			for j := 0; j < 4; j++ {
+				g.aes(g.dec, true, g.v(g.n[j]), g.v(g.d[j]))
+			}
+			return
+		}
+		k := g.roundKey(14)
+		for j := 0; j < 4; j++ {
+			g.xor(k, g.v(g.t[j]), g.v(g.t[j]))
+			g.aes(g.dec, true, g.v(g.t[j]), g.v(g.d[j]))
+		}
+	})
+	for j := 0; j < 4; j++ {
+		g.storeu(g.v(g.d[j]), Mem{Base: rDst, Disp: j * g.vlen})
+	}
+}
+
 // regOf returns the number of a physical vector register.
 func (g *xg) regOf(r reg.VecPhysical) int { return int(r.PhysicalIndex()) }
 
@@ -398,6 +420,9 @@ func (g *xg) rounds(body func(row int)) {
 func (g *xg) roundKey(row int) Op {
 	if g.avx512 {
 		return g.v(g.krow[row])
+	}
+	if g.vlen == 16 {
+		return g.keyMem(row)
 	}
 	g.loadKey(g.keyMem(row), g.v(g.kt))
 	return g.v(g.kt)
