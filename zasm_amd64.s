@@ -14,25 +14,109 @@ DATA xtsDouble<>+8(SB)/4, $0x00000001
 DATA xtsDouble<>+12(SB)/4, $0x00000000
 GLOBL xtsDouble<>(SB), RODATA|NOPTR, $16
 
-DATA xtsLaneShl<>+0(SB)/8, $0x0000000000000000
-DATA xtsLaneShl<>+8(SB)/8, $0x0000000000000000
-DATA xtsLaneShl<>+16(SB)/8, $0x0000000000000001
-DATA xtsLaneShl<>+24(SB)/8, $0x0000000000000001
-DATA xtsLaneShl<>+32(SB)/8, $0x0000000000000002
-DATA xtsLaneShl<>+40(SB)/8, $0x0000000000000002
-DATA xtsLaneShl<>+48(SB)/8, $0x0000000000000003
-DATA xtsLaneShl<>+56(SB)/8, $0x0000000000000003
-GLOBL xtsLaneShl<>(SB), RODATA|NOPTR, $64
+DATA xtsShl512<>+0(SB)/8, $0x0000000000000000
+DATA xtsShl512<>+8(SB)/8, $0x0000000000000000
+DATA xtsShl512<>+16(SB)/8, $0x0000000000000001
+DATA xtsShl512<>+24(SB)/8, $0x0000000000000001
+DATA xtsShl512<>+32(SB)/8, $0x0000000000000002
+DATA xtsShl512<>+40(SB)/8, $0x0000000000000002
+DATA xtsShl512<>+48(SB)/8, $0x0000000000000003
+DATA xtsShl512<>+56(SB)/8, $0x0000000000000003
+DATA xtsShl512<>+64(SB)/8, $0x0000000000000004
+DATA xtsShl512<>+72(SB)/8, $0x0000000000000004
+DATA xtsShl512<>+80(SB)/8, $0x0000000000000005
+DATA xtsShl512<>+88(SB)/8, $0x0000000000000005
+DATA xtsShl512<>+96(SB)/8, $0x0000000000000006
+DATA xtsShl512<>+104(SB)/8, $0x0000000000000006
+DATA xtsShl512<>+112(SB)/8, $0x0000000000000007
+DATA xtsShl512<>+120(SB)/8, $0x0000000000000007
+DATA xtsShl512<>+128(SB)/8, $0x0000000000000008
+DATA xtsShl512<>+136(SB)/8, $0x0000000000000008
+DATA xtsShl512<>+144(SB)/8, $0x0000000000000009
+DATA xtsShl512<>+152(SB)/8, $0x0000000000000009
+DATA xtsShl512<>+160(SB)/8, $0x000000000000000a
+DATA xtsShl512<>+168(SB)/8, $0x000000000000000a
+DATA xtsShl512<>+176(SB)/8, $0x000000000000000b
+DATA xtsShl512<>+184(SB)/8, $0x000000000000000b
+DATA xtsShl512<>+192(SB)/8, $0x000000000000000c
+DATA xtsShl512<>+200(SB)/8, $0x000000000000000c
+DATA xtsShl512<>+208(SB)/8, $0x000000000000000d
+DATA xtsShl512<>+216(SB)/8, $0x000000000000000d
+DATA xtsShl512<>+224(SB)/8, $0x000000000000000e
+DATA xtsShl512<>+232(SB)/8, $0x000000000000000e
+DATA xtsShl512<>+240(SB)/8, $0x000000000000000f
+DATA xtsShl512<>+248(SB)/8, $0x000000000000000f
+GLOBL xtsShl512<>(SB), RODATA|NOPTR, $256
 
-DATA xtsLaneShr<>+0(SB)/8, $0x0000000000000040
-DATA xtsLaneShr<>+8(SB)/8, $0x0000000000000040
-DATA xtsLaneShr<>+16(SB)/8, $0x000000000000003f
-DATA xtsLaneShr<>+24(SB)/8, $0x000000000000003f
-DATA xtsLaneShr<>+32(SB)/8, $0x000000000000003e
-DATA xtsLaneShr<>+40(SB)/8, $0x000000000000003e
-DATA xtsLaneShr<>+48(SB)/8, $0x000000000000003d
-DATA xtsLaneShr<>+56(SB)/8, $0x000000000000003d
-GLOBL xtsLaneShr<>(SB), RODATA|NOPTR, $64
+DATA xtsShr512<>+0(SB)/8, $0x0000000000000040
+DATA xtsShr512<>+8(SB)/8, $0x0000000000000040
+DATA xtsShr512<>+16(SB)/8, $0x000000000000003f
+DATA xtsShr512<>+24(SB)/8, $0x000000000000003f
+DATA xtsShr512<>+32(SB)/8, $0x000000000000003e
+DATA xtsShr512<>+40(SB)/8, $0x000000000000003e
+DATA xtsShr512<>+48(SB)/8, $0x000000000000003d
+DATA xtsShr512<>+56(SB)/8, $0x000000000000003d
+DATA xtsShr512<>+64(SB)/8, $0x000000000000003c
+DATA xtsShr512<>+72(SB)/8, $0x000000000000003c
+DATA xtsShr512<>+80(SB)/8, $0x000000000000003b
+DATA xtsShr512<>+88(SB)/8, $0x000000000000003b
+DATA xtsShr512<>+96(SB)/8, $0x000000000000003a
+DATA xtsShr512<>+104(SB)/8, $0x000000000000003a
+DATA xtsShr512<>+112(SB)/8, $0x0000000000000039
+DATA xtsShr512<>+120(SB)/8, $0x0000000000000039
+DATA xtsShr512<>+128(SB)/8, $0x0000000000000038
+DATA xtsShr512<>+136(SB)/8, $0x0000000000000038
+DATA xtsShr512<>+144(SB)/8, $0x0000000000000037
+DATA xtsShr512<>+152(SB)/8, $0x0000000000000037
+DATA xtsShr512<>+160(SB)/8, $0x0000000000000036
+DATA xtsShr512<>+168(SB)/8, $0x0000000000000036
+DATA xtsShr512<>+176(SB)/8, $0x0000000000000035
+DATA xtsShr512<>+184(SB)/8, $0x0000000000000035
+DATA xtsShr512<>+192(SB)/8, $0x0000000000000034
+DATA xtsShr512<>+200(SB)/8, $0x0000000000000034
+DATA xtsShr512<>+208(SB)/8, $0x0000000000000033
+DATA xtsShr512<>+216(SB)/8, $0x0000000000000033
+DATA xtsShr512<>+224(SB)/8, $0x0000000000000032
+DATA xtsShr512<>+232(SB)/8, $0x0000000000000032
+DATA xtsShr512<>+240(SB)/8, $0x0000000000000031
+DATA xtsShr512<>+248(SB)/8, $0x0000000000000031
+GLOBL xtsShr512<>(SB), RODATA|NOPTR, $256
+
+DATA xtsShl256<>+0(SB)/8, $0x0000000000000000
+DATA xtsShl256<>+8(SB)/8, $0x0000000000000000
+DATA xtsShl256<>+16(SB)/8, $0x0000000000000001
+DATA xtsShl256<>+24(SB)/8, $0x0000000000000001
+DATA xtsShl256<>+32(SB)/8, $0x0000000000000002
+DATA xtsShl256<>+40(SB)/8, $0x0000000000000002
+DATA xtsShl256<>+48(SB)/8, $0x0000000000000003
+DATA xtsShl256<>+56(SB)/8, $0x0000000000000003
+DATA xtsShl256<>+64(SB)/8, $0x0000000000000004
+DATA xtsShl256<>+72(SB)/8, $0x0000000000000004
+DATA xtsShl256<>+80(SB)/8, $0x0000000000000005
+DATA xtsShl256<>+88(SB)/8, $0x0000000000000005
+DATA xtsShl256<>+96(SB)/8, $0x0000000000000006
+DATA xtsShl256<>+104(SB)/8, $0x0000000000000006
+DATA xtsShl256<>+112(SB)/8, $0x0000000000000007
+DATA xtsShl256<>+120(SB)/8, $0x0000000000000007
+GLOBL xtsShl256<>(SB), RODATA|NOPTR, $128
+
+DATA xtsShr256<>+0(SB)/8, $0x0000000000000040
+DATA xtsShr256<>+8(SB)/8, $0x0000000000000040
+DATA xtsShr256<>+16(SB)/8, $0x000000000000003f
+DATA xtsShr256<>+24(SB)/8, $0x000000000000003f
+DATA xtsShr256<>+32(SB)/8, $0x000000000000003e
+DATA xtsShr256<>+40(SB)/8, $0x000000000000003e
+DATA xtsShr256<>+48(SB)/8, $0x000000000000003d
+DATA xtsShr256<>+56(SB)/8, $0x000000000000003d
+DATA xtsShr256<>+64(SB)/8, $0x000000000000003c
+DATA xtsShr256<>+72(SB)/8, $0x000000000000003c
+DATA xtsShr256<>+80(SB)/8, $0x000000000000003b
+DATA xtsShr256<>+88(SB)/8, $0x000000000000003b
+DATA xtsShr256<>+96(SB)/8, $0x000000000000003a
+DATA xtsShr256<>+104(SB)/8, $0x000000000000003a
+DATA xtsShr256<>+112(SB)/8, $0x0000000000000039
+DATA xtsShr256<>+120(SB)/8, $0x0000000000000039
+GLOBL xtsShr256<>(SB), RODATA|NOPTR, $128
 
 DATA xtsCTSShuf<>+0(SB)/1, $0x80
 DATA xtsCTSShuf<>+1(SB)/1, $0x80
@@ -143,22 +227,33 @@ TEXT ·encryptAESNI(SB), NOSPLIT, $0-72
 	TESTQ   R9, R9
 	CMOVQNE R11, CX
 
-	// The tweak, encrypted with the tweak key if flags&1.
+	// The tweak, encrypted with the tweak key if flags&1. The encryption is a
+	// serial chain before any data can move: wider variants run it in every lane
+	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
+	// follows it, and the first round's XOR has a fixed address per key size.
 	MOVOU  (DX), X4
 	TESTQ  $0x00000001, R8
 	JZ     tweak_ready_1
-	PXOR   480(AX)(R10*1), X4
 	CMPQ   BX, $0x0c
 	JB     aes128_2
 	JE     aes192_3
+	PXOR   480(AX), X4
 	AESENC 496(AX), X4
 	AESENC 512(AX), X4
-
-aes192_3:
 	AESENC 528(AX), X4
 	AESENC 544(AX), X4
+	JMP    aes_common_4
+
+aes192_3:
+	PXOR   512(AX), X4
+	AESENC 528(AX), X4
+	AESENC 544(AX), X4
+	JMP    aes_common_4
 
 aes128_2:
+	PXOR 544(AX), X4
+
+aes_common_4:
 	AESENC     560(AX), X4
 	AESENC     576(AX), X4
 	AESENC     592(AX), X4
@@ -175,9 +270,9 @@ tweak_ready_1:
 	MOVOA (AX)(R10*1), X15
 	MOVOU xtsDouble<>+0(SB), X12
 	CMPQ  CX, $0x00000040
-	JB    vector_tail_4
+	JB    vector_tail_5
 
-	// Tweaks of vectors 1-3.
+	// Tweaks of blocks 1-3.
 	PSHUFD $0x13, X4, X13
 	PSRAL  $0x1f, X13
 	PAND   X12, X13
@@ -198,7 +293,7 @@ tweak_ready_1:
 	PXOR   X13, X7
 
 	// Main loop: 4 vectors per step.
-loop_9:
+loop_10:
 	MOVOU  (SI), X0
 	PXOR   X4, X0
 	PXOR   X15, X0
@@ -212,8 +307,8 @@ loop_9:
 	PXOR   X7, X3
 	PXOR   X15, X3
 	CMPQ   BX, $0x0c
-	JB     aes128_10
-	JE     aes192_11
+	JB     aes128_11
+	JE     aes192_12
 	AESENC 16(AX), X0
 	AESENC 16(AX), X1
 	AESENC 16(AX), X2
@@ -223,7 +318,7 @@ loop_9:
 	AESENC 32(AX), X2
 	AESENC 32(AX), X3
 
-aes192_11:
+aes192_12:
 	AESENC 48(AX), X0
 	AESENC 48(AX), X1
 	AESENC 48(AX), X2
@@ -233,7 +328,7 @@ aes192_11:
 	AESENC 64(AX), X2
 	AESENC 64(AX), X3
 
-aes128_10:
+aes128_11:
 	AESENC     80(AX), X0
 	AESENC     80(AX), X1
 	AESENC     80(AX), X2
@@ -310,7 +405,7 @@ aes128_10:
 	ADDQ       $0x00000040, DI
 	SUBQ       $0x00000040, CX
 	CMPQ       CX, $0x00000040
-	JB         loop_half_12
+	JB         loop_half_13
 	MOVOU      (SI), X0
 	PXOR       X8, X0
 	PXOR       X15, X0
@@ -324,8 +419,8 @@ aes128_10:
 	PXOR       X11, X3
 	PXOR       X15, X3
 	CMPQ       BX, $0x0c
-	JB         aes128_14
-	JE         aes192_15
+	JB         aes128_15
+	JE         aes192_16
 	AESENC     16(AX), X0
 	AESENC     16(AX), X1
 	AESENC     16(AX), X2
@@ -335,7 +430,7 @@ aes128_10:
 	AESENC     32(AX), X2
 	AESENC     32(AX), X3
 
-aes192_15:
+aes192_16:
 	AESENC 48(AX), X0
 	AESENC 48(AX), X1
 	AESENC 48(AX), X2
@@ -345,7 +440,7 @@ aes192_15:
 	AESENC 64(AX), X2
 	AESENC 64(AX), X3
 
-aes128_14:
+aes128_15:
 	AESENC     80(AX), X0
 	AESENC     80(AX), X1
 	AESENC     80(AX), X2
@@ -422,34 +517,34 @@ aes128_14:
 	ADDQ       $0x00000040, DI
 	SUBQ       $0x00000040, CX
 	CMPQ       CX, $0x00000040
-	JAE        loop_9
-	JMP        loop_end_13
+	JAE        loop_10
+	JMP        loop_end_14
 
-loop_half_12:
+loop_half_13:
 	MOVO X8, X4
 	MOVO X9, X5
 	MOVO X10, X6
 	MOVO X11, X7
 
-loop_end_13:
+loop_end_14:
 	// One vector at a time.
-vector_tail_4:
+vector_tail_5:
 	CMPQ   CX, $0x00000010
-	JB     steal_6
+	JB     steal_7
 	MOVOU  (SI), X0
 	PXOR   X15, X0
 	PXOR   X4, X0
 	CMPQ   BX, $0x0c
-	JB     aes128_16
-	JE     aes192_17
+	JB     aes128_17
+	JE     aes192_18
 	AESENC 16(AX), X0
 	AESENC 32(AX), X0
 
-aes192_17:
+aes192_18:
 	AESENC 48(AX), X0
 	AESENC 64(AX), X0
 
-aes128_16:
+aes128_17:
 	AESENC     80(AX), X0
 	AESENC     96(AX), X0
 	AESENC     112(AX), X0
@@ -471,12 +566,12 @@ aes128_16:
 	ADDQ       $0x00000010, SI
 	ADDQ       $0x00000010, DI
 	SUBQ       $0x00000010, CX
-	JMP        vector_tail_4
+	JMP        vector_tail_5
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_6:
+steal_7:
 	TESTQ  R9, R9
-	JZ     done_7
+	JZ     done_8
 	MOVO   X4, X5
 	PSHUFD $0x13, X4, X13
 	PSRAL  $0x1f, X13
@@ -487,16 +582,16 @@ steal_6:
 	PXOR   X15, X0
 	PXOR   X5, X0
 	CMPQ   BX, $0x0c
-	JB     aes128_18
-	JE     aes192_19
+	JB     aes128_19
+	JE     aes192_20
 	AESENC 16(AX), X0
 	AESENC 32(AX), X0
 
-aes192_19:
+aes192_20:
 	AESENC 48(AX), X0
 	AESENC 64(AX), X0
 
-aes128_18:
+aes128_19:
 	AESENC     80(AX), X0
 	AESENC     96(AX), X0
 	AESENC     112(AX), X0
@@ -530,16 +625,16 @@ aes128_18:
 	PXOR   X15, X1
 	PXOR   X4, X1
 	CMPQ   BX, $0x0c
-	JB     aes128_20
-	JE     aes192_21
+	JB     aes128_21
+	JE     aes192_22
 	AESENC 16(AX), X1
 	AESENC 32(AX), X1
 
-aes192_21:
+aes192_22:
 	AESENC 48(AX), X1
 	AESENC 64(AX), X1
 
-aes128_20:
+aes128_21:
 	AESENC     80(AX), X1
 	AESENC     96(AX), X1
 	AESENC     112(AX), X1
@@ -555,12 +650,12 @@ aes128_20:
 	MOVOU      X0, (DI)(R9*1)
 	MOVOU      X1, (DI)
 
-done_7:
+done_8:
 	TESTQ $0x00000002, R8
-	JZ    ret_8
+	JZ    ret_9
 	MOVOU X4, (DX)
 
-ret_8:
+ret_9:
 	RET
 
 // func decryptAESNI(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
@@ -588,22 +683,33 @@ TEXT ·decryptAESNI(SB), NOSPLIT, $0-72
 	TESTQ   R9, R9
 	CMOVQNE R11, CX
 
-	// The tweak, encrypted with the tweak key if flags&1.
+	// The tweak, encrypted with the tweak key if flags&1. The encryption is a
+	// serial chain before any data can move: wider variants run it in every lane
+	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
+	// follows it, and the first round's XOR has a fixed address per key size.
 	MOVOU  (DX), X4
 	TESTQ  $0x00000001, R8
 	JZ     tweak_ready_1
-	PXOR   480(AX)(R10*1), X4
 	CMPQ   BX, $0x0c
 	JB     aes128_2
 	JE     aes192_3
+	PXOR   480(AX), X4
 	AESENC 496(AX), X4
 	AESENC 512(AX), X4
-
-aes192_3:
 	AESENC 528(AX), X4
 	AESENC 544(AX), X4
+	JMP    aes_common_4
+
+aes192_3:
+	PXOR   512(AX), X4
+	AESENC 528(AX), X4
+	AESENC 544(AX), X4
+	JMP    aes_common_4
 
 aes128_2:
+	PXOR 544(AX), X4
+
+aes_common_4:
 	AESENC     560(AX), X4
 	AESENC     576(AX), X4
 	AESENC     592(AX), X4
@@ -620,9 +726,9 @@ tweak_ready_1:
 	MOVOA 240(AX)(R10*1), X15
 	MOVOU xtsDouble<>+0(SB), X12
 	CMPQ  CX, $0x00000040
-	JB    vector_tail_4
+	JB    vector_tail_5
 
-	// Tweaks of vectors 1-3.
+	// Tweaks of blocks 1-3.
 	PSHUFD $0x13, X4, X13
 	PSRAL  $0x1f, X13
 	PAND   X12, X13
@@ -643,7 +749,7 @@ tweak_ready_1:
 	PXOR   X13, X7
 
 	// Main loop: 4 vectors per step.
-loop_9:
+loop_10:
 	MOVOU  (SI), X0
 	PXOR   X4, X0
 	PXOR   X15, X0
@@ -657,8 +763,8 @@ loop_9:
 	PXOR   X7, X3
 	PXOR   X15, X3
 	CMPQ   BX, $0x0c
-	JB     aes128_10
-	JE     aes192_11
+	JB     aes128_11
+	JE     aes192_12
 	AESDEC 256(AX), X0
 	AESDEC 256(AX), X1
 	AESDEC 256(AX), X2
@@ -668,7 +774,7 @@ loop_9:
 	AESDEC 272(AX), X2
 	AESDEC 272(AX), X3
 
-aes192_11:
+aes192_12:
 	AESDEC 288(AX), X0
 	AESDEC 288(AX), X1
 	AESDEC 288(AX), X2
@@ -678,7 +784,7 @@ aes192_11:
 	AESDEC 304(AX), X2
 	AESDEC 304(AX), X3
 
-aes128_10:
+aes128_11:
 	AESDEC     320(AX), X0
 	AESDEC     320(AX), X1
 	AESDEC     320(AX), X2
@@ -755,7 +861,7 @@ aes128_10:
 	ADDQ       $0x00000040, DI
 	SUBQ       $0x00000040, CX
 	CMPQ       CX, $0x00000040
-	JB         loop_half_12
+	JB         loop_half_13
 	MOVOU      (SI), X0
 	PXOR       X8, X0
 	PXOR       X15, X0
@@ -769,8 +875,8 @@ aes128_10:
 	PXOR       X11, X3
 	PXOR       X15, X3
 	CMPQ       BX, $0x0c
-	JB         aes128_14
-	JE         aes192_15
+	JB         aes128_15
+	JE         aes192_16
 	AESDEC     256(AX), X0
 	AESDEC     256(AX), X1
 	AESDEC     256(AX), X2
@@ -780,7 +886,7 @@ aes128_10:
 	AESDEC     272(AX), X2
 	AESDEC     272(AX), X3
 
-aes192_15:
+aes192_16:
 	AESDEC 288(AX), X0
 	AESDEC 288(AX), X1
 	AESDEC 288(AX), X2
@@ -790,7 +896,7 @@ aes192_15:
 	AESDEC 304(AX), X2
 	AESDEC 304(AX), X3
 
-aes128_14:
+aes128_15:
 	AESDEC     320(AX), X0
 	AESDEC     320(AX), X1
 	AESDEC     320(AX), X2
@@ -867,34 +973,34 @@ aes128_14:
 	ADDQ       $0x00000040, DI
 	SUBQ       $0x00000040, CX
 	CMPQ       CX, $0x00000040
-	JAE        loop_9
-	JMP        loop_end_13
+	JAE        loop_10
+	JMP        loop_end_14
 
-loop_half_12:
+loop_half_13:
 	MOVO X8, X4
 	MOVO X9, X5
 	MOVO X10, X6
 	MOVO X11, X7
 
-loop_end_13:
+loop_end_14:
 	// One vector at a time.
-vector_tail_4:
+vector_tail_5:
 	CMPQ   CX, $0x00000010
-	JB     steal_6
+	JB     steal_7
 	MOVOU  (SI), X0
 	PXOR   X15, X0
 	PXOR   X4, X0
 	CMPQ   BX, $0x0c
-	JB     aes128_16
-	JE     aes192_17
+	JB     aes128_17
+	JE     aes192_18
 	AESDEC 256(AX), X0
 	AESDEC 272(AX), X0
 
-aes192_17:
+aes192_18:
 	AESDEC 288(AX), X0
 	AESDEC 304(AX), X0
 
-aes128_16:
+aes128_17:
 	AESDEC     320(AX), X0
 	AESDEC     336(AX), X0
 	AESDEC     352(AX), X0
@@ -916,12 +1022,12 @@ aes128_16:
 	ADDQ       $0x00000010, SI
 	ADDQ       $0x00000010, DI
 	SUBQ       $0x00000010, CX
-	JMP        vector_tail_4
+	JMP        vector_tail_5
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_6:
+steal_7:
 	TESTQ  R9, R9
-	JZ     done_7
+	JZ     done_8
 	MOVO   X4, X5
 	PSHUFD $0x13, X4, X13
 	PSRAL  $0x1f, X13
@@ -932,16 +1038,16 @@ steal_6:
 	PXOR   X15, X0
 	PXOR   X4, X0
 	CMPQ   BX, $0x0c
-	JB     aes128_18
-	JE     aes192_19
+	JB     aes128_19
+	JE     aes192_20
 	AESDEC 256(AX), X0
 	AESDEC 272(AX), X0
 
-aes192_19:
+aes192_20:
 	AESDEC 288(AX), X0
 	AESDEC 304(AX), X0
 
-aes128_18:
+aes128_19:
 	AESDEC     320(AX), X0
 	AESDEC     336(AX), X0
 	AESDEC     352(AX), X0
@@ -975,16 +1081,16 @@ aes128_18:
 	PXOR   X15, X1
 	PXOR   X5, X1
 	CMPQ   BX, $0x0c
-	JB     aes128_20
-	JE     aes192_21
+	JB     aes128_21
+	JE     aes192_22
 	AESDEC 256(AX), X1
 	AESDEC 272(AX), X1
 
-aes192_21:
+aes192_22:
 	AESDEC 288(AX), X1
 	AESDEC 304(AX), X1
 
-aes128_20:
+aes128_21:
 	AESDEC     320(AX), X1
 	AESDEC     336(AX), X1
 	AESDEC     352(AX), X1
@@ -1000,12 +1106,12 @@ aes128_20:
 	MOVOU      X0, (DI)(R9*1)
 	MOVOU      X1, (DI)
 
-done_7:
+done_8:
 	TESTQ $0x00000002, R8
-	JZ    ret_8
+	JZ    ret_9
 	MOVOU X4, (DX)
 
-ret_8:
+ret_9:
 	RET
 
 // func encryptAESNIAVX(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
@@ -1033,22 +1139,33 @@ TEXT ·encryptAESNIAVX(SB), NOSPLIT, $0-72
 	TESTQ   R9, R9
 	CMOVQNE R11, CX
 
-	// The tweak, encrypted with the tweak key if flags&1.
+	// The tweak, encrypted with the tweak key if flags&1. The encryption is a
+	// serial chain before any data can move: wider variants run it in every lane
+	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
+	// follows it, and the first round's XOR has a fixed address per key size.
 	VMOVDQU (DX), X4
 	TESTQ   $0x00000001, R8
 	JZ      tweak_ready_1
-	VPXOR   480(AX)(R10*1), X4, X4
 	CMPQ    BX, $0x0c
 	JB      aes128_2
 	JE      aes192_3
+	VPXOR   480(AX), X4, X4
 	VAESENC 496(AX), X4, X4
 	VAESENC 512(AX), X4, X4
-
-aes192_3:
 	VAESENC 528(AX), X4, X4
 	VAESENC 544(AX), X4, X4
+	JMP     aes_common_4
+
+aes192_3:
+	VPXOR   512(AX), X4, X4
+	VAESENC 528(AX), X4, X4
+	VAESENC 544(AX), X4, X4
+	JMP     aes_common_4
 
 aes128_2:
+	VPXOR 544(AX), X4, X4
+
+aes_common_4:
 	VAESENC     560(AX), X4, X4
 	VAESENC     576(AX), X4, X4
 	VAESENC     592(AX), X4, X4
@@ -1065,9 +1182,9 @@ tweak_ready_1:
 	VMOVDQA (AX)(R10*1), X15
 	VMOVDQU xtsDouble<>+0(SB), X12
 	CMPQ    CX, $0x00000040
-	JB      vector_tail_4
+	JB      vector_tail_5
 
-	// Tweaks of vectors 1-3.
+	// Tweaks of blocks 1-3.
 	VPSHUFD $0x13, X4, X13
 	VPSRAD  $0x1f, X13, X13
 	VPAND   X12, X13, X13
@@ -1085,7 +1202,7 @@ tweak_ready_1:
 	VPXOR   X13, X7, X7
 
 	// Main loop: 4 vectors per step.
-loop_9:
+loop_10:
 	VPXOR   (SI), X4, X0
 	VPXOR   X15, X0, X0
 	VPXOR   16(SI), X5, X1
@@ -1095,8 +1212,8 @@ loop_9:
 	VPXOR   48(SI), X7, X3
 	VPXOR   X15, X3, X3
 	CMPQ    BX, $0x0c
-	JB      aes128_10
-	JE      aes192_11
+	JB      aes128_11
+	JE      aes192_12
 	VAESENC 16(AX), X0, X0
 	VAESENC 16(AX), X1, X1
 	VAESENC 16(AX), X2, X2
@@ -1106,7 +1223,7 @@ loop_9:
 	VAESENC 32(AX), X2, X2
 	VAESENC 32(AX), X3, X3
 
-aes192_11:
+aes192_12:
 	VAESENC 48(AX), X0, X0
 	VAESENC 48(AX), X1, X1
 	VAESENC 48(AX), X2, X2
@@ -1116,7 +1233,7 @@ aes192_11:
 	VAESENC 64(AX), X2, X2
 	VAESENC 64(AX), X3, X3
 
-aes128_10:
+aes128_11:
 	VAESENC     80(AX), X0, X0
 	VAESENC     80(AX), X1, X1
 	VAESENC     80(AX), X2, X2
@@ -1189,7 +1306,7 @@ aes128_10:
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
 	CMPQ        CX, $0x00000040
-	JB          loop_half_12
+	JB          loop_half_13
 	VPXOR       (SI), X8, X0
 	VPXOR       X15, X0, X0
 	VPXOR       16(SI), X9, X1
@@ -1199,8 +1316,8 @@ aes128_10:
 	VPXOR       48(SI), X11, X3
 	VPXOR       X15, X3, X3
 	CMPQ        BX, $0x0c
-	JB          aes128_14
-	JE          aes192_15
+	JB          aes128_15
+	JE          aes192_16
 	VAESENC     16(AX), X0, X0
 	VAESENC     16(AX), X1, X1
 	VAESENC     16(AX), X2, X2
@@ -1210,7 +1327,7 @@ aes128_10:
 	VAESENC     32(AX), X2, X2
 	VAESENC     32(AX), X3, X3
 
-aes192_15:
+aes192_16:
 	VAESENC 48(AX), X0, X0
 	VAESENC 48(AX), X1, X1
 	VAESENC 48(AX), X2, X2
@@ -1220,7 +1337,7 @@ aes192_15:
 	VAESENC 64(AX), X2, X2
 	VAESENC 64(AX), X3, X3
 
-aes128_14:
+aes128_15:
 	VAESENC     80(AX), X0, X0
 	VAESENC     80(AX), X1, X1
 	VAESENC     80(AX), X2, X2
@@ -1293,34 +1410,34 @@ aes128_14:
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
 	CMPQ        CX, $0x00000040
-	JAE         loop_9
-	JMP         loop_end_13
+	JAE         loop_10
+	JMP         loop_end_14
 
-loop_half_12:
+loop_half_13:
 	VMOVDQA X8, X4
 	VMOVDQA X9, X5
 	VMOVDQA X10, X6
 	VMOVDQA X11, X7
 
-loop_end_13:
+loop_end_14:
 	// One vector at a time.
-vector_tail_4:
+vector_tail_5:
 	CMPQ    CX, $0x00000010
-	JB      steal_6
+	JB      steal_7
 	VMOVDQU (SI), X0
 	VPXOR   X15, X0, X0
 	VPXOR   X4, X0, X0
 	CMPQ    BX, $0x0c
-	JB      aes128_16
-	JE      aes192_17
+	JB      aes128_17
+	JE      aes192_18
 	VAESENC 16(AX), X0, X0
 	VAESENC 32(AX), X0, X0
 
-aes192_17:
+aes192_18:
 	VAESENC 48(AX), X0, X0
 	VAESENC 64(AX), X0, X0
 
-aes128_16:
+aes128_17:
 	VAESENC     80(AX), X0, X0
 	VAESENC     96(AX), X0, X0
 	VAESENC     112(AX), X0, X0
@@ -1341,12 +1458,12 @@ aes128_16:
 	ADDQ        $0x00000010, SI
 	ADDQ        $0x00000010, DI
 	SUBQ        $0x00000010, CX
-	JMP         vector_tail_4
+	JMP         vector_tail_5
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_6:
+steal_7:
 	TESTQ   R9, R9
-	JZ      done_7
+	JZ      done_8
 	VMOVDQA X4, X5
 	VPSHUFD $0x13, X4, X13
 	VPSRAD  $0x1f, X13, X13
@@ -1357,16 +1474,16 @@ steal_6:
 	VPXOR   X15, X0, X0
 	VPXOR   X5, X0, X0
 	CMPQ    BX, $0x0c
-	JB      aes128_18
-	JE      aes192_19
+	JB      aes128_19
+	JE      aes192_20
 	VAESENC 16(AX), X0, X0
 	VAESENC 32(AX), X0, X0
 
-aes192_19:
+aes192_20:
 	VAESENC 48(AX), X0, X0
 	VAESENC 64(AX), X0, X0
 
-aes128_18:
+aes128_19:
 	VAESENC     80(AX), X0, X0
 	VAESENC     96(AX), X0, X0
 	VAESENC     112(AX), X0, X0
@@ -1399,16 +1516,16 @@ aes128_18:
 	VPXOR   X15, X1, X1
 	VPXOR   X4, X1, X1
 	CMPQ    BX, $0x0c
-	JB      aes128_20
-	JE      aes192_21
+	JB      aes128_21
+	JE      aes192_22
 	VAESENC 16(AX), X1, X1
 	VAESENC 32(AX), X1, X1
 
-aes192_21:
+aes192_22:
 	VAESENC 48(AX), X1, X1
 	VAESENC 64(AX), X1, X1
 
-aes128_20:
+aes128_21:
 	VAESENC     80(AX), X1, X1
 	VAESENC     96(AX), X1, X1
 	VAESENC     112(AX), X1, X1
@@ -1423,12 +1540,12 @@ aes128_20:
 	VMOVDQU     X0, (DI)(R9*1)
 	VMOVDQU     X1, (DI)
 
-done_7:
+done_8:
 	TESTQ   $0x00000002, R8
-	JZ      ret_8
+	JZ      ret_9
 	VMOVDQU X4, (DX)
 
-ret_8:
+ret_9:
 	RET
 
 // func decryptAESNIAVX(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
@@ -1456,22 +1573,33 @@ TEXT ·decryptAESNIAVX(SB), NOSPLIT, $0-72
 	TESTQ   R9, R9
 	CMOVQNE R11, CX
 
-	// The tweak, encrypted with the tweak key if flags&1.
+	// The tweak, encrypted with the tweak key if flags&1. The encryption is a
+	// serial chain before any data can move: wider variants run it in every lane
+	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
+	// follows it, and the first round's XOR has a fixed address per key size.
 	VMOVDQU (DX), X4
 	TESTQ   $0x00000001, R8
 	JZ      tweak_ready_1
-	VPXOR   480(AX)(R10*1), X4, X4
 	CMPQ    BX, $0x0c
 	JB      aes128_2
 	JE      aes192_3
+	VPXOR   480(AX), X4, X4
 	VAESENC 496(AX), X4, X4
 	VAESENC 512(AX), X4, X4
-
-aes192_3:
 	VAESENC 528(AX), X4, X4
 	VAESENC 544(AX), X4, X4
+	JMP     aes_common_4
+
+aes192_3:
+	VPXOR   512(AX), X4, X4
+	VAESENC 528(AX), X4, X4
+	VAESENC 544(AX), X4, X4
+	JMP     aes_common_4
 
 aes128_2:
+	VPXOR 544(AX), X4, X4
+
+aes_common_4:
 	VAESENC     560(AX), X4, X4
 	VAESENC     576(AX), X4, X4
 	VAESENC     592(AX), X4, X4
@@ -1488,9 +1616,9 @@ tweak_ready_1:
 	VMOVDQA 240(AX)(R10*1), X15
 	VMOVDQU xtsDouble<>+0(SB), X12
 	CMPQ    CX, $0x00000040
-	JB      vector_tail_4
+	JB      vector_tail_5
 
-	// Tweaks of vectors 1-3.
+	// Tweaks of blocks 1-3.
 	VPSHUFD $0x13, X4, X13
 	VPSRAD  $0x1f, X13, X13
 	VPAND   X12, X13, X13
@@ -1508,7 +1636,7 @@ tweak_ready_1:
 	VPXOR   X13, X7, X7
 
 	// Main loop: 4 vectors per step.
-loop_9:
+loop_10:
 	VPXOR   (SI), X4, X0
 	VPXOR   X15, X0, X0
 	VPXOR   16(SI), X5, X1
@@ -1518,8 +1646,8 @@ loop_9:
 	VPXOR   48(SI), X7, X3
 	VPXOR   X15, X3, X3
 	CMPQ    BX, $0x0c
-	JB      aes128_10
-	JE      aes192_11
+	JB      aes128_11
+	JE      aes192_12
 	VAESDEC 256(AX), X0, X0
 	VAESDEC 256(AX), X1, X1
 	VAESDEC 256(AX), X2, X2
@@ -1529,7 +1657,7 @@ loop_9:
 	VAESDEC 272(AX), X2, X2
 	VAESDEC 272(AX), X3, X3
 
-aes192_11:
+aes192_12:
 	VAESDEC 288(AX), X0, X0
 	VAESDEC 288(AX), X1, X1
 	VAESDEC 288(AX), X2, X2
@@ -1539,7 +1667,7 @@ aes192_11:
 	VAESDEC 304(AX), X2, X2
 	VAESDEC 304(AX), X3, X3
 
-aes128_10:
+aes128_11:
 	VAESDEC     320(AX), X0, X0
 	VAESDEC     320(AX), X1, X1
 	VAESDEC     320(AX), X2, X2
@@ -1612,7 +1740,7 @@ aes128_10:
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
 	CMPQ        CX, $0x00000040
-	JB          loop_half_12
+	JB          loop_half_13
 	VPXOR       (SI), X8, X0
 	VPXOR       X15, X0, X0
 	VPXOR       16(SI), X9, X1
@@ -1622,8 +1750,8 @@ aes128_10:
 	VPXOR       48(SI), X11, X3
 	VPXOR       X15, X3, X3
 	CMPQ        BX, $0x0c
-	JB          aes128_14
-	JE          aes192_15
+	JB          aes128_15
+	JE          aes192_16
 	VAESDEC     256(AX), X0, X0
 	VAESDEC     256(AX), X1, X1
 	VAESDEC     256(AX), X2, X2
@@ -1633,7 +1761,7 @@ aes128_10:
 	VAESDEC     272(AX), X2, X2
 	VAESDEC     272(AX), X3, X3
 
-aes192_15:
+aes192_16:
 	VAESDEC 288(AX), X0, X0
 	VAESDEC 288(AX), X1, X1
 	VAESDEC 288(AX), X2, X2
@@ -1643,7 +1771,7 @@ aes192_15:
 	VAESDEC 304(AX), X2, X2
 	VAESDEC 304(AX), X3, X3
 
-aes128_14:
+aes128_15:
 	VAESDEC     320(AX), X0, X0
 	VAESDEC     320(AX), X1, X1
 	VAESDEC     320(AX), X2, X2
@@ -1716,34 +1844,34 @@ aes128_14:
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
 	CMPQ        CX, $0x00000040
-	JAE         loop_9
-	JMP         loop_end_13
+	JAE         loop_10
+	JMP         loop_end_14
 
-loop_half_12:
+loop_half_13:
 	VMOVDQA X8, X4
 	VMOVDQA X9, X5
 	VMOVDQA X10, X6
 	VMOVDQA X11, X7
 
-loop_end_13:
+loop_end_14:
 	// One vector at a time.
-vector_tail_4:
+vector_tail_5:
 	CMPQ    CX, $0x00000010
-	JB      steal_6
+	JB      steal_7
 	VMOVDQU (SI), X0
 	VPXOR   X15, X0, X0
 	VPXOR   X4, X0, X0
 	CMPQ    BX, $0x0c
-	JB      aes128_16
-	JE      aes192_17
+	JB      aes128_17
+	JE      aes192_18
 	VAESDEC 256(AX), X0, X0
 	VAESDEC 272(AX), X0, X0
 
-aes192_17:
+aes192_18:
 	VAESDEC 288(AX), X0, X0
 	VAESDEC 304(AX), X0, X0
 
-aes128_16:
+aes128_17:
 	VAESDEC     320(AX), X0, X0
 	VAESDEC     336(AX), X0, X0
 	VAESDEC     352(AX), X0, X0
@@ -1764,12 +1892,12 @@ aes128_16:
 	ADDQ        $0x00000010, SI
 	ADDQ        $0x00000010, DI
 	SUBQ        $0x00000010, CX
-	JMP         vector_tail_4
+	JMP         vector_tail_5
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_6:
+steal_7:
 	TESTQ   R9, R9
-	JZ      done_7
+	JZ      done_8
 	VMOVDQA X4, X5
 	VPSHUFD $0x13, X4, X13
 	VPSRAD  $0x1f, X13, X13
@@ -1780,16 +1908,16 @@ steal_6:
 	VPXOR   X15, X0, X0
 	VPXOR   X4, X0, X0
 	CMPQ    BX, $0x0c
-	JB      aes128_18
-	JE      aes192_19
+	JB      aes128_19
+	JE      aes192_20
 	VAESDEC 256(AX), X0, X0
 	VAESDEC 272(AX), X0, X0
 
-aes192_19:
+aes192_20:
 	VAESDEC 288(AX), X0, X0
 	VAESDEC 304(AX), X0, X0
 
-aes128_18:
+aes128_19:
 	VAESDEC     320(AX), X0, X0
 	VAESDEC     336(AX), X0, X0
 	VAESDEC     352(AX), X0, X0
@@ -1822,16 +1950,16 @@ aes128_18:
 	VPXOR   X15, X1, X1
 	VPXOR   X5, X1, X1
 	CMPQ    BX, $0x0c
-	JB      aes128_20
-	JE      aes192_21
+	JB      aes128_21
+	JE      aes192_22
 	VAESDEC 256(AX), X1, X1
 	VAESDEC 272(AX), X1, X1
 
-aes192_21:
+aes192_22:
 	VAESDEC 288(AX), X1, X1
 	VAESDEC 304(AX), X1, X1
 
-aes128_20:
+aes128_21:
 	VAESDEC     320(AX), X1, X1
 	VAESDEC     336(AX), X1, X1
 	VAESDEC     352(AX), X1, X1
@@ -1846,12 +1974,12 @@ aes128_20:
 	VMOVDQU     X0, (DI)(R9*1)
 	VMOVDQU     X1, (DI)
 
-done_7:
+done_8:
 	TESTQ   $0x00000002, R8
-	JZ      ret_8
+	JZ      ret_9
 	VMOVDQU X4, (DX)
 
-ret_8:
+ret_9:
 	RET
 
 // func encryptVAESAVX2(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
@@ -1879,73 +2007,106 @@ TEXT ·encryptVAESAVX2(SB), NOSPLIT, $0-72
 	TESTQ   R9, R9
 	CMOVQNE R11, CX
 
-	// The tweak, encrypted with the tweak key if flags&1.
-	VMOVDQU (DX), X4
-	TESTQ   $0x00000001, R8
-	JZ      tweak_ready_1
-	VPXOR   480(AX)(R10*1), X4, X4
-	CMPQ    BX, $0x0c
-	JB      aes128_2
-	JE      aes192_3
-	VAESENC 496(AX), X4, X4
-	VAESENC 512(AX), X4, X4
+	// The tweak, encrypted with the tweak key if flags&1. The encryption is a
+	// serial chain before any data can move: wider variants run it in every lane
+	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
+	// follows it, and the first round's XOR has a fixed address per key size.
+	VBROADCASTI128 (DX), Y4
+	TESTQ          $0x00000001, R8
+	JZ             tweak_ready_1
+	VBROADCASTI128 480(AX), Y0
+	VBROADCASTI128 496(AX), Y1
+	VBROADCASTI128 512(AX), Y2
+	VBROADCASTI128 528(AX), Y3
+	VBROADCASTI128 544(AX), Y5
+	VBROADCASTI128 560(AX), Y6
+	VBROADCASTI128 576(AX), Y7
+	VBROADCASTI128 592(AX), Y8
+	VBROADCASTI128 608(AX), Y9
+	VBROADCASTI128 624(AX), Y10
+	VBROADCASTI128 640(AX), Y11
+	VBROADCASTI128 656(AX), Y12
+	VBROADCASTI128 672(AX), Y13
+	VBROADCASTI128 688(AX), Y14
+	VBROADCASTI128 704(AX), Y15
+	CMPQ           BX, $0x0c
+	JB             aes128_2
+	JE             aes192_3
+	VPXOR          Y0, Y4, Y4
+	VAESENC        Y1, Y4, Y4
+	VAESENC        Y2, Y4, Y4
+	VAESENC        Y3, Y4, Y4
+	VAESENC        Y5, Y4, Y4
+	JMP            aes_common_4
 
 aes192_3:
-	VAESENC 528(AX), X4, X4
-	VAESENC 544(AX), X4, X4
+	VPXOR   Y2, Y4, Y4
+	VAESENC Y3, Y4, Y4
+	VAESENC Y5, Y4, Y4
+	JMP     aes_common_4
 
 aes128_2:
-	VAESENC     560(AX), X4, X4
-	VAESENC     576(AX), X4, X4
-	VAESENC     592(AX), X4, X4
-	VAESENC     608(AX), X4, X4
-	VAESENC     624(AX), X4, X4
-	VAESENC     640(AX), X4, X4
-	VAESENC     656(AX), X4, X4
-	VAESENC     672(AX), X4, X4
-	VAESENC     688(AX), X4, X4
-	VAESENCLAST 704(AX), X4, X4
+	VPXOR Y5, Y4, Y4
+
+aes_common_4:
+	VAESENC     Y6, Y4, Y4
+	VAESENC     Y7, Y4, Y4
+	VAESENC     Y8, Y4, Y4
+	VAESENC     Y9, Y4, Y4
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y4, Y4
+	VAESENC     Y12, Y4, Y4
+	VAESENC     Y13, Y4, Y4
+	VAESENC     Y14, Y4, Y4
+	VAESENCLAST Y15, Y4, Y4
 
 tweak_ready_1:
 	// Round keys and constants.
 	VBROADCASTI128 (AX)(R10*1), Y15
 	VBROADCASTI128 xtsPoly<>+0(SB), Y12
-	CMPQ           CX, $0x00000020
-	JB             block_tail_5
 
-	// Tweaks of the first vector: T·x^lane in each lane.
-	VINSERTI128 $0x01, X4, Y4, Y4
-	VPSLLVQ     xtsLaneShl<>+0(SB), Y4, Y8
-	VPSRLVQ     xtsLaneShr<>+0(SB), Y4, Y13
-	VPSLLDQ     $0x08, Y13, Y4
-	VPCLMULQDQ  $0x01, Y12, Y13, Y13
-	VPXOR       Y8, Y4, Y4
-	VPXOR       Y13, Y4, Y4
-	CMPQ        CX, $0x00000080
-	JB          vector_tail_4
+	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
+	// all four at once (per-lane shift counts, one multiply for the carries).
+	CMPQ       CX, $0x00000020
+	JB         block_tail_6
+	CMPQ       CX, $0x00000080
+	JAE        four_vectors_11
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y8
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y4, Y4
+	VPXOR      Y8, Y4, Y4
+	JMP        vector_tail_5
 
-	// Tweaks of vectors 1-3.
-	VPSRLQ     $0x3e, Y4, Y13
-	VPSLLQ     $0x02, Y4, Y5
-	VPSLLDQ    $0x08, Y13, Y9
-	VPCLMULQDQ $0x01, Y12, Y13, Y13
-	VPXOR      Y13, Y5, Y5
-	VPXOR      Y9, Y5, Y5
-	VPSRLQ     $0x3c, Y4, Y13
-	VPSLLQ     $0x04, Y4, Y6
-	VPSLLDQ    $0x08, Y13, Y10
-	VPCLMULQDQ $0x01, Y12, Y13, Y13
-	VPXOR      Y13, Y6, Y6
-	VPXOR      Y10, Y6, Y6
-	VPSRLQ     $0x3a, Y4, Y13
-	VPSLLQ     $0x06, Y4, Y7
+four_vectors_11:
+	VPSRLVQ    xtsShr256<>+96(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+96(SB), Y4, Y7
 	VPSLLDQ    $0x08, Y13, Y11
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
 	VPXOR      Y13, Y7, Y7
 	VPXOR      Y11, Y7, Y7
+	VPSRLVQ    xtsShr256<>+64(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+64(SB), Y4, Y6
+	VPSLLDQ    $0x08, Y13, Y10
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y6, Y6
+	VPXOR      Y10, Y6, Y6
+	VPSRLVQ    xtsShr256<>+32(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y4, Y5
+	VPSLLDQ    $0x08, Y13, Y9
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y5, Y5
+	VPXOR      Y9, Y5, Y5
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y8
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y4, Y4
+	VPXOR      Y8, Y4, Y4
 
 	// Main loop: 4 vectors per step.
-loop_9:
+loop_10:
 	VPXOR          (SI), Y4, Y0
 	VPXOR          Y15, Y0, Y0
 	VPXOR          32(SI), Y5, Y1
@@ -1955,8 +2116,8 @@ loop_9:
 	VPXOR          96(SI), Y7, Y3
 	VPXOR          Y15, Y3, Y3
 	CMPQ           BX, $0x0c
-	JB             aes128_10
-	JE             aes192_11
+	JB             aes128_12
+	JE             aes192_13
 	VBROADCASTI128 16(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
@@ -1968,7 +2129,7 @@ loop_9:
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
 
-aes192_11:
+aes192_13:
 	VBROADCASTI128 48(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
@@ -1980,7 +2141,7 @@ aes192_11:
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
 
-aes128_10:
+aes128_12:
 	VBROADCASTI128 80(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
@@ -2079,7 +2240,7 @@ aes128_10:
 	ADDQ           $0x00000080, DI
 	SUBQ           $0x00000080, CX
 	CMPQ           CX, $0x00000080
-	JB             loop_half_12
+	JB             loop_half_14
 	VPXOR          (SI), Y8, Y0
 	VPXOR          Y15, Y0, Y0
 	VPXOR          32(SI), Y9, Y1
@@ -2089,8 +2250,8 @@ aes128_10:
 	VPXOR          96(SI), Y11, Y3
 	VPXOR          Y15, Y3, Y3
 	CMPQ           BX, $0x0c
-	JB             aes128_14
-	JE             aes192_15
+	JB             aes128_16
+	JE             aes192_17
 	VBROADCASTI128 16(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
@@ -2102,7 +2263,7 @@ aes128_10:
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
 
-aes192_15:
+aes192_17:
 	VBROADCASTI128 48(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
@@ -2114,7 +2275,7 @@ aes192_15:
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
 
-aes128_14:
+aes128_16:
 	VBROADCASTI128 80(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
@@ -2213,40 +2374,40 @@ aes128_14:
 	ADDQ           $0x00000080, DI
 	SUBQ           $0x00000080, CX
 	CMPQ           CX, $0x00000080
-	JAE            loop_9
-	JMP            loop_end_13
+	JAE            loop_10
+	JMP            loop_end_15
 
-loop_half_12:
+loop_half_14:
 	VMOVDQA Y8, Y4
 	VMOVDQA Y9, Y5
 	VMOVDQA Y10, Y6
 	VMOVDQA Y11, Y7
 
-loop_end_13:
+loop_end_15:
 	VBROADCASTI128 xtsPoly<>+0(SB), Y12
 
 	// One vector at a time.
-vector_tail_4:
+vector_tail_5:
 	CMPQ           CX, $0x00000020
-	JB             block_tail_5
+	JB             block_tail_6
 	VMOVDQU        (SI), Y0
 	VPXOR          Y15, Y0, Y0
 	VPXOR          Y4, Y0, Y0
 	CMPQ           BX, $0x0c
-	JB             aes128_16
-	JE             aes192_17
+	JB             aes128_18
+	JE             aes192_19
 	VBROADCASTI128 16(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VBROADCASTI128 32(AX), Y14
 	VAESENC        Y14, Y0, Y0
 
-aes192_17:
+aes192_19:
 	VBROADCASTI128 48(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VBROADCASTI128 64(AX), Y14
 	VAESENC        Y14, Y0, Y0
 
-aes128_16:
+aes128_18:
 	VBROADCASTI128 80(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VBROADCASTI128 96(AX), Y14
@@ -2278,26 +2439,26 @@ aes128_16:
 	ADDQ           $0x00000020, SI
 	ADDQ           $0x00000020, DI
 	SUBQ           $0x00000020, CX
-	JMP            vector_tail_4
+	JMP            vector_tail_5
 
 	// One block at a time.
-block_tail_5:
+block_tail_6:
 	CMPQ    CX, $0x10
-	JB      steal_6
+	JB      steal_7
 	VMOVDQU (SI), X0
 	VPXOR   X15, X0, X0
 	VPXOR   X4, X0, X0
 	CMPQ    BX, $0x0c
-	JB      aes128_18
-	JE      aes192_19
+	JB      aes128_20
+	JE      aes192_21
 	VAESENC 16(AX), X0, X0
 	VAESENC 32(AX), X0, X0
 
-aes192_19:
+aes192_21:
 	VAESENC 48(AX), X0, X0
 	VAESENC 64(AX), X0, X0
 
-aes128_18:
+aes128_20:
 	VAESENC     80(AX), X0, X0
 	VAESENC     96(AX), X0, X0
 	VAESENC     112(AX), X0, X0
@@ -2319,12 +2480,12 @@ aes128_18:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_5
+	JMP         block_tail_6
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_6:
+steal_7:
 	TESTQ      R9, R9
-	JZ         done_7
+	JZ         done_8
 	VMOVDQA    X4, X5
 	VPSRLQ     $0x3f, X4, X13
 	VPSLLQ     $0x01, X4, X4
@@ -2336,16 +2497,16 @@ steal_6:
 	VPXOR      X15, X0, X0
 	VPXOR      X5, X0, X0
 	CMPQ       BX, $0x0c
-	JB         aes128_20
-	JE         aes192_21
+	JB         aes128_22
+	JE         aes192_23
 	VAESENC    16(AX), X0, X0
 	VAESENC    32(AX), X0, X0
 
-aes192_21:
+aes192_23:
 	VAESENC 48(AX), X0, X0
 	VAESENC 64(AX), X0, X0
 
-aes128_20:
+aes128_22:
 	VAESENC     80(AX), X0, X0
 	VAESENC     96(AX), X0, X0
 	VAESENC     112(AX), X0, X0
@@ -2378,16 +2539,16 @@ aes128_20:
 	VPXOR   X15, X1, X1
 	VPXOR   X4, X1, X1
 	CMPQ    BX, $0x0c
-	JB      aes128_22
-	JE      aes192_23
+	JB      aes128_24
+	JE      aes192_25
 	VAESENC 16(AX), X1, X1
 	VAESENC 32(AX), X1, X1
 
-aes192_23:
+aes192_25:
 	VAESENC 48(AX), X1, X1
 	VAESENC 64(AX), X1, X1
 
-aes128_22:
+aes128_24:
 	VAESENC     80(AX), X1, X1
 	VAESENC     96(AX), X1, X1
 	VAESENC     112(AX), X1, X1
@@ -2402,12 +2563,12 @@ aes128_22:
 	VMOVDQU     X0, (DI)(R9*1)
 	VMOVDQU     X1, (DI)
 
-done_7:
+done_8:
 	TESTQ   $0x00000002, R8
-	JZ      ret_8
+	JZ      ret_9
 	VMOVDQU X4, (DX)
 
-ret_8:
+ret_9:
 	VZEROUPPER
 	RET
 
@@ -2436,73 +2597,106 @@ TEXT ·decryptVAESAVX2(SB), NOSPLIT, $0-72
 	TESTQ   R9, R9
 	CMOVQNE R11, CX
 
-	// The tweak, encrypted with the tweak key if flags&1.
-	VMOVDQU (DX), X4
-	TESTQ   $0x00000001, R8
-	JZ      tweak_ready_1
-	VPXOR   480(AX)(R10*1), X4, X4
-	CMPQ    BX, $0x0c
-	JB      aes128_2
-	JE      aes192_3
-	VAESENC 496(AX), X4, X4
-	VAESENC 512(AX), X4, X4
+	// The tweak, encrypted with the tweak key if flags&1. The encryption is a
+	// serial chain before any data can move: wider variants run it in every lane
+	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
+	// follows it, and the first round's XOR has a fixed address per key size.
+	VBROADCASTI128 (DX), Y4
+	TESTQ          $0x00000001, R8
+	JZ             tweak_ready_1
+	VBROADCASTI128 480(AX), Y0
+	VBROADCASTI128 496(AX), Y1
+	VBROADCASTI128 512(AX), Y2
+	VBROADCASTI128 528(AX), Y3
+	VBROADCASTI128 544(AX), Y5
+	VBROADCASTI128 560(AX), Y6
+	VBROADCASTI128 576(AX), Y7
+	VBROADCASTI128 592(AX), Y8
+	VBROADCASTI128 608(AX), Y9
+	VBROADCASTI128 624(AX), Y10
+	VBROADCASTI128 640(AX), Y11
+	VBROADCASTI128 656(AX), Y12
+	VBROADCASTI128 672(AX), Y13
+	VBROADCASTI128 688(AX), Y14
+	VBROADCASTI128 704(AX), Y15
+	CMPQ           BX, $0x0c
+	JB             aes128_2
+	JE             aes192_3
+	VPXOR          Y0, Y4, Y4
+	VAESENC        Y1, Y4, Y4
+	VAESENC        Y2, Y4, Y4
+	VAESENC        Y3, Y4, Y4
+	VAESENC        Y5, Y4, Y4
+	JMP            aes_common_4
 
 aes192_3:
-	VAESENC 528(AX), X4, X4
-	VAESENC 544(AX), X4, X4
+	VPXOR   Y2, Y4, Y4
+	VAESENC Y3, Y4, Y4
+	VAESENC Y5, Y4, Y4
+	JMP     aes_common_4
 
 aes128_2:
-	VAESENC     560(AX), X4, X4
-	VAESENC     576(AX), X4, X4
-	VAESENC     592(AX), X4, X4
-	VAESENC     608(AX), X4, X4
-	VAESENC     624(AX), X4, X4
-	VAESENC     640(AX), X4, X4
-	VAESENC     656(AX), X4, X4
-	VAESENC     672(AX), X4, X4
-	VAESENC     688(AX), X4, X4
-	VAESENCLAST 704(AX), X4, X4
+	VPXOR Y5, Y4, Y4
+
+aes_common_4:
+	VAESENC     Y6, Y4, Y4
+	VAESENC     Y7, Y4, Y4
+	VAESENC     Y8, Y4, Y4
+	VAESENC     Y9, Y4, Y4
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y4, Y4
+	VAESENC     Y12, Y4, Y4
+	VAESENC     Y13, Y4, Y4
+	VAESENC     Y14, Y4, Y4
+	VAESENCLAST Y15, Y4, Y4
 
 tweak_ready_1:
 	// Round keys and constants.
 	VBROADCASTI128 240(AX)(R10*1), Y15
 	VBROADCASTI128 xtsPoly<>+0(SB), Y12
-	CMPQ           CX, $0x00000020
-	JB             block_tail_5
 
-	// Tweaks of the first vector: T·x^lane in each lane.
-	VINSERTI128 $0x01, X4, Y4, Y4
-	VPSLLVQ     xtsLaneShl<>+0(SB), Y4, Y8
-	VPSRLVQ     xtsLaneShr<>+0(SB), Y4, Y13
-	VPSLLDQ     $0x08, Y13, Y4
-	VPCLMULQDQ  $0x01, Y12, Y13, Y13
-	VPXOR       Y8, Y4, Y4
-	VPXOR       Y13, Y4, Y4
-	CMPQ        CX, $0x00000080
-	JB          vector_tail_4
+	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
+	// all four at once (per-lane shift counts, one multiply for the carries).
+	CMPQ       CX, $0x00000020
+	JB         block_tail_6
+	CMPQ       CX, $0x00000080
+	JAE        four_vectors_11
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y8
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y4, Y4
+	VPXOR      Y8, Y4, Y4
+	JMP        vector_tail_5
 
-	// Tweaks of vectors 1-3.
-	VPSRLQ     $0x3e, Y4, Y13
-	VPSLLQ     $0x02, Y4, Y5
-	VPSLLDQ    $0x08, Y13, Y9
-	VPCLMULQDQ $0x01, Y12, Y13, Y13
-	VPXOR      Y13, Y5, Y5
-	VPXOR      Y9, Y5, Y5
-	VPSRLQ     $0x3c, Y4, Y13
-	VPSLLQ     $0x04, Y4, Y6
-	VPSLLDQ    $0x08, Y13, Y10
-	VPCLMULQDQ $0x01, Y12, Y13, Y13
-	VPXOR      Y13, Y6, Y6
-	VPXOR      Y10, Y6, Y6
-	VPSRLQ     $0x3a, Y4, Y13
-	VPSLLQ     $0x06, Y4, Y7
+four_vectors_11:
+	VPSRLVQ    xtsShr256<>+96(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+96(SB), Y4, Y7
 	VPSLLDQ    $0x08, Y13, Y11
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
 	VPXOR      Y13, Y7, Y7
 	VPXOR      Y11, Y7, Y7
+	VPSRLVQ    xtsShr256<>+64(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+64(SB), Y4, Y6
+	VPSLLDQ    $0x08, Y13, Y10
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y6, Y6
+	VPXOR      Y10, Y6, Y6
+	VPSRLVQ    xtsShr256<>+32(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y4, Y5
+	VPSLLDQ    $0x08, Y13, Y9
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y5, Y5
+	VPXOR      Y9, Y5, Y5
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y8
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y4, Y4
+	VPXOR      Y8, Y4, Y4
 
 	// Main loop: 4 vectors per step.
-loop_9:
+loop_10:
 	VPXOR          (SI), Y4, Y0
 	VPXOR          Y15, Y0, Y0
 	VPXOR          32(SI), Y5, Y1
@@ -2512,8 +2706,8 @@ loop_9:
 	VPXOR          96(SI), Y7, Y3
 	VPXOR          Y15, Y3, Y3
 	CMPQ           BX, $0x0c
-	JB             aes128_10
-	JE             aes192_11
+	JB             aes128_12
+	JE             aes192_13
 	VBROADCASTI128 256(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
@@ -2525,7 +2719,7 @@ loop_9:
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
 
-aes192_11:
+aes192_13:
 	VBROADCASTI128 288(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
@@ -2537,7 +2731,7 @@ aes192_11:
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
 
-aes128_10:
+aes128_12:
 	VBROADCASTI128 320(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
@@ -2636,7 +2830,7 @@ aes128_10:
 	ADDQ           $0x00000080, DI
 	SUBQ           $0x00000080, CX
 	CMPQ           CX, $0x00000080
-	JB             loop_half_12
+	JB             loop_half_14
 	VPXOR          (SI), Y8, Y0
 	VPXOR          Y15, Y0, Y0
 	VPXOR          32(SI), Y9, Y1
@@ -2646,8 +2840,8 @@ aes128_10:
 	VPXOR          96(SI), Y11, Y3
 	VPXOR          Y15, Y3, Y3
 	CMPQ           BX, $0x0c
-	JB             aes128_14
-	JE             aes192_15
+	JB             aes128_16
+	JE             aes192_17
 	VBROADCASTI128 256(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
@@ -2659,7 +2853,7 @@ aes128_10:
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
 
-aes192_15:
+aes192_17:
 	VBROADCASTI128 288(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
@@ -2671,7 +2865,7 @@ aes192_15:
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
 
-aes128_14:
+aes128_16:
 	VBROADCASTI128 320(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
@@ -2770,40 +2964,40 @@ aes128_14:
 	ADDQ           $0x00000080, DI
 	SUBQ           $0x00000080, CX
 	CMPQ           CX, $0x00000080
-	JAE            loop_9
-	JMP            loop_end_13
+	JAE            loop_10
+	JMP            loop_end_15
 
-loop_half_12:
+loop_half_14:
 	VMOVDQA Y8, Y4
 	VMOVDQA Y9, Y5
 	VMOVDQA Y10, Y6
 	VMOVDQA Y11, Y7
 
-loop_end_13:
+loop_end_15:
 	VBROADCASTI128 xtsPoly<>+0(SB), Y12
 
 	// One vector at a time.
-vector_tail_4:
+vector_tail_5:
 	CMPQ           CX, $0x00000020
-	JB             block_tail_5
+	JB             block_tail_6
 	VMOVDQU        (SI), Y0
 	VPXOR          Y15, Y0, Y0
 	VPXOR          Y4, Y0, Y0
 	CMPQ           BX, $0x0c
-	JB             aes128_16
-	JE             aes192_17
+	JB             aes128_18
+	JE             aes192_19
 	VBROADCASTI128 256(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VBROADCASTI128 272(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 
-aes192_17:
+aes192_19:
 	VBROADCASTI128 288(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VBROADCASTI128 304(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 
-aes128_16:
+aes128_18:
 	VBROADCASTI128 320(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VBROADCASTI128 336(AX), Y14
@@ -2835,26 +3029,26 @@ aes128_16:
 	ADDQ           $0x00000020, SI
 	ADDQ           $0x00000020, DI
 	SUBQ           $0x00000020, CX
-	JMP            vector_tail_4
+	JMP            vector_tail_5
 
 	// One block at a time.
-block_tail_5:
+block_tail_6:
 	CMPQ    CX, $0x10
-	JB      steal_6
+	JB      steal_7
 	VMOVDQU (SI), X0
 	VPXOR   X15, X0, X0
 	VPXOR   X4, X0, X0
 	CMPQ    BX, $0x0c
-	JB      aes128_18
-	JE      aes192_19
+	JB      aes128_20
+	JE      aes192_21
 	VAESDEC 256(AX), X0, X0
 	VAESDEC 272(AX), X0, X0
 
-aes192_19:
+aes192_21:
 	VAESDEC 288(AX), X0, X0
 	VAESDEC 304(AX), X0, X0
 
-aes128_18:
+aes128_20:
 	VAESDEC     320(AX), X0, X0
 	VAESDEC     336(AX), X0, X0
 	VAESDEC     352(AX), X0, X0
@@ -2876,12 +3070,12 @@ aes128_18:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_5
+	JMP         block_tail_6
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_6:
+steal_7:
 	TESTQ      R9, R9
-	JZ         done_7
+	JZ         done_8
 	VMOVDQA    X4, X5
 	VPSRLQ     $0x3f, X4, X13
 	VPSLLQ     $0x01, X4, X4
@@ -2893,16 +3087,16 @@ steal_6:
 	VPXOR      X15, X0, X0
 	VPXOR      X4, X0, X0
 	CMPQ       BX, $0x0c
-	JB         aes128_20
-	JE         aes192_21
+	JB         aes128_22
+	JE         aes192_23
 	VAESDEC    256(AX), X0, X0
 	VAESDEC    272(AX), X0, X0
 
-aes192_21:
+aes192_23:
 	VAESDEC 288(AX), X0, X0
 	VAESDEC 304(AX), X0, X0
 
-aes128_20:
+aes128_22:
 	VAESDEC     320(AX), X0, X0
 	VAESDEC     336(AX), X0, X0
 	VAESDEC     352(AX), X0, X0
@@ -2935,16 +3129,16 @@ aes128_20:
 	VPXOR   X15, X1, X1
 	VPXOR   X5, X1, X1
 	CMPQ    BX, $0x0c
-	JB      aes128_22
-	JE      aes192_23
+	JB      aes128_24
+	JE      aes192_25
 	VAESDEC 256(AX), X1, X1
 	VAESDEC 272(AX), X1, X1
 
-aes192_23:
+aes192_25:
 	VAESDEC 288(AX), X1, X1
 	VAESDEC 304(AX), X1, X1
 
-aes128_22:
+aes128_24:
 	VAESDEC     320(AX), X1, X1
 	VAESDEC     336(AX), X1, X1
 	VAESDEC     352(AX), X1, X1
@@ -2959,12 +3153,12 @@ aes128_22:
 	VMOVDQU     X0, (DI)(R9*1)
 	VMOVDQU     X1, (DI)
 
-done_7:
+done_8:
 	TESTQ   $0x00000002, R8
-	JZ      ret_8
+	JZ      ret_9
 	VMOVDQU X4, (DX)
 
-ret_8:
+ret_9:
 	VZEROUPPER
 	RET
 
@@ -2993,32 +3187,58 @@ TEXT ·encryptVAESAVX10_256(SB), NOSPLIT, $0-72
 	TESTQ   R9, R9
 	CMOVQNE R11, CX
 
-	// The tweak, encrypted with the tweak key if flags&1.
-	VMOVDQU64 (DX), X4
-	TESTQ     $0x00000001, R8
-	JZ        tweak_ready_1
-	VPXORD    480(AX)(R10*1), X4, X4
-	CMPQ      BX, $0x0c
-	JB        aes128_2
-	JE        aes192_3
-	VAESENC   496(AX), X4, X4
-	VAESENC   512(AX), X4, X4
+	// The tweak, encrypted with the tweak key if flags&1. The encryption is a
+	// serial chain before any data can move: wider variants run it in every lane
+	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
+	// follows it, and the first round's XOR has a fixed address per key size.
+	VBROADCASTI32X4 (DX), Y4
+	TESTQ           $0x00000001, R8
+	JZ              tweak_ready_1
+	VBROADCASTI32X4 480(AX), Y16
+	VBROADCASTI32X4 496(AX), Y17
+	VBROADCASTI32X4 512(AX), Y18
+	VBROADCASTI32X4 528(AX), Y19
+	VBROADCASTI32X4 544(AX), Y20
+	VBROADCASTI32X4 560(AX), Y21
+	VBROADCASTI32X4 576(AX), Y22
+	VBROADCASTI32X4 592(AX), Y23
+	VBROADCASTI32X4 608(AX), Y24
+	VBROADCASTI32X4 624(AX), Y25
+	VBROADCASTI32X4 640(AX), Y26
+	VBROADCASTI32X4 656(AX), Y27
+	VBROADCASTI32X4 672(AX), Y28
+	VBROADCASTI32X4 688(AX), Y29
+	VBROADCASTI32X4 704(AX), Y30
+	CMPQ            BX, $0x0c
+	JB              aes128_2
+	JE              aes192_3
+	VPXORD          Y16, Y4, Y4
+	VAESENC         Y17, Y4, Y4
+	VAESENC         Y18, Y4, Y4
+	VAESENC         Y19, Y4, Y4
+	VAESENC         Y20, Y4, Y4
+	JMP             aes_common_4
 
 aes192_3:
-	VAESENC 528(AX), X4, X4
-	VAESENC 544(AX), X4, X4
+	VPXORD  Y18, Y4, Y4
+	VAESENC Y19, Y4, Y4
+	VAESENC Y20, Y4, Y4
+	JMP     aes_common_4
 
 aes128_2:
-	VAESENC     560(AX), X4, X4
-	VAESENC     576(AX), X4, X4
-	VAESENC     592(AX), X4, X4
-	VAESENC     608(AX), X4, X4
-	VAESENC     624(AX), X4, X4
-	VAESENC     640(AX), X4, X4
-	VAESENC     656(AX), X4, X4
-	VAESENC     672(AX), X4, X4
-	VAESENC     688(AX), X4, X4
-	VAESENCLAST 704(AX), X4, X4
+	VPXORD Y20, Y4, Y4
+
+aes_common_4:
+	VAESENC     Y21, Y4, Y4
+	VAESENC     Y22, Y4, Y4
+	VAESENC     Y23, Y4, Y4
+	VAESENC     Y24, Y4, Y4
+	VAESENC     Y25, Y4, Y4
+	VAESENC     Y26, Y4, Y4
+	VAESENC     Y27, Y4, Y4
+	VAESENC     Y28, Y4, Y4
+	VAESENC     Y29, Y4, Y4
+	VAESENCLAST Y30, Y4, Y4
 
 tweak_ready_1:
 	// Round keys and constants.
@@ -3038,38 +3258,44 @@ tweak_ready_1:
 	VBROADCASTI32X4 208(AX), Y28
 	VBROADCASTI32X4 224(AX), Y29
 	VBROADCASTI32X4 xtsPoly<>+0(SB), Y12
-	CMPQ            CX, $0x00000020
-	JB              block_tail_5
 
-	// Tweaks of the first vector: T·x^lane in each lane.
-	VSHUFI64X2 $0x00, Y4, Y4, Y4
-	VPSLLVQ    xtsLaneShl<>+0(SB), Y4, Y8
-	VPSRLVQ    xtsLaneShr<>+0(SB), Y4, Y13
-	VPSLLDQ    $0x08, Y13, Y4
-	VPCLMULQDQ $0x01, Y12, Y13, Y13
-	VPTERNLOGD $0x96, Y8, Y13, Y4
+	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
+	// all four at once (per-lane shift counts, one multiply for the carries).
+	CMPQ       CX, $0x00000020
+	JB         block_tail_6
 	CMPQ       CX, $0x00000080
-	JB         vector_tail_4
+	JAE        four_vectors_11
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y8
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y8, Y4
+	JMP        vector_tail_5
 
-	// Tweaks of vectors 1-3.
-	VPSRLQ     $0x3e, Y4, Y13
-	VPSLLQ     $0x02, Y4, Y5
-	VPSLLDQ    $0x08, Y13, Y9
-	VPCLMULQDQ $0x01, Y12, Y13, Y13
-	VPTERNLOGD $0x96, Y13, Y9, Y5
-	VPSRLQ     $0x3c, Y4, Y13
-	VPSLLQ     $0x04, Y4, Y6
-	VPSLLDQ    $0x08, Y13, Y10
-	VPCLMULQDQ $0x01, Y12, Y13, Y13
-	VPTERNLOGD $0x96, Y13, Y10, Y6
-	VPSRLQ     $0x3a, Y4, Y13
-	VPSLLQ     $0x06, Y4, Y7
+four_vectors_11:
+	VPSRLVQ    xtsShr256<>+96(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+96(SB), Y4, Y7
 	VPSLLDQ    $0x08, Y13, Y11
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
 	VPTERNLOGD $0x96, Y13, Y11, Y7
+	VPSRLVQ    xtsShr256<>+64(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+64(SB), Y4, Y6
+	VPSLLDQ    $0x08, Y13, Y10
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y10, Y6
+	VPSRLVQ    xtsShr256<>+32(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y4, Y5
+	VPSLLDQ    $0x08, Y13, Y9
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y9, Y5
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y8
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y8, Y4
 
 	// Main loop: 4 vectors per step.
-loop_9:
+loop_10:
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y4, Y0
 	VMOVDQU64  32(SI), Y1
@@ -3079,8 +3305,8 @@ loop_9:
 	VMOVDQU64  96(SI), Y3
 	VPTERNLOGD $0x96, Y15, Y7, Y3
 	CMPQ       BX, $0x0c
-	JB         aes128_10
-	JE         aes192_11
+	JB         aes128_12
+	JE         aes192_13
 	VAESENC    Y16, Y0, Y0
 	VAESENC    Y16, Y1, Y1
 	VAESENC    Y16, Y2, Y2
@@ -3090,7 +3316,7 @@ loop_9:
 	VAESENC    Y17, Y2, Y2
 	VAESENC    Y17, Y3, Y3
 
-aes192_11:
+aes192_13:
 	VAESENC Y18, Y0, Y0
 	VAESENC Y18, Y1, Y1
 	VAESENC Y18, Y2, Y2
@@ -3100,7 +3326,7 @@ aes192_11:
 	VAESENC Y19, Y2, Y2
 	VAESENC Y19, Y3, Y3
 
-aes128_10:
+aes128_12:
 	VAESENC     Y20, Y0, Y0
 	VAESENC     Y20, Y1, Y1
 	VAESENC     Y20, Y2, Y2
@@ -3181,25 +3407,25 @@ aes128_10:
 	ADDQ        $0x00000080, DI
 	SUBQ        $0x00000080, CX
 	CMPQ        CX, $0x00000080
-	JAE         loop_9
+	JAE         loop_10
 
 	// One vector at a time.
-vector_tail_4:
+vector_tail_5:
 	CMPQ       CX, $0x00000020
-	JB         block_tail_5
+	JB         block_tail_6
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y4, Y0
 	CMPQ       BX, $0x0c
-	JB         aes128_12
-	JE         aes192_13
+	JB         aes128_14
+	JE         aes192_15
 	VAESENC    Y16, Y0, Y0
 	VAESENC    Y17, Y0, Y0
 
-aes192_13:
+aes192_15:
 	VAESENC Y18, Y0, Y0
 	VAESENC Y19, Y0, Y0
 
-aes128_12:
+aes128_14:
 	VAESENC     Y20, Y0, Y0
 	VAESENC     Y21, Y0, Y0
 	VAESENC     Y22, Y0, Y0
@@ -3220,25 +3446,25 @@ aes128_12:
 	ADDQ        $0x00000020, SI
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000020, CX
-	JMP         vector_tail_4
+	JMP         vector_tail_5
 
 	// One block at a time.
-block_tail_5:
+block_tail_6:
 	CMPQ       CX, $0x10
-	JB         steal_6
+	JB         steal_7
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	CMPQ       BX, $0x0c
-	JB         aes128_14
-	JE         aes192_15
+	JB         aes128_16
+	JE         aes192_17
 	VAESENC    X16, X0, X0
 	VAESENC    X17, X0, X0
 
-aes192_15:
+aes192_17:
 	VAESENC X18, X0, X0
 	VAESENC X19, X0, X0
 
-aes128_14:
+aes128_16:
 	VAESENC     X20, X0, X0
 	VAESENC     X21, X0, X0
 	VAESENC     X22, X0, X0
@@ -3259,12 +3485,12 @@ aes128_14:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_5
+	JMP         block_tail_6
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_6:
+steal_7:
 	TESTQ      R9, R9
-	JZ         done_7
+	JZ         done_8
 	VMOVDQA64  X4, X5
 	VPSRLQ     $0x3f, X4, X13
 	VPSLLQ     $0x01, X4, X4
@@ -3274,16 +3500,16 @@ steal_6:
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X5, X0
 	CMPQ       BX, $0x0c
-	JB         aes128_16
-	JE         aes192_17
+	JB         aes128_18
+	JE         aes192_19
 	VAESENC    X16, X0, X0
 	VAESENC    X17, X0, X0
 
-aes192_17:
+aes192_19:
 	VAESENC X18, X0, X0
 	VAESENC X19, X0, X0
 
-aes128_16:
+aes128_18:
 	VAESENC     X20, X0, X0
 	VAESENC     X21, X0, X0
 	VAESENC     X22, X0, X0
@@ -3305,16 +3531,16 @@ aes128_16:
 	VMOVDQU8   X0, K1, 16(DI)
 	VPTERNLOGD $0x96, X15, X4, X1
 	CMPQ       BX, $0x0c
-	JB         aes128_18
-	JE         aes192_19
+	JB         aes128_20
+	JE         aes192_21
 	VAESENC    X16, X1, X1
 	VAESENC    X17, X1, X1
 
-aes192_19:
+aes192_21:
 	VAESENC X18, X1, X1
 	VAESENC X19, X1, X1
 
-aes128_18:
+aes128_20:
 	VAESENC     X20, X1, X1
 	VAESENC     X21, X1, X1
 	VAESENC     X22, X1, X1
@@ -3328,12 +3554,12 @@ aes128_18:
 	VAESENCLAST X30, X1, X1
 	VMOVDQU64   X1, (DI)
 
-done_7:
+done_8:
 	TESTQ     $0x00000002, R8
-	JZ        ret_8
+	JZ        ret_9
 	VMOVDQU64 X4, (DX)
 
-ret_8:
+ret_9:
 	VZEROUPPER
 	RET
 
@@ -3362,32 +3588,58 @@ TEXT ·decryptVAESAVX10_256(SB), NOSPLIT, $0-72
 	TESTQ   R9, R9
 	CMOVQNE R11, CX
 
-	// The tweak, encrypted with the tweak key if flags&1.
-	VMOVDQU64 (DX), X4
-	TESTQ     $0x00000001, R8
-	JZ        tweak_ready_1
-	VPXORD    480(AX)(R10*1), X4, X4
-	CMPQ      BX, $0x0c
-	JB        aes128_2
-	JE        aes192_3
-	VAESENC   496(AX), X4, X4
-	VAESENC   512(AX), X4, X4
+	// The tweak, encrypted with the tweak key if flags&1. The encryption is a
+	// serial chain before any data can move: wider variants run it in every lane
+	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
+	// follows it, and the first round's XOR has a fixed address per key size.
+	VBROADCASTI32X4 (DX), Y4
+	TESTQ           $0x00000001, R8
+	JZ              tweak_ready_1
+	VBROADCASTI32X4 480(AX), Y16
+	VBROADCASTI32X4 496(AX), Y17
+	VBROADCASTI32X4 512(AX), Y18
+	VBROADCASTI32X4 528(AX), Y19
+	VBROADCASTI32X4 544(AX), Y20
+	VBROADCASTI32X4 560(AX), Y21
+	VBROADCASTI32X4 576(AX), Y22
+	VBROADCASTI32X4 592(AX), Y23
+	VBROADCASTI32X4 608(AX), Y24
+	VBROADCASTI32X4 624(AX), Y25
+	VBROADCASTI32X4 640(AX), Y26
+	VBROADCASTI32X4 656(AX), Y27
+	VBROADCASTI32X4 672(AX), Y28
+	VBROADCASTI32X4 688(AX), Y29
+	VBROADCASTI32X4 704(AX), Y30
+	CMPQ            BX, $0x0c
+	JB              aes128_2
+	JE              aes192_3
+	VPXORD          Y16, Y4, Y4
+	VAESENC         Y17, Y4, Y4
+	VAESENC         Y18, Y4, Y4
+	VAESENC         Y19, Y4, Y4
+	VAESENC         Y20, Y4, Y4
+	JMP             aes_common_4
 
 aes192_3:
-	VAESENC 528(AX), X4, X4
-	VAESENC 544(AX), X4, X4
+	VPXORD  Y18, Y4, Y4
+	VAESENC Y19, Y4, Y4
+	VAESENC Y20, Y4, Y4
+	JMP     aes_common_4
 
 aes128_2:
-	VAESENC     560(AX), X4, X4
-	VAESENC     576(AX), X4, X4
-	VAESENC     592(AX), X4, X4
-	VAESENC     608(AX), X4, X4
-	VAESENC     624(AX), X4, X4
-	VAESENC     640(AX), X4, X4
-	VAESENC     656(AX), X4, X4
-	VAESENC     672(AX), X4, X4
-	VAESENC     688(AX), X4, X4
-	VAESENCLAST 704(AX), X4, X4
+	VPXORD Y20, Y4, Y4
+
+aes_common_4:
+	VAESENC     Y21, Y4, Y4
+	VAESENC     Y22, Y4, Y4
+	VAESENC     Y23, Y4, Y4
+	VAESENC     Y24, Y4, Y4
+	VAESENC     Y25, Y4, Y4
+	VAESENC     Y26, Y4, Y4
+	VAESENC     Y27, Y4, Y4
+	VAESENC     Y28, Y4, Y4
+	VAESENC     Y29, Y4, Y4
+	VAESENCLAST Y30, Y4, Y4
 
 tweak_ready_1:
 	// Round keys and constants.
@@ -3407,38 +3659,44 @@ tweak_ready_1:
 	VBROADCASTI32X4 448(AX), Y28
 	VBROADCASTI32X4 464(AX), Y29
 	VBROADCASTI32X4 xtsPoly<>+0(SB), Y12
-	CMPQ            CX, $0x00000020
-	JB              block_tail_5
 
-	// Tweaks of the first vector: T·x^lane in each lane.
-	VSHUFI64X2 $0x00, Y4, Y4, Y4
-	VPSLLVQ    xtsLaneShl<>+0(SB), Y4, Y8
-	VPSRLVQ    xtsLaneShr<>+0(SB), Y4, Y13
-	VPSLLDQ    $0x08, Y13, Y4
-	VPCLMULQDQ $0x01, Y12, Y13, Y13
-	VPTERNLOGD $0x96, Y8, Y13, Y4
+	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
+	// all four at once (per-lane shift counts, one multiply for the carries).
+	CMPQ       CX, $0x00000020
+	JB         block_tail_6
 	CMPQ       CX, $0x00000080
-	JB         vector_tail_4
+	JAE        four_vectors_11
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y8
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y8, Y4
+	JMP        vector_tail_5
 
-	// Tweaks of vectors 1-3.
-	VPSRLQ     $0x3e, Y4, Y13
-	VPSLLQ     $0x02, Y4, Y5
-	VPSLLDQ    $0x08, Y13, Y9
-	VPCLMULQDQ $0x01, Y12, Y13, Y13
-	VPTERNLOGD $0x96, Y13, Y9, Y5
-	VPSRLQ     $0x3c, Y4, Y13
-	VPSLLQ     $0x04, Y4, Y6
-	VPSLLDQ    $0x08, Y13, Y10
-	VPCLMULQDQ $0x01, Y12, Y13, Y13
-	VPTERNLOGD $0x96, Y13, Y10, Y6
-	VPSRLQ     $0x3a, Y4, Y13
-	VPSLLQ     $0x06, Y4, Y7
+four_vectors_11:
+	VPSRLVQ    xtsShr256<>+96(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+96(SB), Y4, Y7
 	VPSLLDQ    $0x08, Y13, Y11
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
 	VPTERNLOGD $0x96, Y13, Y11, Y7
+	VPSRLVQ    xtsShr256<>+64(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+64(SB), Y4, Y6
+	VPSLLDQ    $0x08, Y13, Y10
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y10, Y6
+	VPSRLVQ    xtsShr256<>+32(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y4, Y5
+	VPSLLDQ    $0x08, Y13, Y9
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y9, Y5
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y8
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y8, Y4
 
 	// Main loop: 4 vectors per step.
-loop_9:
+loop_10:
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y4, Y0
 	VMOVDQU64  32(SI), Y1
@@ -3448,8 +3706,8 @@ loop_9:
 	VMOVDQU64  96(SI), Y3
 	VPTERNLOGD $0x96, Y15, Y7, Y3
 	CMPQ       BX, $0x0c
-	JB         aes128_10
-	JE         aes192_11
+	JB         aes128_12
+	JE         aes192_13
 	VAESDEC    Y16, Y0, Y0
 	VAESDEC    Y16, Y1, Y1
 	VAESDEC    Y16, Y2, Y2
@@ -3459,7 +3717,7 @@ loop_9:
 	VAESDEC    Y17, Y2, Y2
 	VAESDEC    Y17, Y3, Y3
 
-aes192_11:
+aes192_13:
 	VAESDEC Y18, Y0, Y0
 	VAESDEC Y18, Y1, Y1
 	VAESDEC Y18, Y2, Y2
@@ -3469,7 +3727,7 @@ aes192_11:
 	VAESDEC Y19, Y2, Y2
 	VAESDEC Y19, Y3, Y3
 
-aes128_10:
+aes128_12:
 	VAESDEC     Y20, Y0, Y0
 	VAESDEC     Y20, Y1, Y1
 	VAESDEC     Y20, Y2, Y2
@@ -3550,25 +3808,25 @@ aes128_10:
 	ADDQ        $0x00000080, DI
 	SUBQ        $0x00000080, CX
 	CMPQ        CX, $0x00000080
-	JAE         loop_9
+	JAE         loop_10
 
 	// One vector at a time.
-vector_tail_4:
+vector_tail_5:
 	CMPQ       CX, $0x00000020
-	JB         block_tail_5
+	JB         block_tail_6
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y4, Y0
 	CMPQ       BX, $0x0c
-	JB         aes128_12
-	JE         aes192_13
+	JB         aes128_14
+	JE         aes192_15
 	VAESDEC    Y16, Y0, Y0
 	VAESDEC    Y17, Y0, Y0
 
-aes192_13:
+aes192_15:
 	VAESDEC Y18, Y0, Y0
 	VAESDEC Y19, Y0, Y0
 
-aes128_12:
+aes128_14:
 	VAESDEC     Y20, Y0, Y0
 	VAESDEC     Y21, Y0, Y0
 	VAESDEC     Y22, Y0, Y0
@@ -3589,57 +3847,12 @@ aes128_12:
 	ADDQ        $0x00000020, SI
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000020, CX
-	JMP         vector_tail_4
+	JMP         vector_tail_5
 
 	// One block at a time.
-block_tail_5:
+block_tail_6:
 	CMPQ       CX, $0x10
-	JB         steal_6
-	VMOVDQU64  (SI), X0
-	VPTERNLOGD $0x96, X15, X4, X0
-	CMPQ       BX, $0x0c
-	JB         aes128_14
-	JE         aes192_15
-	VAESDEC    X16, X0, X0
-	VAESDEC    X17, X0, X0
-
-aes192_15:
-	VAESDEC X18, X0, X0
-	VAESDEC X19, X0, X0
-
-aes128_14:
-	VAESDEC     X20, X0, X0
-	VAESDEC     X21, X0, X0
-	VAESDEC     X22, X0, X0
-	VAESDEC     X23, X0, X0
-	VAESDEC     X24, X0, X0
-	VAESDEC     X25, X0, X0
-	VAESDEC     X26, X0, X0
-	VAESDEC     X27, X0, X0
-	VAESDEC     X28, X0, X0
-	VPXORD      X29, X4, X30
-	VAESDECLAST X30, X0, X0
-	VMOVDQU64   X0, (DI)
-	VPSRLQ      $0x3f, X4, X13
-	VPSLLQ      $0x01, X4, X4
-	VPSLLDQ     $0x08, X13, X14
-	VPCLMULQDQ  $0x01, X12, X13, X13
-	VPTERNLOGD  $0x96, X13, X14, X4
-	ADDQ        $0x10, SI
-	ADDQ        $0x10, DI
-	SUBQ        $0x10, CX
-	JMP         block_tail_5
-
-	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_6:
-	TESTQ      R9, R9
-	JZ         done_7
-	VMOVDQA64  X4, X5
-	VPSRLQ     $0x3f, X4, X13
-	VPSLLQ     $0x01, X4, X4
-	VPSLLDQ    $0x08, X13, X14
-	VPCLMULQDQ $0x01, X12, X13, X13
-	VPTERNLOGD $0x96, X13, X14, X4
+	JB         steal_7
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	CMPQ       BX, $0x0c
@@ -3664,6 +3877,51 @@ aes128_16:
 	VAESDEC     X28, X0, X0
 	VPXORD      X29, X4, X30
 	VAESDECLAST X30, X0, X0
+	VMOVDQU64   X0, (DI)
+	VPSRLQ      $0x3f, X4, X13
+	VPSLLQ      $0x01, X4, X4
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X4
+	ADDQ        $0x10, SI
+	ADDQ        $0x10, DI
+	SUBQ        $0x10, CX
+	JMP         block_tail_6
+
+	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
+steal_7:
+	TESTQ      R9, R9
+	JZ         done_8
+	VMOVDQA64  X4, X5
+	VPSRLQ     $0x3f, X4, X13
+	VPSLLQ     $0x01, X4, X4
+	VPSLLDQ    $0x08, X13, X14
+	VPCLMULQDQ $0x01, X12, X13, X13
+	VPTERNLOGD $0x96, X13, X14, X4
+	VMOVDQU64  (SI), X0
+	VPTERNLOGD $0x96, X15, X4, X0
+	CMPQ       BX, $0x0c
+	JB         aes128_18
+	JE         aes192_19
+	VAESDEC    X16, X0, X0
+	VAESDEC    X17, X0, X0
+
+aes192_19:
+	VAESDEC X18, X0, X0
+	VAESDEC X19, X0, X0
+
+aes128_18:
+	VAESDEC     X20, X0, X0
+	VAESDEC     X21, X0, X0
+	VAESDEC     X22, X0, X0
+	VAESDEC     X23, X0, X0
+	VAESDEC     X24, X0, X0
+	VAESDEC     X25, X0, X0
+	VAESDEC     X26, X0, X0
+	VAESDEC     X27, X0, X0
+	VAESDEC     X28, X0, X0
+	VPXORD      X29, X4, X30
+	VAESDECLAST X30, X0, X0
 
 	// Byte mask of the partial block: masked loads and stores touch nothing else.
 	MOVQ       $-1, R11
@@ -3674,16 +3932,16 @@ aes128_16:
 	VMOVDQU8   X0, K1, 16(DI)
 	VPTERNLOGD $0x96, X15, X5, X1
 	CMPQ       BX, $0x0c
-	JB         aes128_18
-	JE         aes192_19
+	JB         aes128_20
+	JE         aes192_21
 	VAESDEC    X16, X1, X1
 	VAESDEC    X17, X1, X1
 
-aes192_19:
+aes192_21:
 	VAESDEC X18, X1, X1
 	VAESDEC X19, X1, X1
 
-aes128_18:
+aes128_20:
 	VAESDEC     X20, X1, X1
 	VAESDEC     X21, X1, X1
 	VAESDEC     X22, X1, X1
@@ -3697,12 +3955,12 @@ aes128_18:
 	VAESDECLAST X30, X1, X1
 	VMOVDQU64   X1, (DI)
 
-done_7:
+done_8:
 	TESTQ     $0x00000002, R8
-	JZ        ret_8
+	JZ        ret_9
 	VMOVDQU64 X4, (DX)
 
-ret_8:
+ret_9:
 	VZEROUPPER
 	RET
 
@@ -3731,32 +3989,58 @@ TEXT ·encryptVAESAVX10_512(SB), NOSPLIT, $0-72
 	TESTQ   R9, R9
 	CMOVQNE R11, CX
 
-	// The tweak, encrypted with the tweak key if flags&1.
-	VMOVDQU64 (DX), X4
-	TESTQ     $0x00000001, R8
-	JZ        tweak_ready_1
-	VPXORD    480(AX)(R10*1), X4, X4
-	CMPQ      BX, $0x0c
-	JB        aes128_2
-	JE        aes192_3
-	VAESENC   496(AX), X4, X4
-	VAESENC   512(AX), X4, X4
+	// The tweak, encrypted with the tweak key if flags&1. The encryption is a
+	// serial chain before any data can move: wider variants run it in every lane
+	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
+	// follows it, and the first round's XOR has a fixed address per key size.
+	VBROADCASTI32X4 (DX), Z4
+	TESTQ           $0x00000001, R8
+	JZ              tweak_ready_1
+	VBROADCASTI32X4 480(AX), Z16
+	VBROADCASTI32X4 496(AX), Z17
+	VBROADCASTI32X4 512(AX), Z18
+	VBROADCASTI32X4 528(AX), Z19
+	VBROADCASTI32X4 544(AX), Z20
+	VBROADCASTI32X4 560(AX), Z21
+	VBROADCASTI32X4 576(AX), Z22
+	VBROADCASTI32X4 592(AX), Z23
+	VBROADCASTI32X4 608(AX), Z24
+	VBROADCASTI32X4 624(AX), Z25
+	VBROADCASTI32X4 640(AX), Z26
+	VBROADCASTI32X4 656(AX), Z27
+	VBROADCASTI32X4 672(AX), Z28
+	VBROADCASTI32X4 688(AX), Z29
+	VBROADCASTI32X4 704(AX), Z30
+	CMPQ            BX, $0x0c
+	JB              aes128_2
+	JE              aes192_3
+	VPXORD          Z16, Z4, Z4
+	VAESENC         Z17, Z4, Z4
+	VAESENC         Z18, Z4, Z4
+	VAESENC         Z19, Z4, Z4
+	VAESENC         Z20, Z4, Z4
+	JMP             aes_common_4
 
 aes192_3:
-	VAESENC 528(AX), X4, X4
-	VAESENC 544(AX), X4, X4
+	VPXORD  Z18, Z4, Z4
+	VAESENC Z19, Z4, Z4
+	VAESENC Z20, Z4, Z4
+	JMP     aes_common_4
 
 aes128_2:
-	VAESENC     560(AX), X4, X4
-	VAESENC     576(AX), X4, X4
-	VAESENC     592(AX), X4, X4
-	VAESENC     608(AX), X4, X4
-	VAESENC     624(AX), X4, X4
-	VAESENC     640(AX), X4, X4
-	VAESENC     656(AX), X4, X4
-	VAESENC     672(AX), X4, X4
-	VAESENC     688(AX), X4, X4
-	VAESENCLAST 704(AX), X4, X4
+	VPXORD Z20, Z4, Z4
+
+aes_common_4:
+	VAESENC     Z21, Z4, Z4
+	VAESENC     Z22, Z4, Z4
+	VAESENC     Z23, Z4, Z4
+	VAESENC     Z24, Z4, Z4
+	VAESENC     Z25, Z4, Z4
+	VAESENC     Z26, Z4, Z4
+	VAESENC     Z27, Z4, Z4
+	VAESENC     Z28, Z4, Z4
+	VAESENC     Z29, Z4, Z4
+	VAESENCLAST Z30, Z4, Z4
 
 tweak_ready_1:
 	// Round keys and constants.
@@ -3776,37 +4060,44 @@ tweak_ready_1:
 	VBROADCASTI32X4 208(AX), Z28
 	VBROADCASTI32X4 224(AX), Z29
 	VBROADCASTI32X4 xtsPoly<>+0(SB), Z12
-	CMPQ            CX, $0x00000040
-	JB              block_tail_5
 
-	// Tweaks of the first vector: T·x^lane in each lane.
-	VSHUFI64X2 $0x00, Z4, Z4, Z4
-	VPSLLVQ    xtsLaneShl<>+0(SB), Z4, Z8
-	VPSRLVQ    xtsLaneShr<>+0(SB), Z4, Z13
-	VPSLLDQ    $0x08, Z13, Z4
-	VPCLMULQDQ $0x01, Z12, Z13, Z13
-	VPTERNLOGD $0x96, Z8, Z13, Z4
+	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
+	// all four at once (per-lane shift counts, one multiply for the carries).
+	CMPQ       CX, $0x00000040
+	JB         block_tail_6
 	CMPQ       CX, $0x00000100
-	JB         vector_tail_4
-
-	// Tweaks of vectors 1-3.
-	VPSRLQ     $0x3c, Z4, Z13
-	VPSLLQ     $0x04, Z4, Z5
-	VPSLLDQ    $0x08, Z13, Z9
+	JAE        four_vectors_11
+	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z4, Z4
+	VPSLLDQ    $0x08, Z13, Z8
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
-	VPTERNLOGD $0x96, Z13, Z9, Z5
-	VPSRLDQ    $0x0f, Z4, Z13
-	VPSLLDQ    $0x01, Z4, Z6
-	VPCLMULQDQ $0x00, Z12, Z13, Z13
-	VPXORD     Z13, Z6, Z6
-	VPSRLQ     $0x34, Z4, Z13
-	VPSLLQ     $0x0c, Z4, Z7
+	VPTERNLOGD $0x96, Z13, Z8, Z4
+	JMP        vector_tail_5
+
+four_vectors_11:
+	VPSRLVQ    xtsShr512<>+192(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+192(SB), Z4, Z7
 	VPSLLDQ    $0x08, Z13, Z11
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
 	VPTERNLOGD $0x96, Z13, Z11, Z7
+	VPSRLVQ    xtsShr512<>+128(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+128(SB), Z4, Z6
+	VPSLLDQ    $0x08, Z13, Z10
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z10, Z6
+	VPSRLVQ    xtsShr512<>+64(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z4, Z5
+	VPSLLDQ    $0x08, Z13, Z9
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z9, Z5
+	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z4, Z4
+	VPSLLDQ    $0x08, Z13, Z8
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z8, Z4
 
 	// Main loop: 4 vectors per step.
-loop_9:
+loop_10:
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z4, Z0
 	VMOVDQU64  64(SI), Z1
@@ -3816,8 +4107,8 @@ loop_9:
 	VMOVDQU64  192(SI), Z3
 	VPTERNLOGD $0x96, Z15, Z7, Z3
 	CMPQ       BX, $0x0c
-	JB         aes128_10
-	JE         aes192_11
+	JB         aes128_12
+	JE         aes192_13
 	VAESENC    Z16, Z0, Z0
 	VAESENC    Z16, Z1, Z1
 	VAESENC    Z16, Z2, Z2
@@ -3827,7 +4118,7 @@ loop_9:
 	VAESENC    Z17, Z2, Z2
 	VAESENC    Z17, Z3, Z3
 
-aes192_11:
+aes192_13:
 	VAESENC Z18, Z0, Z0
 	VAESENC Z18, Z1, Z1
 	VAESENC Z18, Z2, Z2
@@ -3837,7 +4128,7 @@ aes192_11:
 	VAESENC Z19, Z2, Z2
 	VAESENC Z19, Z3, Z3
 
-aes128_10:
+aes128_12:
 	VAESENC     Z20, Z0, Z0
 	VAESENC     Z20, Z1, Z1
 	VAESENC     Z20, Z2, Z2
@@ -3918,25 +4209,25 @@ aes128_10:
 	ADDQ        $0x00000100, DI
 	SUBQ        $0x00000100, CX
 	CMPQ        CX, $0x00000100
-	JAE         loop_9
+	JAE         loop_10
 
 	// One vector at a time.
-vector_tail_4:
+vector_tail_5:
 	CMPQ       CX, $0x00000040
-	JB         block_tail_5
+	JB         block_tail_6
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z4, Z0
 	CMPQ       BX, $0x0c
-	JB         aes128_12
-	JE         aes192_13
+	JB         aes128_14
+	JE         aes192_15
 	VAESENC    Z16, Z0, Z0
 	VAESENC    Z17, Z0, Z0
 
-aes192_13:
+aes192_15:
 	VAESENC Z18, Z0, Z0
 	VAESENC Z19, Z0, Z0
 
-aes128_12:
+aes128_14:
 	VAESENC     Z20, Z0, Z0
 	VAESENC     Z21, Z0, Z0
 	VAESENC     Z22, Z0, Z0
@@ -3957,25 +4248,25 @@ aes128_12:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
-	JMP         vector_tail_4
+	JMP         vector_tail_5
 
 	// One block at a time.
-block_tail_5:
+block_tail_6:
 	CMPQ       CX, $0x10
-	JB         steal_6
+	JB         steal_7
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	CMPQ       BX, $0x0c
-	JB         aes128_14
-	JE         aes192_15
+	JB         aes128_16
+	JE         aes192_17
 	VAESENC    X16, X0, X0
 	VAESENC    X17, X0, X0
 
-aes192_15:
+aes192_17:
 	VAESENC X18, X0, X0
 	VAESENC X19, X0, X0
 
-aes128_14:
+aes128_16:
 	VAESENC     X20, X0, X0
 	VAESENC     X21, X0, X0
 	VAESENC     X22, X0, X0
@@ -3996,12 +4287,12 @@ aes128_14:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_5
+	JMP         block_tail_6
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_6:
+steal_7:
 	TESTQ      R9, R9
-	JZ         done_7
+	JZ         done_8
 	VMOVDQA64  X4, X5
 	VPSRLQ     $0x3f, X4, X13
 	VPSLLQ     $0x01, X4, X4
@@ -4011,16 +4302,16 @@ steal_6:
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X5, X0
 	CMPQ       BX, $0x0c
-	JB         aes128_16
-	JE         aes192_17
+	JB         aes128_18
+	JE         aes192_19
 	VAESENC    X16, X0, X0
 	VAESENC    X17, X0, X0
 
-aes192_17:
+aes192_19:
 	VAESENC X18, X0, X0
 	VAESENC X19, X0, X0
 
-aes128_16:
+aes128_18:
 	VAESENC     X20, X0, X0
 	VAESENC     X21, X0, X0
 	VAESENC     X22, X0, X0
@@ -4042,16 +4333,16 @@ aes128_16:
 	VMOVDQU8   X0, K1, 16(DI)
 	VPTERNLOGD $0x96, X15, X4, X1
 	CMPQ       BX, $0x0c
-	JB         aes128_18
-	JE         aes192_19
+	JB         aes128_20
+	JE         aes192_21
 	VAESENC    X16, X1, X1
 	VAESENC    X17, X1, X1
 
-aes192_19:
+aes192_21:
 	VAESENC X18, X1, X1
 	VAESENC X19, X1, X1
 
-aes128_18:
+aes128_20:
 	VAESENC     X20, X1, X1
 	VAESENC     X21, X1, X1
 	VAESENC     X22, X1, X1
@@ -4065,12 +4356,12 @@ aes128_18:
 	VAESENCLAST X30, X1, X1
 	VMOVDQU64   X1, (DI)
 
-done_7:
+done_8:
 	TESTQ     $0x00000002, R8
-	JZ        ret_8
+	JZ        ret_9
 	VMOVDQU64 X4, (DX)
 
-ret_8:
+ret_9:
 	VZEROUPPER
 	RET
 
@@ -4099,32 +4390,58 @@ TEXT ·decryptVAESAVX10_512(SB), NOSPLIT, $0-72
 	TESTQ   R9, R9
 	CMOVQNE R11, CX
 
-	// The tweak, encrypted with the tweak key if flags&1.
-	VMOVDQU64 (DX), X4
-	TESTQ     $0x00000001, R8
-	JZ        tweak_ready_1
-	VPXORD    480(AX)(R10*1), X4, X4
-	CMPQ      BX, $0x0c
-	JB        aes128_2
-	JE        aes192_3
-	VAESENC   496(AX), X4, X4
-	VAESENC   512(AX), X4, X4
+	// The tweak, encrypted with the tweak key if flags&1. The encryption is a
+	// serial chain before any data can move: wider variants run it in every lane
+	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
+	// follows it, and the first round's XOR has a fixed address per key size.
+	VBROADCASTI32X4 (DX), Z4
+	TESTQ           $0x00000001, R8
+	JZ              tweak_ready_1
+	VBROADCASTI32X4 480(AX), Z16
+	VBROADCASTI32X4 496(AX), Z17
+	VBROADCASTI32X4 512(AX), Z18
+	VBROADCASTI32X4 528(AX), Z19
+	VBROADCASTI32X4 544(AX), Z20
+	VBROADCASTI32X4 560(AX), Z21
+	VBROADCASTI32X4 576(AX), Z22
+	VBROADCASTI32X4 592(AX), Z23
+	VBROADCASTI32X4 608(AX), Z24
+	VBROADCASTI32X4 624(AX), Z25
+	VBROADCASTI32X4 640(AX), Z26
+	VBROADCASTI32X4 656(AX), Z27
+	VBROADCASTI32X4 672(AX), Z28
+	VBROADCASTI32X4 688(AX), Z29
+	VBROADCASTI32X4 704(AX), Z30
+	CMPQ            BX, $0x0c
+	JB              aes128_2
+	JE              aes192_3
+	VPXORD          Z16, Z4, Z4
+	VAESENC         Z17, Z4, Z4
+	VAESENC         Z18, Z4, Z4
+	VAESENC         Z19, Z4, Z4
+	VAESENC         Z20, Z4, Z4
+	JMP             aes_common_4
 
 aes192_3:
-	VAESENC 528(AX), X4, X4
-	VAESENC 544(AX), X4, X4
+	VPXORD  Z18, Z4, Z4
+	VAESENC Z19, Z4, Z4
+	VAESENC Z20, Z4, Z4
+	JMP     aes_common_4
 
 aes128_2:
-	VAESENC     560(AX), X4, X4
-	VAESENC     576(AX), X4, X4
-	VAESENC     592(AX), X4, X4
-	VAESENC     608(AX), X4, X4
-	VAESENC     624(AX), X4, X4
-	VAESENC     640(AX), X4, X4
-	VAESENC     656(AX), X4, X4
-	VAESENC     672(AX), X4, X4
-	VAESENC     688(AX), X4, X4
-	VAESENCLAST 704(AX), X4, X4
+	VPXORD Z20, Z4, Z4
+
+aes_common_4:
+	VAESENC     Z21, Z4, Z4
+	VAESENC     Z22, Z4, Z4
+	VAESENC     Z23, Z4, Z4
+	VAESENC     Z24, Z4, Z4
+	VAESENC     Z25, Z4, Z4
+	VAESENC     Z26, Z4, Z4
+	VAESENC     Z27, Z4, Z4
+	VAESENC     Z28, Z4, Z4
+	VAESENC     Z29, Z4, Z4
+	VAESENCLAST Z30, Z4, Z4
 
 tweak_ready_1:
 	// Round keys and constants.
@@ -4144,37 +4461,44 @@ tweak_ready_1:
 	VBROADCASTI32X4 448(AX), Z28
 	VBROADCASTI32X4 464(AX), Z29
 	VBROADCASTI32X4 xtsPoly<>+0(SB), Z12
-	CMPQ            CX, $0x00000040
-	JB              block_tail_5
 
-	// Tweaks of the first vector: T·x^lane in each lane.
-	VSHUFI64X2 $0x00, Z4, Z4, Z4
-	VPSLLVQ    xtsLaneShl<>+0(SB), Z4, Z8
-	VPSRLVQ    xtsLaneShr<>+0(SB), Z4, Z13
-	VPSLLDQ    $0x08, Z13, Z4
-	VPCLMULQDQ $0x01, Z12, Z13, Z13
-	VPTERNLOGD $0x96, Z8, Z13, Z4
+	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
+	// all four at once (per-lane shift counts, one multiply for the carries).
+	CMPQ       CX, $0x00000040
+	JB         block_tail_6
 	CMPQ       CX, $0x00000100
-	JB         vector_tail_4
-
-	// Tweaks of vectors 1-3.
-	VPSRLQ     $0x3c, Z4, Z13
-	VPSLLQ     $0x04, Z4, Z5
-	VPSLLDQ    $0x08, Z13, Z9
+	JAE        four_vectors_11
+	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z4, Z4
+	VPSLLDQ    $0x08, Z13, Z8
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
-	VPTERNLOGD $0x96, Z13, Z9, Z5
-	VPSRLDQ    $0x0f, Z4, Z13
-	VPSLLDQ    $0x01, Z4, Z6
-	VPCLMULQDQ $0x00, Z12, Z13, Z13
-	VPXORD     Z13, Z6, Z6
-	VPSRLQ     $0x34, Z4, Z13
-	VPSLLQ     $0x0c, Z4, Z7
+	VPTERNLOGD $0x96, Z13, Z8, Z4
+	JMP        vector_tail_5
+
+four_vectors_11:
+	VPSRLVQ    xtsShr512<>+192(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+192(SB), Z4, Z7
 	VPSLLDQ    $0x08, Z13, Z11
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
 	VPTERNLOGD $0x96, Z13, Z11, Z7
+	VPSRLVQ    xtsShr512<>+128(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+128(SB), Z4, Z6
+	VPSLLDQ    $0x08, Z13, Z10
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z10, Z6
+	VPSRLVQ    xtsShr512<>+64(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z4, Z5
+	VPSLLDQ    $0x08, Z13, Z9
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z9, Z5
+	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z4, Z4
+	VPSLLDQ    $0x08, Z13, Z8
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z8, Z4
 
 	// Main loop: 4 vectors per step.
-loop_9:
+loop_10:
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z4, Z0
 	VMOVDQU64  64(SI), Z1
@@ -4184,8 +4508,8 @@ loop_9:
 	VMOVDQU64  192(SI), Z3
 	VPTERNLOGD $0x96, Z15, Z7, Z3
 	CMPQ       BX, $0x0c
-	JB         aes128_10
-	JE         aes192_11
+	JB         aes128_12
+	JE         aes192_13
 	VAESDEC    Z16, Z0, Z0
 	VAESDEC    Z16, Z1, Z1
 	VAESDEC    Z16, Z2, Z2
@@ -4195,7 +4519,7 @@ loop_9:
 	VAESDEC    Z17, Z2, Z2
 	VAESDEC    Z17, Z3, Z3
 
-aes192_11:
+aes192_13:
 	VAESDEC Z18, Z0, Z0
 	VAESDEC Z18, Z1, Z1
 	VAESDEC Z18, Z2, Z2
@@ -4205,7 +4529,7 @@ aes192_11:
 	VAESDEC Z19, Z2, Z2
 	VAESDEC Z19, Z3, Z3
 
-aes128_10:
+aes128_12:
 	VAESDEC     Z20, Z0, Z0
 	VAESDEC     Z20, Z1, Z1
 	VAESDEC     Z20, Z2, Z2
@@ -4286,25 +4610,25 @@ aes128_10:
 	ADDQ        $0x00000100, DI
 	SUBQ        $0x00000100, CX
 	CMPQ        CX, $0x00000100
-	JAE         loop_9
+	JAE         loop_10
 
 	// One vector at a time.
-vector_tail_4:
+vector_tail_5:
 	CMPQ       CX, $0x00000040
-	JB         block_tail_5
+	JB         block_tail_6
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z4, Z0
 	CMPQ       BX, $0x0c
-	JB         aes128_12
-	JE         aes192_13
+	JB         aes128_14
+	JE         aes192_15
 	VAESDEC    Z16, Z0, Z0
 	VAESDEC    Z17, Z0, Z0
 
-aes192_13:
+aes192_15:
 	VAESDEC Z18, Z0, Z0
 	VAESDEC Z19, Z0, Z0
 
-aes128_12:
+aes128_14:
 	VAESDEC     Z20, Z0, Z0
 	VAESDEC     Z21, Z0, Z0
 	VAESDEC     Z22, Z0, Z0
@@ -4325,57 +4649,12 @@ aes128_12:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
-	JMP         vector_tail_4
+	JMP         vector_tail_5
 
 	// One block at a time.
-block_tail_5:
+block_tail_6:
 	CMPQ       CX, $0x10
-	JB         steal_6
-	VMOVDQU64  (SI), X0
-	VPTERNLOGD $0x96, X15, X4, X0
-	CMPQ       BX, $0x0c
-	JB         aes128_14
-	JE         aes192_15
-	VAESDEC    X16, X0, X0
-	VAESDEC    X17, X0, X0
-
-aes192_15:
-	VAESDEC X18, X0, X0
-	VAESDEC X19, X0, X0
-
-aes128_14:
-	VAESDEC     X20, X0, X0
-	VAESDEC     X21, X0, X0
-	VAESDEC     X22, X0, X0
-	VAESDEC     X23, X0, X0
-	VAESDEC     X24, X0, X0
-	VAESDEC     X25, X0, X0
-	VAESDEC     X26, X0, X0
-	VAESDEC     X27, X0, X0
-	VAESDEC     X28, X0, X0
-	VPXORD      X29, X4, X30
-	VAESDECLAST X30, X0, X0
-	VMOVDQU64   X0, (DI)
-	VPSRLQ      $0x3f, X4, X13
-	VPSLLQ      $0x01, X4, X4
-	VPSLLDQ     $0x08, X13, X14
-	VPCLMULQDQ  $0x01, X12, X13, X13
-	VPTERNLOGD  $0x96, X13, X14, X4
-	ADDQ        $0x10, SI
-	ADDQ        $0x10, DI
-	SUBQ        $0x10, CX
-	JMP         block_tail_5
-
-	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_6:
-	TESTQ      R9, R9
-	JZ         done_7
-	VMOVDQA64  X4, X5
-	VPSRLQ     $0x3f, X4, X13
-	VPSLLQ     $0x01, X4, X4
-	VPSLLDQ    $0x08, X13, X14
-	VPCLMULQDQ $0x01, X12, X13, X13
-	VPTERNLOGD $0x96, X13, X14, X4
+	JB         steal_7
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	CMPQ       BX, $0x0c
@@ -4400,6 +4679,51 @@ aes128_16:
 	VAESDEC     X28, X0, X0
 	VPXORD      X29, X4, X30
 	VAESDECLAST X30, X0, X0
+	VMOVDQU64   X0, (DI)
+	VPSRLQ      $0x3f, X4, X13
+	VPSLLQ      $0x01, X4, X4
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X4
+	ADDQ        $0x10, SI
+	ADDQ        $0x10, DI
+	SUBQ        $0x10, CX
+	JMP         block_tail_6
+
+	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
+steal_7:
+	TESTQ      R9, R9
+	JZ         done_8
+	VMOVDQA64  X4, X5
+	VPSRLQ     $0x3f, X4, X13
+	VPSLLQ     $0x01, X4, X4
+	VPSLLDQ    $0x08, X13, X14
+	VPCLMULQDQ $0x01, X12, X13, X13
+	VPTERNLOGD $0x96, X13, X14, X4
+	VMOVDQU64  (SI), X0
+	VPTERNLOGD $0x96, X15, X4, X0
+	CMPQ       BX, $0x0c
+	JB         aes128_18
+	JE         aes192_19
+	VAESDEC    X16, X0, X0
+	VAESDEC    X17, X0, X0
+
+aes192_19:
+	VAESDEC X18, X0, X0
+	VAESDEC X19, X0, X0
+
+aes128_18:
+	VAESDEC     X20, X0, X0
+	VAESDEC     X21, X0, X0
+	VAESDEC     X22, X0, X0
+	VAESDEC     X23, X0, X0
+	VAESDEC     X24, X0, X0
+	VAESDEC     X25, X0, X0
+	VAESDEC     X26, X0, X0
+	VAESDEC     X27, X0, X0
+	VAESDEC     X28, X0, X0
+	VPXORD      X29, X4, X30
+	VAESDECLAST X30, X0, X0
 
 	// Byte mask of the partial block: masked loads and stores touch nothing else.
 	MOVQ       $-1, R11
@@ -4410,16 +4734,16 @@ aes128_16:
 	VMOVDQU8   X0, K1, 16(DI)
 	VPTERNLOGD $0x96, X15, X5, X1
 	CMPQ       BX, $0x0c
-	JB         aes128_18
-	JE         aes192_19
+	JB         aes128_20
+	JE         aes192_21
 	VAESDEC    X16, X1, X1
 	VAESDEC    X17, X1, X1
 
-aes192_19:
+aes192_21:
 	VAESDEC X18, X1, X1
 	VAESDEC X19, X1, X1
 
-aes128_18:
+aes128_20:
 	VAESDEC     X20, X1, X1
 	VAESDEC     X21, X1, X1
 	VAESDEC     X22, X1, X1
@@ -4433,11 +4757,11 @@ aes128_18:
 	VAESDECLAST X30, X1, X1
 	VMOVDQU64   X1, (DI)
 
-done_7:
+done_8:
 	TESTQ     $0x00000002, R8
-	JZ        ret_8
+	JZ        ret_9
 	VMOVDQU64 X4, (DX)
 
-ret_8:
+ret_9:
 	VZEROUPPER
 	RET

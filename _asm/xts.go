@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
@@ -157,16 +158,31 @@ func genXTSRoutine(p xtsParams, dec bool) {
 	TESTQ(rTail, rTail)
 	CMOVQNE(rT1, rLen)
 
-	Comment("The tweak, encrypted with the tweak key if flags&1.")
+	Comment("The tweak, encrypted with the tweak key if flags&1. The encryption is a")
+	Comment("serial chain before any data can move: wider variants run it in every lane")
+	Comment("(the IV broadcast on load, the tweak key in registers) so that no shuffle")
+	Comment("follows it, and the first round's XOR has a fixed address per key size.")
 	xt := g.x(g.t[0])
-	g.loadu(Mem{Base: rTweakP}, xt)
 	tweakReady := g.label("tweak_ready")
-	TESTQ(U32(1), rFlags)
-	JZ(LabelRef(tweakReady))
-	g.xor(g.key0Mem(ksTweak), xt, xt)
-	g.rounds(func(row int) {
-		g.aes(false, row == 14, Mem{Base: rKS, Disp: ksTweak + 16*row}, xt)
-	})
+	if L == 1 {
+		g.loadu(Mem{Base: rTweakP}, xt)
+		TESTQ(U32(1), rFlags)
+		JZ(LabelRef(tweakReady))
+		tk := func(row int) Mem { return Mem{Base: rKS, Disp: ksTweak + 16*row} }
+		g.fullRounds(func(row int) { g.xor(tk(row), xt, xt) },
+			func(row int) { g.aes(false, row == 14, tk(row), xt) })
+	} else {
+		tv := g.v(g.t[0])
+		g.loadKey(Mem{Base: rTweakP}, tv)
+		TESTQ(U32(1), rFlags)
+		JZ(LabelRef(tweakReady))
+		tk := func(row int) reg.VecPhysical { return g.v(g.tweakKeyReg(row)) }
+		for row := 0; row <= 14; row++ {
+			g.loadKey(Mem{Base: rKS, Disp: ksTweak + 16*row}, tk(row))
+		}
+		g.fullRounds(func(row int) { g.xor(tk(row), tv, tv) },
+			func(row int) { g.aes(false, row == 14, tk(row), tv) })
+	}
 	Label(tweakReady)
 
 	Comment("Round keys and constants.")
@@ -190,30 +206,25 @@ func genXTSRoutine(p xtsParams, dec bool) {
 	loop := g.label("loop")
 
 	if L > 1 {
+		Comment("Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),")
+		Comment("all four at once (per-lane shift counts, one multiply for the carries).")
+		full := g.label("four_vectors")
 		CMPQ(rLen, U32(V))
 		JB(LabelRef(btail))
-		Comment("Tweaks of the first vector: T·x^lane in each lane.")
-		t0 := g.v(g.t[0])
-		if p.avx512 {
-			VSHUFI64X2(U8(0), t0, t0, t0)
-		} else {
-			VINSERTI128(U8(1), xt, t0, t0)
+		CMPQ(rLen, U32(4*V))
+		JAE(LabelRef(full))
+		g.laneTweaks(0)
+		JMP(LabelRef(vtail))
+		Label(full)
+		for j := 3; j >= 0; j-- {
+			g.laneTweaks(j)
 		}
-		n0, s0 := g.v(g.n[0]), g.v(g.s[0])
-		VPSLLVQ(xtsLaneShl, t0, n0)
-		VPSRLVQ(xtsLaneShr, t0, s0)
-		g.pslldq(8, s0, t0)
-		g.clmul(0x01, g.v(g.poly), s0, s0)
-		g.xor3(n0, s0, t0)
-	}
-	CMPQ(rLen, U32(4*V))
-	JB(LabelRef(vtail))
-	Comment("Tweaks of vectors 1-3.")
-	for j := 1; j < 4; j++ {
-		if L == 1 {
+	} else {
+		CMPQ(rLen, U32(4*V))
+		JB(LabelRef(vtail))
+		Comment("Tweaks of blocks 1-3.")
+		for j := 1; j < 4; j++ {
 			g.double(g.v(g.t[j-1]), g.v(g.t[j]), g.v(g.s[0]))
-		} else {
-			g.mulX(j*L, g.v(g.t[0]), g.v(g.t[j]), g.v(g.s[0]), g.v(g.n[j]))
 		}
 	}
 
@@ -390,6 +401,66 @@ func (g *xg) mainStep() {
 	for j := 0; j < 4; j++ {
 		g.storeu(g.v(g.d[j]), Mem{Base: rDst, Disp: j * g.vlen})
 	}
+}
+
+// tweakKeyReg returns the register that holds tweak-key row during the
+// tweak encryption of the ymm and zmm variants: the data-key registers
+// (loaded afterwards; renaming removes the wait) or, with 16 registers,
+// any but the tweak's own.
+func (g *xg) tweakKeyReg(row int) int {
+	if g.avx512 {
+		return 16 + row // 16-30
+	}
+	if row < g.t[0] {
+		return row
+	}
+	return row + 1
+}
+
+// fullRounds emits a whole AES: first(row) for the initial XOR with the
+// first row of this key size, at a fixed row per size (so no address
+// waits for the round count), then body(row) for rows first+1..14, body(14)
+// being the last round.
+func (g *xg) fullRounds(first, body func(row int)) {
+	l128, l192, common := g.label("aes128"), g.label("aes192"), g.label("aes_common")
+	CMPQ(rRounds, U8(12))
+	JB(LabelRef(l128))
+	JE(LabelRef(l192))
+	first(0)
+	for row := 1; row <= 4; row++ {
+		body(row)
+	}
+	JMP(LabelRef(common))
+	Label(l192)
+	first(2)
+	body(3)
+	body(4)
+	JMP(LabelRef(common))
+	Label(l128)
+	first(4)
+	Label(common)
+	for row := 5; row <= 14; row++ {
+		body(row)
+	}
+}
+
+// laneTweaks sets tweak vector j to T·x^(jL+l) in lane l, from t[0]
+// holding T in every lane (t[0] itself last): each 64-bit half shifted
+// left by its count, the bits shifted out of the low half moved into the
+// high half, and those out of the high half folded back with 0x87.
+func (g *xg) laneTweaks(j int) {
+	b, tj := g.v(g.t[0]), g.v(g.t[j])
+	a, d := g.v(g.s[0]), g.v(g.n[j])
+	shl, shr := xtsShl, xtsShr
+	off := j * g.vlen
+	if g.vlen == 32 {
+		shl, shr = xtsShl256, xtsShr256
+	}
+	VPSRLVQ(shr.Offset(off), b, a)
+	VPSLLVQ(shl.Offset(off), b, tj)
+	g.pslldq(8, a, d)
+	g.clmul(0x01, g.v(g.poly), a, a)
+	g.xor3(a, d, tj)
 }
 
 // regOf returns the number of a physical vector register.
@@ -571,8 +642,10 @@ func (g *xg) mulX(k int, src, dst, sa, sd reg.VecPhysical) {
 var (
 	xtsPoly    Mem // 0x87 in the low quadword: the reduction of x^128
 	xtsDouble  Mem // doubling mask: dwords 0x87, 0, 1, 0
-	xtsLaneShl Mem // quadword shift counts for lanes 0-3: 0,0,1,1,2,2,3,3
-	xtsLaneShr Mem // 64 minus the above
+	xtsShl     Mem // quadword shift counts for laneTweaks, zmm
+	xtsShr     Mem
+	xtsShl256  Mem // the same for ymm
+	xtsShr256  Mem
 	xtsCTSShuf Mem // 16 x 0x80, 0..15, 16 x 0x80: PSHUFB masks for stealing
 	xtsCTSMask Mem // 16 x 0x00, 16 x 0xff
 )
@@ -588,13 +661,21 @@ func genXTSData() {
 	DATA(8, U32(1))
 	DATA(12, U32(0))
 
-	xtsLaneShl = GLOBL("xtsLaneShl", RODATA|NOPTR)
-	for i := 0; i < 8; i++ {
-		DATA(8*i, U64(uint64(i/2)))
-	}
-	xtsLaneShr = GLOBL("xtsLaneShr", RODATA|NOPTR)
-	for i := 0; i < 8; i++ {
-		DATA(8*i, U64(uint64(64-i/2)))
+	// Per-lane shift counts for laneTweaks: vector j, lane l of L lanes
+	// gets jL+l (both 64-bit halves), and 64 minus that.
+	for _, t := range []struct {
+		shl, shr *Mem
+		name     string
+		lanes    int
+	}{{&xtsShl, &xtsShr, "xtsShl512", 4}, {&xtsShl256, &xtsShr256, "xtsShl256", 2}} {
+		*t.shl = GLOBL(t.name, RODATA|NOPTR)
+		for i := 0; i < 8*t.lanes; i++ {
+			DATA(8*i, U64(uint64(i/2)))
+		}
+		*t.shr = GLOBL(strings.Replace(t.name, "Shl", "Shr", 1), RODATA|NOPTR)
+		for i := 0; i < 8*t.lanes; i++ {
+			DATA(8*i, U64(uint64(64-i/2)))
+		}
 	}
 
 	xtsCTSShuf = GLOBL("xtsCTSShuf", RODATA|NOPTR)
