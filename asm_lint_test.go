@@ -11,9 +11,10 @@ import (
 // encodings are checked here, on any platform (the file is only read):
 //   - routines for CPUs without AVX-512 (names with AESNI or AVX2) use no
 //     register >= 16, no Z or K register and no EVEX-only instruction;
-//   - the legacy-SSE routines use no VEX instruction, and VEX routines no
-//     legacy-SSE instruction on a vector register (mixing them costs a
-//     state transition on many CPUs);
+//   - the legacy-SSE routines (names ending in AESNI) use no VEX
+//     instruction, the AVX ones no legacy-SSE instruction on a vector
+//     register, and no routine mixes the two (a state transition on many
+//     CPUs);
 //   - ymm/zmm routines execute VZEROUPPER before every RET;
 //   - no routine has a stack frame or touches the stack.
 // _asm/check.sh runs this test after checking that the file is current.
@@ -73,7 +74,8 @@ func TestGeneratedAssemblyRules(t *testing.T) {
 	for _, r := range rs {
 		noAVX512 := strings.Contains(r.name, "AESNI") || strings.Contains(r.name, "AVX2")
 		legacy := strings.HasSuffix(r.name, "AESNI")
-		wide := false
+		vex := strings.Contains(r.name, "AVX")
+		wide, vexSeen, sseSeen := false, false, false
 		if !strings.Contains(r.lines[0], "NOSPLIT") || !strings.Contains(r.lines[0], "$0-") {
 			t.Errorf("%s: %q: want NOSPLIT and no frame", r.name, r.lines[0])
 		}
@@ -99,14 +101,22 @@ func TestGeneratedAssemblyRules(t *testing.T) {
 			}
 			isVec := asmLintVecReg.MatchString(ops) || mn == "VZEROUPPER"
 			switch {
-			case legacy && strings.HasPrefix(mn, "V"):
-				t.Errorf("%s: %q: VEX instruction in legacy-SSE code", r.name, l)
-			case !legacy && isVec && !strings.HasPrefix(mn, "V"):
-				t.Errorf("%s: %q: legacy-SSE instruction in VEX code", r.name, l)
+			case isVec && strings.HasPrefix(mn, "V"):
+				vexSeen = true
+			case isVec:
+				sseSeen = true
 			}
 			if mn == "RET" && wide && (i == 0 || r.lines[i] != "VZEROUPPER") {
 				t.Errorf("%s: RET without VZEROUPPER before it", r.name)
 			}
+		}
+		switch {
+		case legacy && vexSeen:
+			t.Errorf("%s: VEX instructions in legacy-SSE code", r.name)
+		case vex && sseSeen:
+			t.Errorf("%s: legacy-SSE instructions in VEX code", r.name)
+		case vexSeen && sseSeen:
+			t.Errorf("%s: mixes legacy-SSE and VEX instructions", r.name)
 		}
 	}
 	if xts != 10 {

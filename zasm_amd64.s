@@ -4,6 +4,524 @@
 
 #include "textflag.h"
 
+// func expandKey(key *byte, rounds int, enc *[15][16]byte, dec *[15][16]byte)
+// Requires: AES, SSE2
+TEXT ·expandKey(SB), NOSPLIT, $0-32
+	MOVQ  key+0(FP), AX
+	MOVQ  rounds+8(FP), CX
+	MOVQ  enc+16(FP), DX
+	MOVQ  dec+24(FP), BX
+	PXOR  X0, X0
+	CMPQ  CX, $0x0c
+	JEQ   aes192
+	JHI   aes256
+	MOVOU X0, (DX)
+	MOVOU X0, 16(DX)
+	MOVOU X0, 32(DX)
+	MOVOU X0, 48(DX)
+	MOVOU (AX), X1
+	MOVOU X1, 64(DX)
+
+	// AES-128 round key 1
+	AESKEYGENASSIST $0x01, X1, X2
+	PSHUFD          $0xff, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 80(DX)
+
+	// AES-128 round key 2
+	AESKEYGENASSIST $0x02, X1, X2
+	PSHUFD          $0xff, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 96(DX)
+
+	// AES-128 round key 3
+	AESKEYGENASSIST $0x04, X1, X2
+	PSHUFD          $0xff, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 112(DX)
+
+	// AES-128 round key 4
+	AESKEYGENASSIST $0x08, X1, X2
+	PSHUFD          $0xff, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 128(DX)
+
+	// AES-128 round key 5
+	AESKEYGENASSIST $0x10, X1, X2
+	PSHUFD          $0xff, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 144(DX)
+
+	// AES-128 round key 6
+	AESKEYGENASSIST $0x20, X1, X2
+	PSHUFD          $0xff, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 160(DX)
+
+	// AES-128 round key 7
+	AESKEYGENASSIST $0x40, X1, X2
+	PSHUFD          $0xff, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 176(DX)
+
+	// AES-128 round key 8
+	AESKEYGENASSIST $0x80, X1, X2
+	PSHUFD          $0xff, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 192(DX)
+
+	// AES-128 round key 9
+	AESKEYGENASSIST $0x1b, X1, X2
+	PSHUFD          $0xff, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 208(DX)
+
+	// AES-128 round key 10
+	AESKEYGENASSIST $0x36, X1, X2
+	PSHUFD          $0xff, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 224(DX)
+	JMP             decrypt
+
+aes192:
+	MOVOU X0, (DX)
+	MOVOU X0, 16(DX)
+	MOVOU (AX), X1
+	MOVQ  16(AX), X3
+	MOVOU X1, 32(DX)
+	MOVQ  X3, 48(DX)
+
+	// AES-192 key words 6..11
+	AESKEYGENASSIST $0x01, X3, X2
+	PSHUFD          $0x55, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 56(DX)
+	PSHUFD          $0xff, X1, X2
+	MOVOU           X3, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PXOR            X2, X3
+	MOVQ            X3, 72(DX)
+
+	// AES-192 key words 12..17
+	AESKEYGENASSIST $0x02, X3, X2
+	PSHUFD          $0x55, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 80(DX)
+	PSHUFD          $0xff, X1, X2
+	MOVOU           X3, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PXOR            X2, X3
+	MOVQ            X3, 96(DX)
+
+	// AES-192 key words 18..23
+	AESKEYGENASSIST $0x04, X3, X2
+	PSHUFD          $0x55, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 104(DX)
+	PSHUFD          $0xff, X1, X2
+	MOVOU           X3, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PXOR            X2, X3
+	MOVQ            X3, 120(DX)
+
+	// AES-192 key words 24..29
+	AESKEYGENASSIST $0x08, X3, X2
+	PSHUFD          $0x55, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 128(DX)
+	PSHUFD          $0xff, X1, X2
+	MOVOU           X3, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PXOR            X2, X3
+	MOVQ            X3, 144(DX)
+
+	// AES-192 key words 30..35
+	AESKEYGENASSIST $0x10, X3, X2
+	PSHUFD          $0x55, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 152(DX)
+	PSHUFD          $0xff, X1, X2
+	MOVOU           X3, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PXOR            X2, X3
+	MOVQ            X3, 168(DX)
+
+	// AES-192 key words 36..41
+	AESKEYGENASSIST $0x20, X3, X2
+	PSHUFD          $0x55, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 176(DX)
+	PSHUFD          $0xff, X1, X2
+	MOVOU           X3, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PXOR            X2, X3
+	MOVQ            X3, 192(DX)
+
+	// AES-192 key words 42..47
+	AESKEYGENASSIST $0x40, X3, X2
+	PSHUFD          $0x55, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 200(DX)
+	PSHUFD          $0xff, X1, X2
+	MOVOU           X3, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PXOR            X2, X3
+	MOVQ            X3, 216(DX)
+
+	// AES-192 key words 48..53
+	AESKEYGENASSIST $0x80, X3, X2
+	PSHUFD          $0x55, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 224(DX)
+	JMP             decrypt
+
+aes256:
+	MOVOU (AX), X1
+	MOVOU 16(AX), X3
+	MOVOU X1, (DX)
+	MOVOU X3, 16(DX)
+
+	// AES-256 round key 2
+	AESKEYGENASSIST $0x01, X3, X2
+	PSHUFD          $0xff, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 32(DX)
+
+	// AES-256 round key 3
+	AESKEYGENASSIST $0x00, X1, X2
+	PSHUFD          $0xaa, X2, X2
+	MOVOU           X3, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PXOR            X2, X3
+	MOVOU           X3, 48(DX)
+
+	// AES-256 round key 4
+	AESKEYGENASSIST $0x02, X3, X2
+	PSHUFD          $0xff, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 64(DX)
+
+	// AES-256 round key 5
+	AESKEYGENASSIST $0x00, X1, X2
+	PSHUFD          $0xaa, X2, X2
+	MOVOU           X3, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PXOR            X2, X3
+	MOVOU           X3, 80(DX)
+
+	// AES-256 round key 6
+	AESKEYGENASSIST $0x04, X3, X2
+	PSHUFD          $0xff, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 96(DX)
+
+	// AES-256 round key 7
+	AESKEYGENASSIST $0x00, X1, X2
+	PSHUFD          $0xaa, X2, X2
+	MOVOU           X3, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PXOR            X2, X3
+	MOVOU           X3, 112(DX)
+
+	// AES-256 round key 8
+	AESKEYGENASSIST $0x08, X3, X2
+	PSHUFD          $0xff, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 128(DX)
+
+	// AES-256 round key 9
+	AESKEYGENASSIST $0x00, X1, X2
+	PSHUFD          $0xaa, X2, X2
+	MOVOU           X3, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PXOR            X2, X3
+	MOVOU           X3, 144(DX)
+
+	// AES-256 round key 10
+	AESKEYGENASSIST $0x10, X3, X2
+	PSHUFD          $0xff, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 160(DX)
+
+	// AES-256 round key 11
+	AESKEYGENASSIST $0x00, X1, X2
+	PSHUFD          $0xaa, X2, X2
+	MOVOU           X3, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PXOR            X2, X3
+	MOVOU           X3, 176(DX)
+
+	// AES-256 round key 12
+	AESKEYGENASSIST $0x20, X3, X2
+	PSHUFD          $0xff, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 192(DX)
+
+	// AES-256 round key 13
+	AESKEYGENASSIST $0x00, X1, X2
+	PSHUFD          $0xaa, X2, X2
+	MOVOU           X3, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X3
+	PXOR            X2, X3
+	MOVOU           X3, 208(DX)
+
+	// AES-256 round key 14
+	AESKEYGENASSIST $0x40, X3, X2
+	PSHUFD          $0xff, X2, X2
+	MOVOU           X1, X4
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PSLLDQ          $0x04, X4
+	PXOR            X4, X1
+	PXOR            X2, X1
+	MOVOU           X1, 224(DX)
+
+decrypt:
+	TESTQ BX, BX
+	JEQ   done
+	MOVQ  $0x0000000e, R8
+	SUBQ  CX, R8
+	JEQ   decfirst
+
+deczero:
+	MOVOU X0, (BX)
+	ADDQ  $0x10, BX
+	DECQ  R8
+	JNE   deczero
+
+decfirst:
+	MOVOU 224(DX), X1
+	MOVOU X1, (BX)
+	ADDQ  $0x10, BX
+	LEAQ  208(DX), SI
+	DECQ  CX
+
+decmiddle:
+	MOVOU  (SI), X1
+	AESIMC X1, X1
+	MOVOU  X1, (BX)
+	SUBQ   $0x10, SI
+	ADDQ   $0x10, BX
+	DECQ   CX
+	JNE    decmiddle
+	MOVOU  (SI), X1
+	MOVOU  X1, (BX)
+
+done:
+	// Clear the registers that held key material.
+	PXOR X1, X1
+	PXOR X2, X2
+	PXOR X3, X3
+	PXOR X4, X4
+	RET
+
 DATA xtsPoly<>+0(SB)/8, $0x0000000000000087
 DATA xtsPoly<>+8(SB)/8, $0x0000000000000000
 GLOBL xtsPoly<>(SB), RODATA|NOPTR, $16
