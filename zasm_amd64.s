@@ -2667,18 +2667,13 @@ aes128_12:
 	VAESENC        Y14, Y3, Y3
 	VPSRLDQ        $0x0f, Y4, Y13
 	VPSLLDQ        $0x01, Y4, Y8
-	VPSLLQ         $0x01, Y13, Y12
-	VPXOR          Y13, Y8, Y8
-	VPXOR          Y12, Y8, Y8
 	VBROADCASTI128 96(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPSLLQ         $0x02, Y13, Y12
-	VPSLLQ         $0x07, Y13, Y13
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VPXOR          Y13, Y8, Y8
-	VPXOR          Y12, Y8, Y8
 	VBROADCASTI128 112(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
@@ -2686,23 +2681,18 @@ aes128_12:
 	VAESENC        Y14, Y3, Y3
 	VPSRLDQ        $0x0f, Y5, Y13
 	VPSLLDQ        $0x01, Y5, Y9
-	VPSLLQ         $0x01, Y13, Y12
 	VBROADCASTI128 128(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VPXOR          Y13, Y9, Y9
-	VPXOR          Y12, Y9, Y9
-	VPSLLQ         $0x02, Y13, Y12
-	VPSLLQ         $0x07, Y13, Y13
 	VBROADCASTI128 144(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPXOR          Y13, Y9, Y9
-	VPXOR          Y12, Y9, Y9
 	VPSRLDQ        $0x0f, Y6, Y13
 	VPSLLDQ        $0x01, Y6, Y10
 	VBROADCASTI128 160(AX), Y14
@@ -2710,37 +2700,27 @@ aes128_12:
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPSLLQ         $0x01, Y13, Y12
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VPXOR          Y13, Y10, Y10
-	VPXOR          Y12, Y10, Y10
-	VPSLLQ         $0x02, Y13, Y12
 	VBROADCASTI128 176(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPSLLQ         $0x07, Y13, Y13
-	VPXOR          Y13, Y10, Y10
-	VPXOR          Y12, Y10, Y10
 	VPSRLDQ        $0x0f, Y7, Y13
+	VPSLLDQ        $0x01, Y7, Y11
 	VBROADCASTI128 192(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPSLLDQ        $0x01, Y7, Y11
-	VPSLLQ         $0x01, Y13, Y12
-	VPXOR          Y13, Y11, Y11
-	VPXOR          Y12, Y11, Y11
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VBROADCASTI128 208(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPSLLQ         $0x02, Y13, Y12
-	VPSLLQ         $0x07, Y13, Y13
 	VPXOR          Y13, Y11, Y11
-	VPXOR          Y12, Y11, Y11
 	VBROADCASTI128 224(AX), Y14
 	VPXOR          Y14, Y4, Y4
 	VAESENCLAST    Y4, Y0, Y0
@@ -2801,18 +2781,13 @@ aes128_16:
 	VAESENC        Y14, Y3, Y3
 	VPSRLDQ        $0x0f, Y8, Y13
 	VPSLLDQ        $0x01, Y8, Y4
-	VPSLLQ         $0x01, Y13, Y12
-	VPXOR          Y13, Y4, Y4
-	VPXOR          Y12, Y4, Y4
 	VBROADCASTI128 96(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPSLLQ         $0x02, Y13, Y12
-	VPSLLQ         $0x07, Y13, Y13
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VPXOR          Y13, Y4, Y4
-	VPXOR          Y12, Y4, Y4
 	VBROADCASTI128 112(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
@@ -2820,23 +2795,18 @@ aes128_16:
 	VAESENC        Y14, Y3, Y3
 	VPSRLDQ        $0x0f, Y9, Y13
 	VPSLLDQ        $0x01, Y9, Y5
-	VPSLLQ         $0x01, Y13, Y12
 	VBROADCASTI128 128(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VPXOR          Y13, Y5, Y5
-	VPXOR          Y12, Y5, Y5
-	VPSLLQ         $0x02, Y13, Y12
-	VPSLLQ         $0x07, Y13, Y13
 	VBROADCASTI128 144(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPXOR          Y13, Y5, Y5
-	VPXOR          Y12, Y5, Y5
 	VPSRLDQ        $0x0f, Y10, Y13
 	VPSLLDQ        $0x01, Y10, Y6
 	VBROADCASTI128 160(AX), Y14
@@ -2844,37 +2814,27 @@ aes128_16:
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPSLLQ         $0x01, Y13, Y12
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VPXOR          Y13, Y6, Y6
-	VPXOR          Y12, Y6, Y6
-	VPSLLQ         $0x02, Y13, Y12
 	VBROADCASTI128 176(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPSLLQ         $0x07, Y13, Y13
-	VPXOR          Y13, Y6, Y6
-	VPXOR          Y12, Y6, Y6
 	VPSRLDQ        $0x0f, Y11, Y13
+	VPSLLDQ        $0x01, Y11, Y7
 	VBROADCASTI128 192(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPSLLDQ        $0x01, Y11, Y7
-	VPSLLQ         $0x01, Y13, Y12
-	VPXOR          Y13, Y7, Y7
-	VPXOR          Y12, Y7, Y7
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VBROADCASTI128 208(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPSLLQ         $0x02, Y13, Y12
-	VPSLLQ         $0x07, Y13, Y13
 	VPXOR          Y13, Y7, Y7
-	VPXOR          Y12, Y7, Y7
 	VBROADCASTI128 224(AX), Y14
 	VPXOR          Y14, Y8, Y8
 	VAESENCLAST    Y8, Y0, Y0
@@ -2902,8 +2862,6 @@ loop_half_14:
 	VMOVDQA Y11, Y7
 
 loop_end_15:
-	VBROADCASTI128 xtsPoly<>+0(SB), Y12
-
 	// One vector at a time.
 vector_tail_5:
 	CMPQ           CX, $0x00000020
@@ -3257,18 +3215,13 @@ aes128_12:
 	VAESDEC        Y14, Y3, Y3
 	VPSRLDQ        $0x0f, Y4, Y13
 	VPSLLDQ        $0x01, Y4, Y8
-	VPSLLQ         $0x01, Y13, Y12
-	VPXOR          Y13, Y8, Y8
-	VPXOR          Y12, Y8, Y8
 	VBROADCASTI128 336(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPSLLQ         $0x02, Y13, Y12
-	VPSLLQ         $0x07, Y13, Y13
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VPXOR          Y13, Y8, Y8
-	VPXOR          Y12, Y8, Y8
 	VBROADCASTI128 352(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
@@ -3276,23 +3229,18 @@ aes128_12:
 	VAESDEC        Y14, Y3, Y3
 	VPSRLDQ        $0x0f, Y5, Y13
 	VPSLLDQ        $0x01, Y5, Y9
-	VPSLLQ         $0x01, Y13, Y12
 	VBROADCASTI128 368(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VPXOR          Y13, Y9, Y9
-	VPXOR          Y12, Y9, Y9
-	VPSLLQ         $0x02, Y13, Y12
-	VPSLLQ         $0x07, Y13, Y13
 	VBROADCASTI128 384(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPXOR          Y13, Y9, Y9
-	VPXOR          Y12, Y9, Y9
 	VPSRLDQ        $0x0f, Y6, Y13
 	VPSLLDQ        $0x01, Y6, Y10
 	VBROADCASTI128 400(AX), Y14
@@ -3300,37 +3248,27 @@ aes128_12:
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPSLLQ         $0x01, Y13, Y12
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VPXOR          Y13, Y10, Y10
-	VPXOR          Y12, Y10, Y10
-	VPSLLQ         $0x02, Y13, Y12
 	VBROADCASTI128 416(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPSLLQ         $0x07, Y13, Y13
-	VPXOR          Y13, Y10, Y10
-	VPXOR          Y12, Y10, Y10
 	VPSRLDQ        $0x0f, Y7, Y13
+	VPSLLDQ        $0x01, Y7, Y11
 	VBROADCASTI128 432(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPSLLDQ        $0x01, Y7, Y11
-	VPSLLQ         $0x01, Y13, Y12
-	VPXOR          Y13, Y11, Y11
-	VPXOR          Y12, Y11, Y11
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VBROADCASTI128 448(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPSLLQ         $0x02, Y13, Y12
-	VPSLLQ         $0x07, Y13, Y13
 	VPXOR          Y13, Y11, Y11
-	VPXOR          Y12, Y11, Y11
 	VBROADCASTI128 464(AX), Y14
 	VPXOR          Y14, Y4, Y4
 	VAESDECLAST    Y4, Y0, Y0
@@ -3391,18 +3329,13 @@ aes128_16:
 	VAESDEC        Y14, Y3, Y3
 	VPSRLDQ        $0x0f, Y8, Y13
 	VPSLLDQ        $0x01, Y8, Y4
-	VPSLLQ         $0x01, Y13, Y12
-	VPXOR          Y13, Y4, Y4
-	VPXOR          Y12, Y4, Y4
 	VBROADCASTI128 336(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPSLLQ         $0x02, Y13, Y12
-	VPSLLQ         $0x07, Y13, Y13
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VPXOR          Y13, Y4, Y4
-	VPXOR          Y12, Y4, Y4
 	VBROADCASTI128 352(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
@@ -3410,23 +3343,18 @@ aes128_16:
 	VAESDEC        Y14, Y3, Y3
 	VPSRLDQ        $0x0f, Y9, Y13
 	VPSLLDQ        $0x01, Y9, Y5
-	VPSLLQ         $0x01, Y13, Y12
 	VBROADCASTI128 368(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VPXOR          Y13, Y5, Y5
-	VPXOR          Y12, Y5, Y5
-	VPSLLQ         $0x02, Y13, Y12
-	VPSLLQ         $0x07, Y13, Y13
 	VBROADCASTI128 384(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPXOR          Y13, Y5, Y5
-	VPXOR          Y12, Y5, Y5
 	VPSRLDQ        $0x0f, Y10, Y13
 	VPSLLDQ        $0x01, Y10, Y6
 	VBROADCASTI128 400(AX), Y14
@@ -3434,37 +3362,27 @@ aes128_16:
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPSLLQ         $0x01, Y13, Y12
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VPXOR          Y13, Y6, Y6
-	VPXOR          Y12, Y6, Y6
-	VPSLLQ         $0x02, Y13, Y12
 	VBROADCASTI128 416(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPSLLQ         $0x07, Y13, Y13
-	VPXOR          Y13, Y6, Y6
-	VPXOR          Y12, Y6, Y6
 	VPSRLDQ        $0x0f, Y11, Y13
+	VPSLLDQ        $0x01, Y11, Y7
 	VBROADCASTI128 432(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPSLLDQ        $0x01, Y11, Y7
-	VPSLLQ         $0x01, Y13, Y12
-	VPXOR          Y13, Y7, Y7
-	VPXOR          Y12, Y7, Y7
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VBROADCASTI128 448(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPSLLQ         $0x02, Y13, Y12
-	VPSLLQ         $0x07, Y13, Y13
 	VPXOR          Y13, Y7, Y7
-	VPXOR          Y12, Y7, Y7
 	VBROADCASTI128 464(AX), Y14
 	VPXOR          Y14, Y8, Y8
 	VAESDECLAST    Y8, Y0, Y0
@@ -3492,8 +3410,6 @@ loop_half_14:
 	VMOVDQA Y11, Y7
 
 loop_end_15:
-	VBROADCASTI128 xtsPoly<>+0(SB), Y12
-
 	// One vector at a time.
 vector_tail_5:
 	CMPQ           CX, $0x00000020
