@@ -541,3 +541,4681 @@ done:
 	PXOR X3, X3
 	PXOR X4, X4
 	RET
+
+DATA xtsPoly<>+0(SB)/8, $0x0000000000000087
+DATA xtsPoly<>+8(SB)/8, $0x0000000000000000
+GLOBL xtsPoly<>(SB), RODATA|NOPTR, $16
+
+DATA xtsDouble<>+0(SB)/4, $0x00000087
+DATA xtsDouble<>+4(SB)/4, $0x00000000
+DATA xtsDouble<>+8(SB)/4, $0x00000001
+DATA xtsDouble<>+12(SB)/4, $0x00000000
+GLOBL xtsDouble<>(SB), RODATA|NOPTR, $16
+
+DATA xtsShl512<>+0(SB)/8, $0x0000000000000000
+DATA xtsShl512<>+8(SB)/8, $0x0000000000000000
+DATA xtsShl512<>+16(SB)/8, $0x0000000000000001
+DATA xtsShl512<>+24(SB)/8, $0x0000000000000001
+DATA xtsShl512<>+32(SB)/8, $0x0000000000000002
+DATA xtsShl512<>+40(SB)/8, $0x0000000000000002
+DATA xtsShl512<>+48(SB)/8, $0x0000000000000003
+DATA xtsShl512<>+56(SB)/8, $0x0000000000000003
+DATA xtsShl512<>+64(SB)/8, $0x0000000000000004
+DATA xtsShl512<>+72(SB)/8, $0x0000000000000004
+DATA xtsShl512<>+80(SB)/8, $0x0000000000000005
+DATA xtsShl512<>+88(SB)/8, $0x0000000000000005
+DATA xtsShl512<>+96(SB)/8, $0x0000000000000006
+DATA xtsShl512<>+104(SB)/8, $0x0000000000000006
+DATA xtsShl512<>+112(SB)/8, $0x0000000000000007
+DATA xtsShl512<>+120(SB)/8, $0x0000000000000007
+DATA xtsShl512<>+128(SB)/8, $0x0000000000000008
+DATA xtsShl512<>+136(SB)/8, $0x0000000000000008
+DATA xtsShl512<>+144(SB)/8, $0x0000000000000009
+DATA xtsShl512<>+152(SB)/8, $0x0000000000000009
+DATA xtsShl512<>+160(SB)/8, $0x000000000000000a
+DATA xtsShl512<>+168(SB)/8, $0x000000000000000a
+DATA xtsShl512<>+176(SB)/8, $0x000000000000000b
+DATA xtsShl512<>+184(SB)/8, $0x000000000000000b
+DATA xtsShl512<>+192(SB)/8, $0x000000000000000c
+DATA xtsShl512<>+200(SB)/8, $0x000000000000000c
+DATA xtsShl512<>+208(SB)/8, $0x000000000000000d
+DATA xtsShl512<>+216(SB)/8, $0x000000000000000d
+DATA xtsShl512<>+224(SB)/8, $0x000000000000000e
+DATA xtsShl512<>+232(SB)/8, $0x000000000000000e
+DATA xtsShl512<>+240(SB)/8, $0x000000000000000f
+DATA xtsShl512<>+248(SB)/8, $0x000000000000000f
+GLOBL xtsShl512<>(SB), RODATA|NOPTR, $256
+
+DATA xtsShr512<>+0(SB)/8, $0x0000000000000040
+DATA xtsShr512<>+8(SB)/8, $0x0000000000000040
+DATA xtsShr512<>+16(SB)/8, $0x000000000000003f
+DATA xtsShr512<>+24(SB)/8, $0x000000000000003f
+DATA xtsShr512<>+32(SB)/8, $0x000000000000003e
+DATA xtsShr512<>+40(SB)/8, $0x000000000000003e
+DATA xtsShr512<>+48(SB)/8, $0x000000000000003d
+DATA xtsShr512<>+56(SB)/8, $0x000000000000003d
+DATA xtsShr512<>+64(SB)/8, $0x000000000000003c
+DATA xtsShr512<>+72(SB)/8, $0x000000000000003c
+DATA xtsShr512<>+80(SB)/8, $0x000000000000003b
+DATA xtsShr512<>+88(SB)/8, $0x000000000000003b
+DATA xtsShr512<>+96(SB)/8, $0x000000000000003a
+DATA xtsShr512<>+104(SB)/8, $0x000000000000003a
+DATA xtsShr512<>+112(SB)/8, $0x0000000000000039
+DATA xtsShr512<>+120(SB)/8, $0x0000000000000039
+DATA xtsShr512<>+128(SB)/8, $0x0000000000000038
+DATA xtsShr512<>+136(SB)/8, $0x0000000000000038
+DATA xtsShr512<>+144(SB)/8, $0x0000000000000037
+DATA xtsShr512<>+152(SB)/8, $0x0000000000000037
+DATA xtsShr512<>+160(SB)/8, $0x0000000000000036
+DATA xtsShr512<>+168(SB)/8, $0x0000000000000036
+DATA xtsShr512<>+176(SB)/8, $0x0000000000000035
+DATA xtsShr512<>+184(SB)/8, $0x0000000000000035
+DATA xtsShr512<>+192(SB)/8, $0x0000000000000034
+DATA xtsShr512<>+200(SB)/8, $0x0000000000000034
+DATA xtsShr512<>+208(SB)/8, $0x0000000000000033
+DATA xtsShr512<>+216(SB)/8, $0x0000000000000033
+DATA xtsShr512<>+224(SB)/8, $0x0000000000000032
+DATA xtsShr512<>+232(SB)/8, $0x0000000000000032
+DATA xtsShr512<>+240(SB)/8, $0x0000000000000031
+DATA xtsShr512<>+248(SB)/8, $0x0000000000000031
+GLOBL xtsShr512<>(SB), RODATA|NOPTR, $256
+
+DATA xtsShl256<>+0(SB)/8, $0x0000000000000000
+DATA xtsShl256<>+8(SB)/8, $0x0000000000000000
+DATA xtsShl256<>+16(SB)/8, $0x0000000000000001
+DATA xtsShl256<>+24(SB)/8, $0x0000000000000001
+DATA xtsShl256<>+32(SB)/8, $0x0000000000000002
+DATA xtsShl256<>+40(SB)/8, $0x0000000000000002
+DATA xtsShl256<>+48(SB)/8, $0x0000000000000003
+DATA xtsShl256<>+56(SB)/8, $0x0000000000000003
+DATA xtsShl256<>+64(SB)/8, $0x0000000000000004
+DATA xtsShl256<>+72(SB)/8, $0x0000000000000004
+DATA xtsShl256<>+80(SB)/8, $0x0000000000000005
+DATA xtsShl256<>+88(SB)/8, $0x0000000000000005
+DATA xtsShl256<>+96(SB)/8, $0x0000000000000006
+DATA xtsShl256<>+104(SB)/8, $0x0000000000000006
+DATA xtsShl256<>+112(SB)/8, $0x0000000000000007
+DATA xtsShl256<>+120(SB)/8, $0x0000000000000007
+GLOBL xtsShl256<>(SB), RODATA|NOPTR, $128
+
+DATA xtsShr256<>+0(SB)/8, $0x0000000000000040
+DATA xtsShr256<>+8(SB)/8, $0x0000000000000040
+DATA xtsShr256<>+16(SB)/8, $0x000000000000003f
+DATA xtsShr256<>+24(SB)/8, $0x000000000000003f
+DATA xtsShr256<>+32(SB)/8, $0x000000000000003e
+DATA xtsShr256<>+40(SB)/8, $0x000000000000003e
+DATA xtsShr256<>+48(SB)/8, $0x000000000000003d
+DATA xtsShr256<>+56(SB)/8, $0x000000000000003d
+DATA xtsShr256<>+64(SB)/8, $0x000000000000003c
+DATA xtsShr256<>+72(SB)/8, $0x000000000000003c
+DATA xtsShr256<>+80(SB)/8, $0x000000000000003b
+DATA xtsShr256<>+88(SB)/8, $0x000000000000003b
+DATA xtsShr256<>+96(SB)/8, $0x000000000000003a
+DATA xtsShr256<>+104(SB)/8, $0x000000000000003a
+DATA xtsShr256<>+112(SB)/8, $0x0000000000000039
+DATA xtsShr256<>+120(SB)/8, $0x0000000000000039
+GLOBL xtsShr256<>(SB), RODATA|NOPTR, $128
+
+DATA xtsCTSShuf<>+0(SB)/1, $0x80
+DATA xtsCTSShuf<>+1(SB)/1, $0x80
+DATA xtsCTSShuf<>+2(SB)/1, $0x80
+DATA xtsCTSShuf<>+3(SB)/1, $0x80
+DATA xtsCTSShuf<>+4(SB)/1, $0x80
+DATA xtsCTSShuf<>+5(SB)/1, $0x80
+DATA xtsCTSShuf<>+6(SB)/1, $0x80
+DATA xtsCTSShuf<>+7(SB)/1, $0x80
+DATA xtsCTSShuf<>+8(SB)/1, $0x80
+DATA xtsCTSShuf<>+9(SB)/1, $0x80
+DATA xtsCTSShuf<>+10(SB)/1, $0x80
+DATA xtsCTSShuf<>+11(SB)/1, $0x80
+DATA xtsCTSShuf<>+12(SB)/1, $0x80
+DATA xtsCTSShuf<>+13(SB)/1, $0x80
+DATA xtsCTSShuf<>+14(SB)/1, $0x80
+DATA xtsCTSShuf<>+15(SB)/1, $0x80
+DATA xtsCTSShuf<>+16(SB)/1, $0x00
+DATA xtsCTSShuf<>+17(SB)/1, $0x01
+DATA xtsCTSShuf<>+18(SB)/1, $0x02
+DATA xtsCTSShuf<>+19(SB)/1, $0x03
+DATA xtsCTSShuf<>+20(SB)/1, $0x04
+DATA xtsCTSShuf<>+21(SB)/1, $0x05
+DATA xtsCTSShuf<>+22(SB)/1, $0x06
+DATA xtsCTSShuf<>+23(SB)/1, $0x07
+DATA xtsCTSShuf<>+24(SB)/1, $0x08
+DATA xtsCTSShuf<>+25(SB)/1, $0x09
+DATA xtsCTSShuf<>+26(SB)/1, $0x0a
+DATA xtsCTSShuf<>+27(SB)/1, $0x0b
+DATA xtsCTSShuf<>+28(SB)/1, $0x0c
+DATA xtsCTSShuf<>+29(SB)/1, $0x0d
+DATA xtsCTSShuf<>+30(SB)/1, $0x0e
+DATA xtsCTSShuf<>+31(SB)/1, $0x0f
+DATA xtsCTSShuf<>+32(SB)/1, $0x80
+DATA xtsCTSShuf<>+33(SB)/1, $0x80
+DATA xtsCTSShuf<>+34(SB)/1, $0x80
+DATA xtsCTSShuf<>+35(SB)/1, $0x80
+DATA xtsCTSShuf<>+36(SB)/1, $0x80
+DATA xtsCTSShuf<>+37(SB)/1, $0x80
+DATA xtsCTSShuf<>+38(SB)/1, $0x80
+DATA xtsCTSShuf<>+39(SB)/1, $0x80
+DATA xtsCTSShuf<>+40(SB)/1, $0x80
+DATA xtsCTSShuf<>+41(SB)/1, $0x80
+DATA xtsCTSShuf<>+42(SB)/1, $0x80
+DATA xtsCTSShuf<>+43(SB)/1, $0x80
+DATA xtsCTSShuf<>+44(SB)/1, $0x80
+DATA xtsCTSShuf<>+45(SB)/1, $0x80
+DATA xtsCTSShuf<>+46(SB)/1, $0x80
+DATA xtsCTSShuf<>+47(SB)/1, $0x80
+GLOBL xtsCTSShuf<>(SB), RODATA|NOPTR, $48
+
+DATA xtsCTSMask<>+0(SB)/1, $0x00
+DATA xtsCTSMask<>+1(SB)/1, $0x00
+DATA xtsCTSMask<>+2(SB)/1, $0x00
+DATA xtsCTSMask<>+3(SB)/1, $0x00
+DATA xtsCTSMask<>+4(SB)/1, $0x00
+DATA xtsCTSMask<>+5(SB)/1, $0x00
+DATA xtsCTSMask<>+6(SB)/1, $0x00
+DATA xtsCTSMask<>+7(SB)/1, $0x00
+DATA xtsCTSMask<>+8(SB)/1, $0x00
+DATA xtsCTSMask<>+9(SB)/1, $0x00
+DATA xtsCTSMask<>+10(SB)/1, $0x00
+DATA xtsCTSMask<>+11(SB)/1, $0x00
+DATA xtsCTSMask<>+12(SB)/1, $0x00
+DATA xtsCTSMask<>+13(SB)/1, $0x00
+DATA xtsCTSMask<>+14(SB)/1, $0x00
+DATA xtsCTSMask<>+15(SB)/1, $0x00
+DATA xtsCTSMask<>+16(SB)/1, $0xff
+DATA xtsCTSMask<>+17(SB)/1, $0xff
+DATA xtsCTSMask<>+18(SB)/1, $0xff
+DATA xtsCTSMask<>+19(SB)/1, $0xff
+DATA xtsCTSMask<>+20(SB)/1, $0xff
+DATA xtsCTSMask<>+21(SB)/1, $0xff
+DATA xtsCTSMask<>+22(SB)/1, $0xff
+DATA xtsCTSMask<>+23(SB)/1, $0xff
+DATA xtsCTSMask<>+24(SB)/1, $0xff
+DATA xtsCTSMask<>+25(SB)/1, $0xff
+DATA xtsCTSMask<>+26(SB)/1, $0xff
+DATA xtsCTSMask<>+27(SB)/1, $0xff
+DATA xtsCTSMask<>+28(SB)/1, $0xff
+DATA xtsCTSMask<>+29(SB)/1, $0xff
+DATA xtsCTSMask<>+30(SB)/1, $0xff
+DATA xtsCTSMask<>+31(SB)/1, $0xff
+GLOBL xtsCTSMask<>(SB), RODATA|NOPTR, $32
+
+// func encryptAESNI(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
+// Requires: AES, CMOV, SSE2, SSSE3
+TEXT ·encryptAESNI(SB), NOSPLIT, $0-72
+	MOVQ ks+0(FP), AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), CX
+	MOVQ tweak+56(FP), DX
+	MOVQ flags+64(FP), R8
+	MOVQ 720(AX), BX
+
+	// First row of the schedule: 14 - rounds.
+	MOVQ $0x000000e0, R10
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	SUBQ R11, R10
+
+	// Bulk bytes: the full blocks, less the last one when stealing.
+	MOVQ    CX, R9
+	ANDQ    $0x0f, R9
+	ANDQ    $-16, CX
+	LEAQ    -16(CX), R11
+	TESTQ   R9, R9
+	CMOVQNE R11, CX
+
+	// The tweak, encrypted with the tweak key if flags&1. The encryption is a
+	// serial chain before any data can move: wider variants run it in every lane
+	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
+	// follows it, and the first round's XOR has a fixed address per key size.
+	MOVOU  (DX), X4
+	TESTQ  $0x00000001, R8
+	JZ     tweak_ready_1
+	CMPQ   BX, $0x0c
+	JB     aes128_2
+	JE     aes192_3
+	PXOR   480(AX), X4
+	AESENC 496(AX), X4
+	AESENC 512(AX), X4
+	AESENC 528(AX), X4
+	AESENC 544(AX), X4
+	JMP    aes_common_4
+
+aes192_3:
+	PXOR   512(AX), X4
+	AESENC 528(AX), X4
+	AESENC 544(AX), X4
+	JMP    aes_common_4
+
+aes128_2:
+	PXOR 544(AX), X4
+
+aes_common_4:
+	AESENC     560(AX), X4
+	AESENC     576(AX), X4
+	AESENC     592(AX), X4
+	AESENC     608(AX), X4
+	AESENC     624(AX), X4
+	AESENC     640(AX), X4
+	AESENC     656(AX), X4
+	AESENC     672(AX), X4
+	AESENC     688(AX), X4
+	AESENCLAST 704(AX), X4
+
+tweak_ready_1:
+	// Round keys and constants.
+	MOVOA (AX)(R10*1), X15
+	MOVOU xtsDouble<>+0(SB), X12
+	CMPQ  CX, $0x00000040
+	JB    vector_tail_5
+
+	// Tweaks of blocks 1-3.
+	PSHUFD $0x13, X4, X13
+	PSRAL  $0x1f, X13
+	PAND   X12, X13
+	MOVO   X4, X5
+	PADDQ  X5, X5
+	PXOR   X13, X5
+	PSHUFD $0x13, X5, X13
+	PSRAL  $0x1f, X13
+	PAND   X12, X13
+	MOVO   X5, X6
+	PADDQ  X6, X6
+	PXOR   X13, X6
+	PSHUFD $0x13, X6, X13
+	PSRAL  $0x1f, X13
+	PAND   X12, X13
+	MOVO   X6, X7
+	PADDQ  X7, X7
+	PXOR   X13, X7
+
+	// Main loop: 4 vectors per step.
+loop_10:
+	MOVOU  (SI), X0
+	PXOR   X4, X0
+	PXOR   X15, X0
+	MOVOU  16(SI), X1
+	PXOR   X5, X1
+	PXOR   X15, X1
+	MOVOU  32(SI), X2
+	PXOR   X6, X2
+	PXOR   X15, X2
+	MOVOU  48(SI), X3
+	PXOR   X7, X3
+	PXOR   X15, X3
+	CMPQ   BX, $0x0c
+	JB     aes128_11
+	JE     aes192_12
+	AESENC 16(AX), X0
+	AESENC 16(AX), X1
+	AESENC 16(AX), X2
+	AESENC 16(AX), X3
+	AESENC 32(AX), X0
+	AESENC 32(AX), X1
+	AESENC 32(AX), X2
+	AESENC 32(AX), X3
+
+aes192_12:
+	AESENC 48(AX), X0
+	AESENC 48(AX), X1
+	AESENC 48(AX), X2
+	AESENC 48(AX), X3
+	AESENC 64(AX), X0
+	AESENC 64(AX), X1
+	AESENC 64(AX), X2
+	AESENC 64(AX), X3
+
+aes128_11:
+	AESENC     80(AX), X0
+	AESENC     80(AX), X1
+	AESENC     80(AX), X2
+	AESENC     80(AX), X3
+	PSHUFD     $0x13, X7, X13
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESENC     96(AX), X0
+	AESENC     96(AX), X1
+	AESENC     96(AX), X2
+	AESENC     96(AX), X3
+	MOVO       X7, X8
+	PADDQ      X8, X8
+	PXOR       X13, X8
+	PSHUFD     $0x13, X8, X13
+	AESENC     112(AX), X0
+	AESENC     112(AX), X1
+	AESENC     112(AX), X2
+	AESENC     112(AX), X3
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESENC     128(AX), X0
+	AESENC     128(AX), X1
+	AESENC     128(AX), X2
+	AESENC     128(AX), X3
+	MOVO       X8, X9
+	PADDQ      X9, X9
+	PXOR       X13, X9
+	AESENC     144(AX), X0
+	AESENC     144(AX), X1
+	AESENC     144(AX), X2
+	AESENC     144(AX), X3
+	PSHUFD     $0x13, X9, X13
+	PSRAL      $0x1f, X13
+	AESENC     160(AX), X0
+	AESENC     160(AX), X1
+	AESENC     160(AX), X2
+	AESENC     160(AX), X3
+	PAND       X12, X13
+	MOVO       X9, X10
+	PADDQ      X10, X10
+	AESENC     176(AX), X0
+	AESENC     176(AX), X1
+	AESENC     176(AX), X2
+	AESENC     176(AX), X3
+	PXOR       X13, X10
+	PSHUFD     $0x13, X10, X13
+	AESENC     192(AX), X0
+	AESENC     192(AX), X1
+	AESENC     192(AX), X2
+	AESENC     192(AX), X3
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESENC     208(AX), X0
+	AESENC     208(AX), X1
+	AESENC     208(AX), X2
+	AESENC     208(AX), X3
+	MOVO       X10, X11
+	PADDQ      X11, X11
+	PXOR       X13, X11
+	PXOR       224(AX), X4
+	AESENCLAST X4, X0
+	PXOR       224(AX), X5
+	AESENCLAST X5, X1
+	PXOR       224(AX), X6
+	AESENCLAST X6, X2
+	PXOR       224(AX), X7
+	AESENCLAST X7, X3
+	MOVOU      X0, (DI)
+	MOVOU      X1, 16(DI)
+	MOVOU      X2, 32(DI)
+	MOVOU      X3, 48(DI)
+	ADDQ       $0x00000040, SI
+	ADDQ       $0x00000040, DI
+	SUBQ       $0x00000040, CX
+	CMPQ       CX, $0x00000040
+	JB         loop_half_13
+	MOVOU      (SI), X0
+	PXOR       X8, X0
+	PXOR       X15, X0
+	MOVOU      16(SI), X1
+	PXOR       X9, X1
+	PXOR       X15, X1
+	MOVOU      32(SI), X2
+	PXOR       X10, X2
+	PXOR       X15, X2
+	MOVOU      48(SI), X3
+	PXOR       X11, X3
+	PXOR       X15, X3
+	CMPQ       BX, $0x0c
+	JB         aes128_15
+	JE         aes192_16
+	AESENC     16(AX), X0
+	AESENC     16(AX), X1
+	AESENC     16(AX), X2
+	AESENC     16(AX), X3
+	AESENC     32(AX), X0
+	AESENC     32(AX), X1
+	AESENC     32(AX), X2
+	AESENC     32(AX), X3
+
+aes192_16:
+	AESENC 48(AX), X0
+	AESENC 48(AX), X1
+	AESENC 48(AX), X2
+	AESENC 48(AX), X3
+	AESENC 64(AX), X0
+	AESENC 64(AX), X1
+	AESENC 64(AX), X2
+	AESENC 64(AX), X3
+
+aes128_15:
+	AESENC     80(AX), X0
+	AESENC     80(AX), X1
+	AESENC     80(AX), X2
+	AESENC     80(AX), X3
+	PSHUFD     $0x13, X11, X13
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESENC     96(AX), X0
+	AESENC     96(AX), X1
+	AESENC     96(AX), X2
+	AESENC     96(AX), X3
+	MOVO       X11, X4
+	PADDQ      X4, X4
+	PXOR       X13, X4
+	PSHUFD     $0x13, X4, X13
+	AESENC     112(AX), X0
+	AESENC     112(AX), X1
+	AESENC     112(AX), X2
+	AESENC     112(AX), X3
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESENC     128(AX), X0
+	AESENC     128(AX), X1
+	AESENC     128(AX), X2
+	AESENC     128(AX), X3
+	MOVO       X4, X5
+	PADDQ      X5, X5
+	PXOR       X13, X5
+	AESENC     144(AX), X0
+	AESENC     144(AX), X1
+	AESENC     144(AX), X2
+	AESENC     144(AX), X3
+	PSHUFD     $0x13, X5, X13
+	PSRAL      $0x1f, X13
+	AESENC     160(AX), X0
+	AESENC     160(AX), X1
+	AESENC     160(AX), X2
+	AESENC     160(AX), X3
+	PAND       X12, X13
+	MOVO       X5, X6
+	PADDQ      X6, X6
+	AESENC     176(AX), X0
+	AESENC     176(AX), X1
+	AESENC     176(AX), X2
+	AESENC     176(AX), X3
+	PXOR       X13, X6
+	PSHUFD     $0x13, X6, X13
+	AESENC     192(AX), X0
+	AESENC     192(AX), X1
+	AESENC     192(AX), X2
+	AESENC     192(AX), X3
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESENC     208(AX), X0
+	AESENC     208(AX), X1
+	AESENC     208(AX), X2
+	AESENC     208(AX), X3
+	MOVO       X6, X7
+	PADDQ      X7, X7
+	PXOR       X13, X7
+	PXOR       224(AX), X8
+	AESENCLAST X8, X0
+	PXOR       224(AX), X9
+	AESENCLAST X9, X1
+	PXOR       224(AX), X10
+	AESENCLAST X10, X2
+	PXOR       224(AX), X11
+	AESENCLAST X11, X3
+	MOVOU      X0, (DI)
+	MOVOU      X1, 16(DI)
+	MOVOU      X2, 32(DI)
+	MOVOU      X3, 48(DI)
+	ADDQ       $0x00000040, SI
+	ADDQ       $0x00000040, DI
+	SUBQ       $0x00000040, CX
+	CMPQ       CX, $0x00000040
+	JAE        loop_10
+	JMP        loop_end_14
+
+loop_half_13:
+	MOVO X8, X4
+	MOVO X9, X5
+	MOVO X10, X6
+	MOVO X11, X7
+
+loop_end_14:
+	// One vector at a time.
+vector_tail_5:
+	CMPQ   CX, $0x00000010
+	JB     steal_7
+	MOVOU  (SI), X0
+	PXOR   X15, X0
+	PXOR   X4, X0
+	CMPQ   BX, $0x0c
+	JB     aes128_17
+	JE     aes192_18
+	AESENC 16(AX), X0
+	AESENC 32(AX), X0
+
+aes192_18:
+	AESENC 48(AX), X0
+	AESENC 64(AX), X0
+
+aes128_17:
+	AESENC     80(AX), X0
+	AESENC     96(AX), X0
+	AESENC     112(AX), X0
+	AESENC     128(AX), X0
+	AESENC     144(AX), X0
+	AESENC     160(AX), X0
+	AESENC     176(AX), X0
+	AESENC     192(AX), X0
+	AESENC     208(AX), X0
+	MOVO       X4, X13
+	PXOR       224(AX), X13
+	AESENCLAST X13, X0
+	MOVOU      X0, (DI)
+	PSHUFD     $0x13, X4, X13
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	PADDQ      X4, X4
+	PXOR       X13, X4
+	ADDQ       $0x00000010, SI
+	ADDQ       $0x00000010, DI
+	SUBQ       $0x00000010, CX
+	JMP        vector_tail_5
+
+	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
+steal_7:
+	TESTQ  R9, R9
+	JZ     done_8
+	MOVO   X4, X5
+	PSHUFD $0x13, X4, X13
+	PSRAL  $0x1f, X13
+	PAND   X12, X13
+	PADDQ  X4, X4
+	PXOR   X13, X4
+	MOVOU  (SI), X0
+	PXOR   X15, X0
+	PXOR   X5, X0
+	CMPQ   BX, $0x0c
+	JB     aes128_19
+	JE     aes192_20
+	AESENC 16(AX), X0
+	AESENC 32(AX), X0
+
+aes192_20:
+	AESENC 48(AX), X0
+	AESENC 64(AX), X0
+
+aes128_19:
+	AESENC     80(AX), X0
+	AESENC     96(AX), X0
+	AESENC     112(AX), X0
+	AESENC     128(AX), X0
+	AESENC     144(AX), X0
+	AESENC     160(AX), X0
+	AESENC     176(AX), X0
+	AESENC     192(AX), X0
+	AESENC     208(AX), X0
+	MOVO       X5, X13
+	PXOR       224(AX), X13
+	AESENCLAST X13, X0
+
+	// The partial block is read as the last 16 bytes of src and moved into place
+	// with a shuffle; its output is written as the last 16 bytes of dst, and the
+	// full block's output then overwrites the overlap.
+	MOVOU  (SI)(R9*1), X1
+	LEAQ   xtsCTSShuf<>+0(SB), R11
+	MOVQ   $0x00000020, R12
+	SUBQ   R9, R12
+	MOVOU  (R11)(R12*1), X2
+	PSHUFB X2, X1
+	LEAQ   xtsCTSMask<>+0(SB), R13
+	MOVQ   $0x00000010, R12
+	SUBQ   R9, R12
+	MOVOU  (R13)(R12*1), X3
+	PAND   X0, X3
+	POR    X3, X1
+	MOVOU  (R11)(R9*1), X2
+	PSHUFB X2, X0
+	PXOR   X15, X1
+	PXOR   X4, X1
+	CMPQ   BX, $0x0c
+	JB     aes128_21
+	JE     aes192_22
+	AESENC 16(AX), X1
+	AESENC 32(AX), X1
+
+aes192_22:
+	AESENC 48(AX), X1
+	AESENC 64(AX), X1
+
+aes128_21:
+	AESENC     80(AX), X1
+	AESENC     96(AX), X1
+	AESENC     112(AX), X1
+	AESENC     128(AX), X1
+	AESENC     144(AX), X1
+	AESENC     160(AX), X1
+	AESENC     176(AX), X1
+	AESENC     192(AX), X1
+	AESENC     208(AX), X1
+	MOVO       X4, X13
+	PXOR       224(AX), X13
+	AESENCLAST X13, X1
+	MOVOU      X0, (DI)(R9*1)
+	MOVOU      X1, (DI)
+
+done_8:
+	TESTQ $0x00000002, R8
+	JZ    ret_9
+	MOVOU X4, (DX)
+
+ret_9:
+	RET
+
+// func decryptAESNI(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
+// Requires: AES, CMOV, SSE2, SSSE3
+TEXT ·decryptAESNI(SB), NOSPLIT, $0-72
+	MOVQ ks+0(FP), AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), CX
+	MOVQ tweak+56(FP), DX
+	MOVQ flags+64(FP), R8
+	MOVQ 720(AX), BX
+
+	// First row of the schedule: 14 - rounds.
+	MOVQ $0x000000e0, R10
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	SUBQ R11, R10
+
+	// Bulk bytes: the full blocks, less the last one when stealing.
+	MOVQ    CX, R9
+	ANDQ    $0x0f, R9
+	ANDQ    $-16, CX
+	LEAQ    -16(CX), R11
+	TESTQ   R9, R9
+	CMOVQNE R11, CX
+
+	// The tweak, encrypted with the tweak key if flags&1. The encryption is a
+	// serial chain before any data can move: wider variants run it in every lane
+	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
+	// follows it, and the first round's XOR has a fixed address per key size.
+	MOVOU  (DX), X4
+	TESTQ  $0x00000001, R8
+	JZ     tweak_ready_1
+	CMPQ   BX, $0x0c
+	JB     aes128_2
+	JE     aes192_3
+	PXOR   480(AX), X4
+	AESENC 496(AX), X4
+	AESENC 512(AX), X4
+	AESENC 528(AX), X4
+	AESENC 544(AX), X4
+	JMP    aes_common_4
+
+aes192_3:
+	PXOR   512(AX), X4
+	AESENC 528(AX), X4
+	AESENC 544(AX), X4
+	JMP    aes_common_4
+
+aes128_2:
+	PXOR 544(AX), X4
+
+aes_common_4:
+	AESENC     560(AX), X4
+	AESENC     576(AX), X4
+	AESENC     592(AX), X4
+	AESENC     608(AX), X4
+	AESENC     624(AX), X4
+	AESENC     640(AX), X4
+	AESENC     656(AX), X4
+	AESENC     672(AX), X4
+	AESENC     688(AX), X4
+	AESENCLAST 704(AX), X4
+
+tweak_ready_1:
+	// Round keys and constants.
+	MOVOA 240(AX)(R10*1), X15
+	MOVOU xtsDouble<>+0(SB), X12
+	CMPQ  CX, $0x00000040
+	JB    vector_tail_5
+
+	// Tweaks of blocks 1-3.
+	PSHUFD $0x13, X4, X13
+	PSRAL  $0x1f, X13
+	PAND   X12, X13
+	MOVO   X4, X5
+	PADDQ  X5, X5
+	PXOR   X13, X5
+	PSHUFD $0x13, X5, X13
+	PSRAL  $0x1f, X13
+	PAND   X12, X13
+	MOVO   X5, X6
+	PADDQ  X6, X6
+	PXOR   X13, X6
+	PSHUFD $0x13, X6, X13
+	PSRAL  $0x1f, X13
+	PAND   X12, X13
+	MOVO   X6, X7
+	PADDQ  X7, X7
+	PXOR   X13, X7
+
+	// Main loop: 4 vectors per step.
+loop_10:
+	MOVOU  (SI), X0
+	PXOR   X4, X0
+	PXOR   X15, X0
+	MOVOU  16(SI), X1
+	PXOR   X5, X1
+	PXOR   X15, X1
+	MOVOU  32(SI), X2
+	PXOR   X6, X2
+	PXOR   X15, X2
+	MOVOU  48(SI), X3
+	PXOR   X7, X3
+	PXOR   X15, X3
+	CMPQ   BX, $0x0c
+	JB     aes128_11
+	JE     aes192_12
+	AESDEC 256(AX), X0
+	AESDEC 256(AX), X1
+	AESDEC 256(AX), X2
+	AESDEC 256(AX), X3
+	AESDEC 272(AX), X0
+	AESDEC 272(AX), X1
+	AESDEC 272(AX), X2
+	AESDEC 272(AX), X3
+
+aes192_12:
+	AESDEC 288(AX), X0
+	AESDEC 288(AX), X1
+	AESDEC 288(AX), X2
+	AESDEC 288(AX), X3
+	AESDEC 304(AX), X0
+	AESDEC 304(AX), X1
+	AESDEC 304(AX), X2
+	AESDEC 304(AX), X3
+
+aes128_11:
+	AESDEC     320(AX), X0
+	AESDEC     320(AX), X1
+	AESDEC     320(AX), X2
+	AESDEC     320(AX), X3
+	PSHUFD     $0x13, X7, X13
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESDEC     336(AX), X0
+	AESDEC     336(AX), X1
+	AESDEC     336(AX), X2
+	AESDEC     336(AX), X3
+	MOVO       X7, X8
+	PADDQ      X8, X8
+	PXOR       X13, X8
+	PSHUFD     $0x13, X8, X13
+	AESDEC     352(AX), X0
+	AESDEC     352(AX), X1
+	AESDEC     352(AX), X2
+	AESDEC     352(AX), X3
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESDEC     368(AX), X0
+	AESDEC     368(AX), X1
+	AESDEC     368(AX), X2
+	AESDEC     368(AX), X3
+	MOVO       X8, X9
+	PADDQ      X9, X9
+	PXOR       X13, X9
+	AESDEC     384(AX), X0
+	AESDEC     384(AX), X1
+	AESDEC     384(AX), X2
+	AESDEC     384(AX), X3
+	PSHUFD     $0x13, X9, X13
+	PSRAL      $0x1f, X13
+	AESDEC     400(AX), X0
+	AESDEC     400(AX), X1
+	AESDEC     400(AX), X2
+	AESDEC     400(AX), X3
+	PAND       X12, X13
+	MOVO       X9, X10
+	PADDQ      X10, X10
+	AESDEC     416(AX), X0
+	AESDEC     416(AX), X1
+	AESDEC     416(AX), X2
+	AESDEC     416(AX), X3
+	PXOR       X13, X10
+	PSHUFD     $0x13, X10, X13
+	AESDEC     432(AX), X0
+	AESDEC     432(AX), X1
+	AESDEC     432(AX), X2
+	AESDEC     432(AX), X3
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESDEC     448(AX), X0
+	AESDEC     448(AX), X1
+	AESDEC     448(AX), X2
+	AESDEC     448(AX), X3
+	MOVO       X10, X11
+	PADDQ      X11, X11
+	PXOR       X13, X11
+	PXOR       464(AX), X4
+	AESDECLAST X4, X0
+	PXOR       464(AX), X5
+	AESDECLAST X5, X1
+	PXOR       464(AX), X6
+	AESDECLAST X6, X2
+	PXOR       464(AX), X7
+	AESDECLAST X7, X3
+	MOVOU      X0, (DI)
+	MOVOU      X1, 16(DI)
+	MOVOU      X2, 32(DI)
+	MOVOU      X3, 48(DI)
+	ADDQ       $0x00000040, SI
+	ADDQ       $0x00000040, DI
+	SUBQ       $0x00000040, CX
+	CMPQ       CX, $0x00000040
+	JB         loop_half_13
+	MOVOU      (SI), X0
+	PXOR       X8, X0
+	PXOR       X15, X0
+	MOVOU      16(SI), X1
+	PXOR       X9, X1
+	PXOR       X15, X1
+	MOVOU      32(SI), X2
+	PXOR       X10, X2
+	PXOR       X15, X2
+	MOVOU      48(SI), X3
+	PXOR       X11, X3
+	PXOR       X15, X3
+	CMPQ       BX, $0x0c
+	JB         aes128_15
+	JE         aes192_16
+	AESDEC     256(AX), X0
+	AESDEC     256(AX), X1
+	AESDEC     256(AX), X2
+	AESDEC     256(AX), X3
+	AESDEC     272(AX), X0
+	AESDEC     272(AX), X1
+	AESDEC     272(AX), X2
+	AESDEC     272(AX), X3
+
+aes192_16:
+	AESDEC 288(AX), X0
+	AESDEC 288(AX), X1
+	AESDEC 288(AX), X2
+	AESDEC 288(AX), X3
+	AESDEC 304(AX), X0
+	AESDEC 304(AX), X1
+	AESDEC 304(AX), X2
+	AESDEC 304(AX), X3
+
+aes128_15:
+	AESDEC     320(AX), X0
+	AESDEC     320(AX), X1
+	AESDEC     320(AX), X2
+	AESDEC     320(AX), X3
+	PSHUFD     $0x13, X11, X13
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESDEC     336(AX), X0
+	AESDEC     336(AX), X1
+	AESDEC     336(AX), X2
+	AESDEC     336(AX), X3
+	MOVO       X11, X4
+	PADDQ      X4, X4
+	PXOR       X13, X4
+	PSHUFD     $0x13, X4, X13
+	AESDEC     352(AX), X0
+	AESDEC     352(AX), X1
+	AESDEC     352(AX), X2
+	AESDEC     352(AX), X3
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESDEC     368(AX), X0
+	AESDEC     368(AX), X1
+	AESDEC     368(AX), X2
+	AESDEC     368(AX), X3
+	MOVO       X4, X5
+	PADDQ      X5, X5
+	PXOR       X13, X5
+	AESDEC     384(AX), X0
+	AESDEC     384(AX), X1
+	AESDEC     384(AX), X2
+	AESDEC     384(AX), X3
+	PSHUFD     $0x13, X5, X13
+	PSRAL      $0x1f, X13
+	AESDEC     400(AX), X0
+	AESDEC     400(AX), X1
+	AESDEC     400(AX), X2
+	AESDEC     400(AX), X3
+	PAND       X12, X13
+	MOVO       X5, X6
+	PADDQ      X6, X6
+	AESDEC     416(AX), X0
+	AESDEC     416(AX), X1
+	AESDEC     416(AX), X2
+	AESDEC     416(AX), X3
+	PXOR       X13, X6
+	PSHUFD     $0x13, X6, X13
+	AESDEC     432(AX), X0
+	AESDEC     432(AX), X1
+	AESDEC     432(AX), X2
+	AESDEC     432(AX), X3
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESDEC     448(AX), X0
+	AESDEC     448(AX), X1
+	AESDEC     448(AX), X2
+	AESDEC     448(AX), X3
+	MOVO       X6, X7
+	PADDQ      X7, X7
+	PXOR       X13, X7
+	PXOR       464(AX), X8
+	AESDECLAST X8, X0
+	PXOR       464(AX), X9
+	AESDECLAST X9, X1
+	PXOR       464(AX), X10
+	AESDECLAST X10, X2
+	PXOR       464(AX), X11
+	AESDECLAST X11, X3
+	MOVOU      X0, (DI)
+	MOVOU      X1, 16(DI)
+	MOVOU      X2, 32(DI)
+	MOVOU      X3, 48(DI)
+	ADDQ       $0x00000040, SI
+	ADDQ       $0x00000040, DI
+	SUBQ       $0x00000040, CX
+	CMPQ       CX, $0x00000040
+	JAE        loop_10
+	JMP        loop_end_14
+
+loop_half_13:
+	MOVO X8, X4
+	MOVO X9, X5
+	MOVO X10, X6
+	MOVO X11, X7
+
+loop_end_14:
+	// One vector at a time.
+vector_tail_5:
+	CMPQ   CX, $0x00000010
+	JB     steal_7
+	MOVOU  (SI), X0
+	PXOR   X15, X0
+	PXOR   X4, X0
+	CMPQ   BX, $0x0c
+	JB     aes128_17
+	JE     aes192_18
+	AESDEC 256(AX), X0
+	AESDEC 272(AX), X0
+
+aes192_18:
+	AESDEC 288(AX), X0
+	AESDEC 304(AX), X0
+
+aes128_17:
+	AESDEC     320(AX), X0
+	AESDEC     336(AX), X0
+	AESDEC     352(AX), X0
+	AESDEC     368(AX), X0
+	AESDEC     384(AX), X0
+	AESDEC     400(AX), X0
+	AESDEC     416(AX), X0
+	AESDEC     432(AX), X0
+	AESDEC     448(AX), X0
+	MOVO       X4, X13
+	PXOR       464(AX), X13
+	AESDECLAST X13, X0
+	MOVOU      X0, (DI)
+	PSHUFD     $0x13, X4, X13
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	PADDQ      X4, X4
+	PXOR       X13, X4
+	ADDQ       $0x00000010, SI
+	ADDQ       $0x00000010, DI
+	SUBQ       $0x00000010, CX
+	JMP        vector_tail_5
+
+	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
+steal_7:
+	TESTQ  R9, R9
+	JZ     done_8
+	MOVO   X4, X5
+	PSHUFD $0x13, X4, X13
+	PSRAL  $0x1f, X13
+	PAND   X12, X13
+	PADDQ  X4, X4
+	PXOR   X13, X4
+	MOVOU  (SI), X0
+	PXOR   X15, X0
+	PXOR   X4, X0
+	CMPQ   BX, $0x0c
+	JB     aes128_19
+	JE     aes192_20
+	AESDEC 256(AX), X0
+	AESDEC 272(AX), X0
+
+aes192_20:
+	AESDEC 288(AX), X0
+	AESDEC 304(AX), X0
+
+aes128_19:
+	AESDEC     320(AX), X0
+	AESDEC     336(AX), X0
+	AESDEC     352(AX), X0
+	AESDEC     368(AX), X0
+	AESDEC     384(AX), X0
+	AESDEC     400(AX), X0
+	AESDEC     416(AX), X0
+	AESDEC     432(AX), X0
+	AESDEC     448(AX), X0
+	MOVO       X4, X13
+	PXOR       464(AX), X13
+	AESDECLAST X13, X0
+
+	// The partial block is read as the last 16 bytes of src and moved into place
+	// with a shuffle; its output is written as the last 16 bytes of dst, and the
+	// full block's output then overwrites the overlap.
+	MOVOU  (SI)(R9*1), X1
+	LEAQ   xtsCTSShuf<>+0(SB), R11
+	MOVQ   $0x00000020, R12
+	SUBQ   R9, R12
+	MOVOU  (R11)(R12*1), X2
+	PSHUFB X2, X1
+	LEAQ   xtsCTSMask<>+0(SB), R13
+	MOVQ   $0x00000010, R12
+	SUBQ   R9, R12
+	MOVOU  (R13)(R12*1), X3
+	PAND   X0, X3
+	POR    X3, X1
+	MOVOU  (R11)(R9*1), X2
+	PSHUFB X2, X0
+	PXOR   X15, X1
+	PXOR   X5, X1
+	CMPQ   BX, $0x0c
+	JB     aes128_21
+	JE     aes192_22
+	AESDEC 256(AX), X1
+	AESDEC 272(AX), X1
+
+aes192_22:
+	AESDEC 288(AX), X1
+	AESDEC 304(AX), X1
+
+aes128_21:
+	AESDEC     320(AX), X1
+	AESDEC     336(AX), X1
+	AESDEC     352(AX), X1
+	AESDEC     368(AX), X1
+	AESDEC     384(AX), X1
+	AESDEC     400(AX), X1
+	AESDEC     416(AX), X1
+	AESDEC     432(AX), X1
+	AESDEC     448(AX), X1
+	MOVO       X5, X13
+	PXOR       464(AX), X13
+	AESDECLAST X13, X1
+	MOVOU      X0, (DI)(R9*1)
+	MOVOU      X1, (DI)
+
+done_8:
+	TESTQ $0x00000002, R8
+	JZ    ret_9
+	MOVOU X4, (DX)
+
+ret_9:
+	RET
+
+// func encryptAESNIAVX(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
+// Requires: AES, AVX, CMOV
+TEXT ·encryptAESNIAVX(SB), NOSPLIT, $0-72
+	MOVQ ks+0(FP), AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), CX
+	MOVQ tweak+56(FP), DX
+	MOVQ flags+64(FP), R8
+	MOVQ 720(AX), BX
+
+	// First row of the schedule: 14 - rounds.
+	MOVQ $0x000000e0, R10
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	SUBQ R11, R10
+
+	// Bulk bytes: the full blocks, less the last one when stealing.
+	MOVQ    CX, R9
+	ANDQ    $0x0f, R9
+	ANDQ    $-16, CX
+	LEAQ    -16(CX), R11
+	TESTQ   R9, R9
+	CMOVQNE R11, CX
+
+	// The tweak, encrypted with the tweak key if flags&1. The encryption is a
+	// serial chain before any data can move: wider variants run it in every lane
+	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
+	// follows it, and the first round's XOR has a fixed address per key size.
+	VMOVDQU (DX), X4
+	TESTQ   $0x00000001, R8
+	JZ      tweak_ready_1
+	CMPQ    BX, $0x0c
+	JB      aes128_2
+	JE      aes192_3
+	VPXOR   480(AX), X4, X4
+	VAESENC 496(AX), X4, X4
+	VAESENC 512(AX), X4, X4
+	VAESENC 528(AX), X4, X4
+	VAESENC 544(AX), X4, X4
+	JMP     aes_common_4
+
+aes192_3:
+	VPXOR   512(AX), X4, X4
+	VAESENC 528(AX), X4, X4
+	VAESENC 544(AX), X4, X4
+	JMP     aes_common_4
+
+aes128_2:
+	VPXOR 544(AX), X4, X4
+
+aes_common_4:
+	VAESENC     560(AX), X4, X4
+	VAESENC     576(AX), X4, X4
+	VAESENC     592(AX), X4, X4
+	VAESENC     608(AX), X4, X4
+	VAESENC     624(AX), X4, X4
+	VAESENC     640(AX), X4, X4
+	VAESENC     656(AX), X4, X4
+	VAESENC     672(AX), X4, X4
+	VAESENC     688(AX), X4, X4
+	VAESENCLAST 704(AX), X4, X4
+
+tweak_ready_1:
+	// Round keys and constants.
+	VMOVDQA (AX)(R10*1), X15
+	VMOVDQU xtsDouble<>+0(SB), X12
+	CMPQ    CX, $0x00000040
+	JB      vector_tail_5
+
+	// Tweaks of blocks 1-3.
+	VPSHUFD $0x13, X4, X13
+	VPSRAD  $0x1f, X13, X13
+	VPAND   X12, X13, X13
+	VPADDQ  X4, X4, X5
+	VPXOR   X13, X5, X5
+	VPSHUFD $0x13, X5, X13
+	VPSRAD  $0x1f, X13, X13
+	VPAND   X12, X13, X13
+	VPADDQ  X5, X5, X6
+	VPXOR   X13, X6, X6
+	VPSHUFD $0x13, X6, X13
+	VPSRAD  $0x1f, X13, X13
+	VPAND   X12, X13, X13
+	VPADDQ  X6, X6, X7
+	VPXOR   X13, X7, X7
+
+	// Main loop: 4 vectors per step.
+loop_10:
+	VPXOR   (SI), X4, X0
+	VPXOR   X15, X0, X0
+	VPXOR   16(SI), X5, X1
+	VPXOR   X15, X1, X1
+	VPXOR   32(SI), X6, X2
+	VPXOR   X15, X2, X2
+	VPXOR   48(SI), X7, X3
+	VPXOR   X15, X3, X3
+	CMPQ    BX, $0x0c
+	JB      aes128_11
+	JE      aes192_12
+	VAESENC 16(AX), X0, X0
+	VAESENC 16(AX), X1, X1
+	VAESENC 16(AX), X2, X2
+	VAESENC 16(AX), X3, X3
+	VAESENC 32(AX), X0, X0
+	VAESENC 32(AX), X1, X1
+	VAESENC 32(AX), X2, X2
+	VAESENC 32(AX), X3, X3
+
+aes192_12:
+	VAESENC 48(AX), X0, X0
+	VAESENC 48(AX), X1, X1
+	VAESENC 48(AX), X2, X2
+	VAESENC 48(AX), X3, X3
+	VAESENC 64(AX), X0, X0
+	VAESENC 64(AX), X1, X1
+	VAESENC 64(AX), X2, X2
+	VAESENC 64(AX), X3, X3
+
+aes128_11:
+	VAESENC     80(AX), X0, X0
+	VAESENC     80(AX), X1, X1
+	VAESENC     80(AX), X2, X2
+	VAESENC     80(AX), X3, X3
+	VPSHUFD     $0x13, X7, X13
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESENC     96(AX), X0, X0
+	VAESENC     96(AX), X1, X1
+	VAESENC     96(AX), X2, X2
+	VAESENC     96(AX), X3, X3
+	VPADDQ      X7, X7, X8
+	VPXOR       X13, X8, X8
+	VPSHUFD     $0x13, X8, X13
+	VAESENC     112(AX), X0, X0
+	VAESENC     112(AX), X1, X1
+	VAESENC     112(AX), X2, X2
+	VAESENC     112(AX), X3, X3
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESENC     128(AX), X0, X0
+	VAESENC     128(AX), X1, X1
+	VAESENC     128(AX), X2, X2
+	VAESENC     128(AX), X3, X3
+	VPADDQ      X8, X8, X9
+	VPXOR       X13, X9, X9
+	VAESENC     144(AX), X0, X0
+	VAESENC     144(AX), X1, X1
+	VAESENC     144(AX), X2, X2
+	VAESENC     144(AX), X3, X3
+	VPSHUFD     $0x13, X9, X13
+	VPSRAD      $0x1f, X13, X13
+	VAESENC     160(AX), X0, X0
+	VAESENC     160(AX), X1, X1
+	VAESENC     160(AX), X2, X2
+	VAESENC     160(AX), X3, X3
+	VPAND       X12, X13, X13
+	VPADDQ      X9, X9, X10
+	VAESENC     176(AX), X0, X0
+	VAESENC     176(AX), X1, X1
+	VAESENC     176(AX), X2, X2
+	VAESENC     176(AX), X3, X3
+	VPXOR       X13, X10, X10
+	VPSHUFD     $0x13, X10, X13
+	VAESENC     192(AX), X0, X0
+	VAESENC     192(AX), X1, X1
+	VAESENC     192(AX), X2, X2
+	VAESENC     192(AX), X3, X3
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESENC     208(AX), X0, X0
+	VAESENC     208(AX), X1, X1
+	VAESENC     208(AX), X2, X2
+	VAESENC     208(AX), X3, X3
+	VPADDQ      X10, X10, X11
+	VPXOR       X13, X11, X11
+	VPXOR       224(AX), X4, X4
+	VAESENCLAST X4, X0, X0
+	VPXOR       224(AX), X5, X5
+	VAESENCLAST X5, X1, X1
+	VPXOR       224(AX), X6, X6
+	VAESENCLAST X6, X2, X2
+	VPXOR       224(AX), X7, X7
+	VAESENCLAST X7, X3, X3
+	VMOVDQU     X0, (DI)
+	VMOVDQU     X1, 16(DI)
+	VMOVDQU     X2, 32(DI)
+	VMOVDQU     X3, 48(DI)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	JB          loop_half_13
+	VPXOR       (SI), X8, X0
+	VPXOR       X15, X0, X0
+	VPXOR       16(SI), X9, X1
+	VPXOR       X15, X1, X1
+	VPXOR       32(SI), X10, X2
+	VPXOR       X15, X2, X2
+	VPXOR       48(SI), X11, X3
+	VPXOR       X15, X3, X3
+	CMPQ        BX, $0x0c
+	JB          aes128_15
+	JE          aes192_16
+	VAESENC     16(AX), X0, X0
+	VAESENC     16(AX), X1, X1
+	VAESENC     16(AX), X2, X2
+	VAESENC     16(AX), X3, X3
+	VAESENC     32(AX), X0, X0
+	VAESENC     32(AX), X1, X1
+	VAESENC     32(AX), X2, X2
+	VAESENC     32(AX), X3, X3
+
+aes192_16:
+	VAESENC 48(AX), X0, X0
+	VAESENC 48(AX), X1, X1
+	VAESENC 48(AX), X2, X2
+	VAESENC 48(AX), X3, X3
+	VAESENC 64(AX), X0, X0
+	VAESENC 64(AX), X1, X1
+	VAESENC 64(AX), X2, X2
+	VAESENC 64(AX), X3, X3
+
+aes128_15:
+	VAESENC     80(AX), X0, X0
+	VAESENC     80(AX), X1, X1
+	VAESENC     80(AX), X2, X2
+	VAESENC     80(AX), X3, X3
+	VPSHUFD     $0x13, X11, X13
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESENC     96(AX), X0, X0
+	VAESENC     96(AX), X1, X1
+	VAESENC     96(AX), X2, X2
+	VAESENC     96(AX), X3, X3
+	VPADDQ      X11, X11, X4
+	VPXOR       X13, X4, X4
+	VPSHUFD     $0x13, X4, X13
+	VAESENC     112(AX), X0, X0
+	VAESENC     112(AX), X1, X1
+	VAESENC     112(AX), X2, X2
+	VAESENC     112(AX), X3, X3
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESENC     128(AX), X0, X0
+	VAESENC     128(AX), X1, X1
+	VAESENC     128(AX), X2, X2
+	VAESENC     128(AX), X3, X3
+	VPADDQ      X4, X4, X5
+	VPXOR       X13, X5, X5
+	VAESENC     144(AX), X0, X0
+	VAESENC     144(AX), X1, X1
+	VAESENC     144(AX), X2, X2
+	VAESENC     144(AX), X3, X3
+	VPSHUFD     $0x13, X5, X13
+	VPSRAD      $0x1f, X13, X13
+	VAESENC     160(AX), X0, X0
+	VAESENC     160(AX), X1, X1
+	VAESENC     160(AX), X2, X2
+	VAESENC     160(AX), X3, X3
+	VPAND       X12, X13, X13
+	VPADDQ      X5, X5, X6
+	VAESENC     176(AX), X0, X0
+	VAESENC     176(AX), X1, X1
+	VAESENC     176(AX), X2, X2
+	VAESENC     176(AX), X3, X3
+	VPXOR       X13, X6, X6
+	VPSHUFD     $0x13, X6, X13
+	VAESENC     192(AX), X0, X0
+	VAESENC     192(AX), X1, X1
+	VAESENC     192(AX), X2, X2
+	VAESENC     192(AX), X3, X3
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESENC     208(AX), X0, X0
+	VAESENC     208(AX), X1, X1
+	VAESENC     208(AX), X2, X2
+	VAESENC     208(AX), X3, X3
+	VPADDQ      X6, X6, X7
+	VPXOR       X13, X7, X7
+	VPXOR       224(AX), X8, X8
+	VAESENCLAST X8, X0, X0
+	VPXOR       224(AX), X9, X9
+	VAESENCLAST X9, X1, X1
+	VPXOR       224(AX), X10, X10
+	VAESENCLAST X10, X2, X2
+	VPXOR       224(AX), X11, X11
+	VAESENCLAST X11, X3, X3
+	VMOVDQU     X0, (DI)
+	VMOVDQU     X1, 16(DI)
+	VMOVDQU     X2, 32(DI)
+	VMOVDQU     X3, 48(DI)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	JAE         loop_10
+	JMP         loop_end_14
+
+loop_half_13:
+	VMOVDQA X8, X4
+	VMOVDQA X9, X5
+	VMOVDQA X10, X6
+	VMOVDQA X11, X7
+
+loop_end_14:
+	// One vector at a time.
+vector_tail_5:
+	CMPQ    CX, $0x00000010
+	JB      steal_7
+	VMOVDQU (SI), X0
+	VPXOR   X15, X0, X0
+	VPXOR   X4, X0, X0
+	CMPQ    BX, $0x0c
+	JB      aes128_17
+	JE      aes192_18
+	VAESENC 16(AX), X0, X0
+	VAESENC 32(AX), X0, X0
+
+aes192_18:
+	VAESENC 48(AX), X0, X0
+	VAESENC 64(AX), X0, X0
+
+aes128_17:
+	VAESENC     80(AX), X0, X0
+	VAESENC     96(AX), X0, X0
+	VAESENC     112(AX), X0, X0
+	VAESENC     128(AX), X0, X0
+	VAESENC     144(AX), X0, X0
+	VAESENC     160(AX), X0, X0
+	VAESENC     176(AX), X0, X0
+	VAESENC     192(AX), X0, X0
+	VAESENC     208(AX), X0, X0
+	VPXOR       224(AX), X4, X13
+	VAESENCLAST X13, X0, X0
+	VMOVDQU     X0, (DI)
+	VPSHUFD     $0x13, X4, X13
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VPADDQ      X4, X4, X4
+	VPXOR       X13, X4, X4
+	ADDQ        $0x00000010, SI
+	ADDQ        $0x00000010, DI
+	SUBQ        $0x00000010, CX
+	JMP         vector_tail_5
+
+	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
+steal_7:
+	TESTQ   R9, R9
+	JZ      done_8
+	VMOVDQA X4, X5
+	VPSHUFD $0x13, X4, X13
+	VPSRAD  $0x1f, X13, X13
+	VPAND   X12, X13, X13
+	VPADDQ  X4, X4, X4
+	VPXOR   X13, X4, X4
+	VMOVDQU (SI), X0
+	VPXOR   X15, X0, X0
+	VPXOR   X5, X0, X0
+	CMPQ    BX, $0x0c
+	JB      aes128_19
+	JE      aes192_20
+	VAESENC 16(AX), X0, X0
+	VAESENC 32(AX), X0, X0
+
+aes192_20:
+	VAESENC 48(AX), X0, X0
+	VAESENC 64(AX), X0, X0
+
+aes128_19:
+	VAESENC     80(AX), X0, X0
+	VAESENC     96(AX), X0, X0
+	VAESENC     112(AX), X0, X0
+	VAESENC     128(AX), X0, X0
+	VAESENC     144(AX), X0, X0
+	VAESENC     160(AX), X0, X0
+	VAESENC     176(AX), X0, X0
+	VAESENC     192(AX), X0, X0
+	VAESENC     208(AX), X0, X0
+	VPXOR       224(AX), X5, X13
+	VAESENCLAST X13, X0, X0
+
+	// The partial block is read as the last 16 bytes of src and moved into place
+	// with a shuffle; its output is written as the last 16 bytes of dst, and the
+	// full block's output then overwrites the overlap.
+	VMOVDQU (SI)(R9*1), X1
+	LEAQ    xtsCTSShuf<>+0(SB), R11
+	MOVQ    $0x00000020, R12
+	SUBQ    R9, R12
+	VMOVDQU (R11)(R12*1), X2
+	VPSHUFB X2, X1, X1
+	LEAQ    xtsCTSMask<>+0(SB), R13
+	MOVQ    $0x00000010, R12
+	SUBQ    R9, R12
+	VMOVDQU (R13)(R12*1), X3
+	VPAND   X0, X3, X3
+	VPOR    X3, X1, X1
+	VMOVDQU (R11)(R9*1), X2
+	VPSHUFB X2, X0, X0
+	VPXOR   X15, X1, X1
+	VPXOR   X4, X1, X1
+	CMPQ    BX, $0x0c
+	JB      aes128_21
+	JE      aes192_22
+	VAESENC 16(AX), X1, X1
+	VAESENC 32(AX), X1, X1
+
+aes192_22:
+	VAESENC 48(AX), X1, X1
+	VAESENC 64(AX), X1, X1
+
+aes128_21:
+	VAESENC     80(AX), X1, X1
+	VAESENC     96(AX), X1, X1
+	VAESENC     112(AX), X1, X1
+	VAESENC     128(AX), X1, X1
+	VAESENC     144(AX), X1, X1
+	VAESENC     160(AX), X1, X1
+	VAESENC     176(AX), X1, X1
+	VAESENC     192(AX), X1, X1
+	VAESENC     208(AX), X1, X1
+	VPXOR       224(AX), X4, X13
+	VAESENCLAST X13, X1, X1
+	VMOVDQU     X0, (DI)(R9*1)
+	VMOVDQU     X1, (DI)
+
+done_8:
+	TESTQ   $0x00000002, R8
+	JZ      ret_9
+	VMOVDQU X4, (DX)
+
+ret_9:
+	RET
+
+// func decryptAESNIAVX(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
+// Requires: AES, AVX, CMOV
+TEXT ·decryptAESNIAVX(SB), NOSPLIT, $0-72
+	MOVQ ks+0(FP), AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), CX
+	MOVQ tweak+56(FP), DX
+	MOVQ flags+64(FP), R8
+	MOVQ 720(AX), BX
+
+	// First row of the schedule: 14 - rounds.
+	MOVQ $0x000000e0, R10
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	SUBQ R11, R10
+
+	// Bulk bytes: the full blocks, less the last one when stealing.
+	MOVQ    CX, R9
+	ANDQ    $0x0f, R9
+	ANDQ    $-16, CX
+	LEAQ    -16(CX), R11
+	TESTQ   R9, R9
+	CMOVQNE R11, CX
+
+	// The tweak, encrypted with the tweak key if flags&1. The encryption is a
+	// serial chain before any data can move: wider variants run it in every lane
+	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
+	// follows it, and the first round's XOR has a fixed address per key size.
+	VMOVDQU (DX), X4
+	TESTQ   $0x00000001, R8
+	JZ      tweak_ready_1
+	CMPQ    BX, $0x0c
+	JB      aes128_2
+	JE      aes192_3
+	VPXOR   480(AX), X4, X4
+	VAESENC 496(AX), X4, X4
+	VAESENC 512(AX), X4, X4
+	VAESENC 528(AX), X4, X4
+	VAESENC 544(AX), X4, X4
+	JMP     aes_common_4
+
+aes192_3:
+	VPXOR   512(AX), X4, X4
+	VAESENC 528(AX), X4, X4
+	VAESENC 544(AX), X4, X4
+	JMP     aes_common_4
+
+aes128_2:
+	VPXOR 544(AX), X4, X4
+
+aes_common_4:
+	VAESENC     560(AX), X4, X4
+	VAESENC     576(AX), X4, X4
+	VAESENC     592(AX), X4, X4
+	VAESENC     608(AX), X4, X4
+	VAESENC     624(AX), X4, X4
+	VAESENC     640(AX), X4, X4
+	VAESENC     656(AX), X4, X4
+	VAESENC     672(AX), X4, X4
+	VAESENC     688(AX), X4, X4
+	VAESENCLAST 704(AX), X4, X4
+
+tweak_ready_1:
+	// Round keys and constants.
+	VMOVDQA 240(AX)(R10*1), X15
+	VMOVDQU xtsDouble<>+0(SB), X12
+	CMPQ    CX, $0x00000040
+	JB      vector_tail_5
+
+	// Tweaks of blocks 1-3.
+	VPSHUFD $0x13, X4, X13
+	VPSRAD  $0x1f, X13, X13
+	VPAND   X12, X13, X13
+	VPADDQ  X4, X4, X5
+	VPXOR   X13, X5, X5
+	VPSHUFD $0x13, X5, X13
+	VPSRAD  $0x1f, X13, X13
+	VPAND   X12, X13, X13
+	VPADDQ  X5, X5, X6
+	VPXOR   X13, X6, X6
+	VPSHUFD $0x13, X6, X13
+	VPSRAD  $0x1f, X13, X13
+	VPAND   X12, X13, X13
+	VPADDQ  X6, X6, X7
+	VPXOR   X13, X7, X7
+
+	// Main loop: 4 vectors per step.
+loop_10:
+	VPXOR   (SI), X4, X0
+	VPXOR   X15, X0, X0
+	VPXOR   16(SI), X5, X1
+	VPXOR   X15, X1, X1
+	VPXOR   32(SI), X6, X2
+	VPXOR   X15, X2, X2
+	VPXOR   48(SI), X7, X3
+	VPXOR   X15, X3, X3
+	CMPQ    BX, $0x0c
+	JB      aes128_11
+	JE      aes192_12
+	VAESDEC 256(AX), X0, X0
+	VAESDEC 256(AX), X1, X1
+	VAESDEC 256(AX), X2, X2
+	VAESDEC 256(AX), X3, X3
+	VAESDEC 272(AX), X0, X0
+	VAESDEC 272(AX), X1, X1
+	VAESDEC 272(AX), X2, X2
+	VAESDEC 272(AX), X3, X3
+
+aes192_12:
+	VAESDEC 288(AX), X0, X0
+	VAESDEC 288(AX), X1, X1
+	VAESDEC 288(AX), X2, X2
+	VAESDEC 288(AX), X3, X3
+	VAESDEC 304(AX), X0, X0
+	VAESDEC 304(AX), X1, X1
+	VAESDEC 304(AX), X2, X2
+	VAESDEC 304(AX), X3, X3
+
+aes128_11:
+	VAESDEC     320(AX), X0, X0
+	VAESDEC     320(AX), X1, X1
+	VAESDEC     320(AX), X2, X2
+	VAESDEC     320(AX), X3, X3
+	VPSHUFD     $0x13, X7, X13
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESDEC     336(AX), X0, X0
+	VAESDEC     336(AX), X1, X1
+	VAESDEC     336(AX), X2, X2
+	VAESDEC     336(AX), X3, X3
+	VPADDQ      X7, X7, X8
+	VPXOR       X13, X8, X8
+	VPSHUFD     $0x13, X8, X13
+	VAESDEC     352(AX), X0, X0
+	VAESDEC     352(AX), X1, X1
+	VAESDEC     352(AX), X2, X2
+	VAESDEC     352(AX), X3, X3
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESDEC     368(AX), X0, X0
+	VAESDEC     368(AX), X1, X1
+	VAESDEC     368(AX), X2, X2
+	VAESDEC     368(AX), X3, X3
+	VPADDQ      X8, X8, X9
+	VPXOR       X13, X9, X9
+	VAESDEC     384(AX), X0, X0
+	VAESDEC     384(AX), X1, X1
+	VAESDEC     384(AX), X2, X2
+	VAESDEC     384(AX), X3, X3
+	VPSHUFD     $0x13, X9, X13
+	VPSRAD      $0x1f, X13, X13
+	VAESDEC     400(AX), X0, X0
+	VAESDEC     400(AX), X1, X1
+	VAESDEC     400(AX), X2, X2
+	VAESDEC     400(AX), X3, X3
+	VPAND       X12, X13, X13
+	VPADDQ      X9, X9, X10
+	VAESDEC     416(AX), X0, X0
+	VAESDEC     416(AX), X1, X1
+	VAESDEC     416(AX), X2, X2
+	VAESDEC     416(AX), X3, X3
+	VPXOR       X13, X10, X10
+	VPSHUFD     $0x13, X10, X13
+	VAESDEC     432(AX), X0, X0
+	VAESDEC     432(AX), X1, X1
+	VAESDEC     432(AX), X2, X2
+	VAESDEC     432(AX), X3, X3
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESDEC     448(AX), X0, X0
+	VAESDEC     448(AX), X1, X1
+	VAESDEC     448(AX), X2, X2
+	VAESDEC     448(AX), X3, X3
+	VPADDQ      X10, X10, X11
+	VPXOR       X13, X11, X11
+	VPXOR       464(AX), X4, X4
+	VAESDECLAST X4, X0, X0
+	VPXOR       464(AX), X5, X5
+	VAESDECLAST X5, X1, X1
+	VPXOR       464(AX), X6, X6
+	VAESDECLAST X6, X2, X2
+	VPXOR       464(AX), X7, X7
+	VAESDECLAST X7, X3, X3
+	VMOVDQU     X0, (DI)
+	VMOVDQU     X1, 16(DI)
+	VMOVDQU     X2, 32(DI)
+	VMOVDQU     X3, 48(DI)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	JB          loop_half_13
+	VPXOR       (SI), X8, X0
+	VPXOR       X15, X0, X0
+	VPXOR       16(SI), X9, X1
+	VPXOR       X15, X1, X1
+	VPXOR       32(SI), X10, X2
+	VPXOR       X15, X2, X2
+	VPXOR       48(SI), X11, X3
+	VPXOR       X15, X3, X3
+	CMPQ        BX, $0x0c
+	JB          aes128_15
+	JE          aes192_16
+	VAESDEC     256(AX), X0, X0
+	VAESDEC     256(AX), X1, X1
+	VAESDEC     256(AX), X2, X2
+	VAESDEC     256(AX), X3, X3
+	VAESDEC     272(AX), X0, X0
+	VAESDEC     272(AX), X1, X1
+	VAESDEC     272(AX), X2, X2
+	VAESDEC     272(AX), X3, X3
+
+aes192_16:
+	VAESDEC 288(AX), X0, X0
+	VAESDEC 288(AX), X1, X1
+	VAESDEC 288(AX), X2, X2
+	VAESDEC 288(AX), X3, X3
+	VAESDEC 304(AX), X0, X0
+	VAESDEC 304(AX), X1, X1
+	VAESDEC 304(AX), X2, X2
+	VAESDEC 304(AX), X3, X3
+
+aes128_15:
+	VAESDEC     320(AX), X0, X0
+	VAESDEC     320(AX), X1, X1
+	VAESDEC     320(AX), X2, X2
+	VAESDEC     320(AX), X3, X3
+	VPSHUFD     $0x13, X11, X13
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESDEC     336(AX), X0, X0
+	VAESDEC     336(AX), X1, X1
+	VAESDEC     336(AX), X2, X2
+	VAESDEC     336(AX), X3, X3
+	VPADDQ      X11, X11, X4
+	VPXOR       X13, X4, X4
+	VPSHUFD     $0x13, X4, X13
+	VAESDEC     352(AX), X0, X0
+	VAESDEC     352(AX), X1, X1
+	VAESDEC     352(AX), X2, X2
+	VAESDEC     352(AX), X3, X3
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESDEC     368(AX), X0, X0
+	VAESDEC     368(AX), X1, X1
+	VAESDEC     368(AX), X2, X2
+	VAESDEC     368(AX), X3, X3
+	VPADDQ      X4, X4, X5
+	VPXOR       X13, X5, X5
+	VAESDEC     384(AX), X0, X0
+	VAESDEC     384(AX), X1, X1
+	VAESDEC     384(AX), X2, X2
+	VAESDEC     384(AX), X3, X3
+	VPSHUFD     $0x13, X5, X13
+	VPSRAD      $0x1f, X13, X13
+	VAESDEC     400(AX), X0, X0
+	VAESDEC     400(AX), X1, X1
+	VAESDEC     400(AX), X2, X2
+	VAESDEC     400(AX), X3, X3
+	VPAND       X12, X13, X13
+	VPADDQ      X5, X5, X6
+	VAESDEC     416(AX), X0, X0
+	VAESDEC     416(AX), X1, X1
+	VAESDEC     416(AX), X2, X2
+	VAESDEC     416(AX), X3, X3
+	VPXOR       X13, X6, X6
+	VPSHUFD     $0x13, X6, X13
+	VAESDEC     432(AX), X0, X0
+	VAESDEC     432(AX), X1, X1
+	VAESDEC     432(AX), X2, X2
+	VAESDEC     432(AX), X3, X3
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESDEC     448(AX), X0, X0
+	VAESDEC     448(AX), X1, X1
+	VAESDEC     448(AX), X2, X2
+	VAESDEC     448(AX), X3, X3
+	VPADDQ      X6, X6, X7
+	VPXOR       X13, X7, X7
+	VPXOR       464(AX), X8, X8
+	VAESDECLAST X8, X0, X0
+	VPXOR       464(AX), X9, X9
+	VAESDECLAST X9, X1, X1
+	VPXOR       464(AX), X10, X10
+	VAESDECLAST X10, X2, X2
+	VPXOR       464(AX), X11, X11
+	VAESDECLAST X11, X3, X3
+	VMOVDQU     X0, (DI)
+	VMOVDQU     X1, 16(DI)
+	VMOVDQU     X2, 32(DI)
+	VMOVDQU     X3, 48(DI)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	JAE         loop_10
+	JMP         loop_end_14
+
+loop_half_13:
+	VMOVDQA X8, X4
+	VMOVDQA X9, X5
+	VMOVDQA X10, X6
+	VMOVDQA X11, X7
+
+loop_end_14:
+	// One vector at a time.
+vector_tail_5:
+	CMPQ    CX, $0x00000010
+	JB      steal_7
+	VMOVDQU (SI), X0
+	VPXOR   X15, X0, X0
+	VPXOR   X4, X0, X0
+	CMPQ    BX, $0x0c
+	JB      aes128_17
+	JE      aes192_18
+	VAESDEC 256(AX), X0, X0
+	VAESDEC 272(AX), X0, X0
+
+aes192_18:
+	VAESDEC 288(AX), X0, X0
+	VAESDEC 304(AX), X0, X0
+
+aes128_17:
+	VAESDEC     320(AX), X0, X0
+	VAESDEC     336(AX), X0, X0
+	VAESDEC     352(AX), X0, X0
+	VAESDEC     368(AX), X0, X0
+	VAESDEC     384(AX), X0, X0
+	VAESDEC     400(AX), X0, X0
+	VAESDEC     416(AX), X0, X0
+	VAESDEC     432(AX), X0, X0
+	VAESDEC     448(AX), X0, X0
+	VPXOR       464(AX), X4, X13
+	VAESDECLAST X13, X0, X0
+	VMOVDQU     X0, (DI)
+	VPSHUFD     $0x13, X4, X13
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VPADDQ      X4, X4, X4
+	VPXOR       X13, X4, X4
+	ADDQ        $0x00000010, SI
+	ADDQ        $0x00000010, DI
+	SUBQ        $0x00000010, CX
+	JMP         vector_tail_5
+
+	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
+steal_7:
+	TESTQ   R9, R9
+	JZ      done_8
+	VMOVDQA X4, X5
+	VPSHUFD $0x13, X4, X13
+	VPSRAD  $0x1f, X13, X13
+	VPAND   X12, X13, X13
+	VPADDQ  X4, X4, X4
+	VPXOR   X13, X4, X4
+	VMOVDQU (SI), X0
+	VPXOR   X15, X0, X0
+	VPXOR   X4, X0, X0
+	CMPQ    BX, $0x0c
+	JB      aes128_19
+	JE      aes192_20
+	VAESDEC 256(AX), X0, X0
+	VAESDEC 272(AX), X0, X0
+
+aes192_20:
+	VAESDEC 288(AX), X0, X0
+	VAESDEC 304(AX), X0, X0
+
+aes128_19:
+	VAESDEC     320(AX), X0, X0
+	VAESDEC     336(AX), X0, X0
+	VAESDEC     352(AX), X0, X0
+	VAESDEC     368(AX), X0, X0
+	VAESDEC     384(AX), X0, X0
+	VAESDEC     400(AX), X0, X0
+	VAESDEC     416(AX), X0, X0
+	VAESDEC     432(AX), X0, X0
+	VAESDEC     448(AX), X0, X0
+	VPXOR       464(AX), X4, X13
+	VAESDECLAST X13, X0, X0
+
+	// The partial block is read as the last 16 bytes of src and moved into place
+	// with a shuffle; its output is written as the last 16 bytes of dst, and the
+	// full block's output then overwrites the overlap.
+	VMOVDQU (SI)(R9*1), X1
+	LEAQ    xtsCTSShuf<>+0(SB), R11
+	MOVQ    $0x00000020, R12
+	SUBQ    R9, R12
+	VMOVDQU (R11)(R12*1), X2
+	VPSHUFB X2, X1, X1
+	LEAQ    xtsCTSMask<>+0(SB), R13
+	MOVQ    $0x00000010, R12
+	SUBQ    R9, R12
+	VMOVDQU (R13)(R12*1), X3
+	VPAND   X0, X3, X3
+	VPOR    X3, X1, X1
+	VMOVDQU (R11)(R9*1), X2
+	VPSHUFB X2, X0, X0
+	VPXOR   X15, X1, X1
+	VPXOR   X5, X1, X1
+	CMPQ    BX, $0x0c
+	JB      aes128_21
+	JE      aes192_22
+	VAESDEC 256(AX), X1, X1
+	VAESDEC 272(AX), X1, X1
+
+aes192_22:
+	VAESDEC 288(AX), X1, X1
+	VAESDEC 304(AX), X1, X1
+
+aes128_21:
+	VAESDEC     320(AX), X1, X1
+	VAESDEC     336(AX), X1, X1
+	VAESDEC     352(AX), X1, X1
+	VAESDEC     368(AX), X1, X1
+	VAESDEC     384(AX), X1, X1
+	VAESDEC     400(AX), X1, X1
+	VAESDEC     416(AX), X1, X1
+	VAESDEC     432(AX), X1, X1
+	VAESDEC     448(AX), X1, X1
+	VPXOR       464(AX), X5, X13
+	VAESDECLAST X13, X1, X1
+	VMOVDQU     X0, (DI)(R9*1)
+	VMOVDQU     X1, (DI)
+
+done_8:
+	TESTQ   $0x00000002, R8
+	JZ      ret_9
+	VMOVDQU X4, (DX)
+
+ret_9:
+	RET
+
+// func encryptVAESAVX2(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
+// Requires: AES, AVX, AVX2, CMOV, PCLMULQDQ, VAES, VPCLMULQDQ
+TEXT ·encryptVAESAVX2(SB), NOSPLIT, $0-72
+	MOVQ ks+0(FP), AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), CX
+	MOVQ tweak+56(FP), DX
+	MOVQ flags+64(FP), R8
+	MOVQ 720(AX), BX
+
+	// First row of the schedule: 14 - rounds.
+	MOVQ $0x000000e0, R10
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	SUBQ R11, R10
+
+	// Bulk bytes: the full blocks, less the last one when stealing.
+	MOVQ    CX, R9
+	ANDQ    $0x0f, R9
+	ANDQ    $-16, CX
+	LEAQ    -16(CX), R11
+	TESTQ   R9, R9
+	CMOVQNE R11, CX
+
+	// The tweak, encrypted with the tweak key if flags&1. The encryption is a
+	// serial chain before any data can move: wider variants run it in every lane
+	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
+	// follows it, and the first round's XOR has a fixed address per key size.
+	VBROADCASTI128 (DX), Y4
+	TESTQ          $0x00000001, R8
+	JZ             tweak_ready_1
+	VBROADCASTI128 480(AX), Y0
+	VBROADCASTI128 496(AX), Y1
+	VBROADCASTI128 512(AX), Y2
+	VBROADCASTI128 528(AX), Y3
+	VBROADCASTI128 544(AX), Y5
+	VBROADCASTI128 560(AX), Y6
+	VBROADCASTI128 576(AX), Y7
+	VBROADCASTI128 592(AX), Y8
+	VBROADCASTI128 608(AX), Y9
+	VBROADCASTI128 624(AX), Y10
+	VBROADCASTI128 640(AX), Y11
+	VBROADCASTI128 656(AX), Y12
+	VBROADCASTI128 672(AX), Y13
+	VBROADCASTI128 688(AX), Y14
+	VBROADCASTI128 704(AX), Y15
+	CMPQ           BX, $0x0c
+	JB             aes128_2
+	JE             aes192_3
+	VPXOR          Y0, Y4, Y4
+	VAESENC        Y1, Y4, Y4
+	VAESENC        Y2, Y4, Y4
+	VAESENC        Y3, Y4, Y4
+	VAESENC        Y5, Y4, Y4
+	JMP            aes_common_4
+
+aes192_3:
+	VPXOR   Y2, Y4, Y4
+	VAESENC Y3, Y4, Y4
+	VAESENC Y5, Y4, Y4
+	JMP     aes_common_4
+
+aes128_2:
+	VPXOR Y5, Y4, Y4
+
+aes_common_4:
+	VAESENC     Y6, Y4, Y4
+	VAESENC     Y7, Y4, Y4
+	VAESENC     Y8, Y4, Y4
+	VAESENC     Y9, Y4, Y4
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y4, Y4
+	VAESENC     Y12, Y4, Y4
+	VAESENC     Y13, Y4, Y4
+	VAESENC     Y14, Y4, Y4
+	VAESENCLAST Y15, Y4, Y4
+
+tweak_ready_1:
+	// Round keys and constants.
+	VBROADCASTI128 (AX)(R10*1), Y15
+	VBROADCASTI128 xtsPoly<>+0(SB), Y12
+
+	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
+	// all four at once (per-lane shift counts, one multiply for the carries).
+	CMPQ       CX, $0x00000020
+	JB         block_tail_6
+	CMPQ       CX, $0x00000080
+	JAE        four_vectors_11
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y8
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y4, Y4
+	VPXOR      Y8, Y4, Y4
+	JMP        vector_tail_5
+
+four_vectors_11:
+	VPSRLVQ    xtsShr256<>+96(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+96(SB), Y4, Y7
+	VPSLLDQ    $0x08, Y13, Y11
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y7, Y7
+	VPXOR      Y11, Y7, Y7
+	VPSRLVQ    xtsShr256<>+64(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+64(SB), Y4, Y6
+	VPSLLDQ    $0x08, Y13, Y10
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y6, Y6
+	VPXOR      Y10, Y6, Y6
+	VPSRLVQ    xtsShr256<>+32(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y4, Y5
+	VPSLLDQ    $0x08, Y13, Y9
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y5, Y5
+	VPXOR      Y9, Y5, Y5
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y8
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y4, Y4
+	VPXOR      Y8, Y4, Y4
+
+	// Main loop: 4 vectors per step.
+loop_10:
+	VPXOR          (SI), Y4, Y0
+	VPXOR          Y15, Y0, Y0
+	VPXOR          32(SI), Y5, Y1
+	VPXOR          Y15, Y1, Y1
+	VPXOR          64(SI), Y6, Y2
+	VPXOR          Y15, Y2, Y2
+	VPXOR          96(SI), Y7, Y3
+	VPXOR          Y15, Y3, Y3
+	CMPQ           BX, $0x0c
+	JB             aes128_12
+	JE             aes192_13
+	VBROADCASTI128 16(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VBROADCASTI128 32(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+
+aes192_13:
+	VBROADCASTI128 48(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VBROADCASTI128 64(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+
+aes128_12:
+	VBROADCASTI128 80(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPSRLDQ        $0x0f, Y4, Y13
+	VPSLLDQ        $0x01, Y4, Y8
+	VBROADCASTI128 96(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VPXOR          Y13, Y8, Y8
+	VBROADCASTI128 112(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPSRLDQ        $0x0f, Y5, Y13
+	VPSLLDQ        $0x01, Y5, Y9
+	VBROADCASTI128 128(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VPXOR          Y13, Y9, Y9
+	VBROADCASTI128 144(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPSRLDQ        $0x0f, Y6, Y13
+	VPSLLDQ        $0x01, Y6, Y10
+	VBROADCASTI128 160(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VPXOR          Y13, Y10, Y10
+	VBROADCASTI128 176(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPSRLDQ        $0x0f, Y7, Y13
+	VPSLLDQ        $0x01, Y7, Y11
+	VBROADCASTI128 192(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VBROADCASTI128 208(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPXOR          Y13, Y11, Y11
+	VBROADCASTI128 224(AX), Y14
+	VPXOR          Y14, Y4, Y4
+	VAESENCLAST    Y4, Y0, Y0
+	VPXOR          Y14, Y5, Y5
+	VAESENCLAST    Y5, Y1, Y1
+	VPXOR          Y14, Y6, Y6
+	VAESENCLAST    Y6, Y2, Y2
+	VPXOR          Y14, Y7, Y7
+	VAESENCLAST    Y7, Y3, Y3
+	VMOVDQU        Y0, (DI)
+	VMOVDQU        Y1, 32(DI)
+	VMOVDQU        Y2, 64(DI)
+	VMOVDQU        Y3, 96(DI)
+	ADDQ           $0x00000080, SI
+	ADDQ           $0x00000080, DI
+	SUBQ           $0x00000080, CX
+	CMPQ           CX, $0x00000080
+	JB             loop_half_14
+	VPXOR          (SI), Y8, Y0
+	VPXOR          Y15, Y0, Y0
+	VPXOR          32(SI), Y9, Y1
+	VPXOR          Y15, Y1, Y1
+	VPXOR          64(SI), Y10, Y2
+	VPXOR          Y15, Y2, Y2
+	VPXOR          96(SI), Y11, Y3
+	VPXOR          Y15, Y3, Y3
+	CMPQ           BX, $0x0c
+	JB             aes128_16
+	JE             aes192_17
+	VBROADCASTI128 16(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VBROADCASTI128 32(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+
+aes192_17:
+	VBROADCASTI128 48(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VBROADCASTI128 64(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+
+aes128_16:
+	VBROADCASTI128 80(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPSRLDQ        $0x0f, Y8, Y13
+	VPSLLDQ        $0x01, Y8, Y4
+	VBROADCASTI128 96(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VPXOR          Y13, Y4, Y4
+	VBROADCASTI128 112(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPSRLDQ        $0x0f, Y9, Y13
+	VPSLLDQ        $0x01, Y9, Y5
+	VBROADCASTI128 128(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VPXOR          Y13, Y5, Y5
+	VBROADCASTI128 144(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPSRLDQ        $0x0f, Y10, Y13
+	VPSLLDQ        $0x01, Y10, Y6
+	VBROADCASTI128 160(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VPXOR          Y13, Y6, Y6
+	VBROADCASTI128 176(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPSRLDQ        $0x0f, Y11, Y13
+	VPSLLDQ        $0x01, Y11, Y7
+	VBROADCASTI128 192(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VBROADCASTI128 208(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPXOR          Y13, Y7, Y7
+	VBROADCASTI128 224(AX), Y14
+	VPXOR          Y14, Y8, Y8
+	VAESENCLAST    Y8, Y0, Y0
+	VPXOR          Y14, Y9, Y9
+	VAESENCLAST    Y9, Y1, Y1
+	VPXOR          Y14, Y10, Y10
+	VAESENCLAST    Y10, Y2, Y2
+	VPXOR          Y14, Y11, Y11
+	VAESENCLAST    Y11, Y3, Y3
+	VMOVDQU        Y0, (DI)
+	VMOVDQU        Y1, 32(DI)
+	VMOVDQU        Y2, 64(DI)
+	VMOVDQU        Y3, 96(DI)
+	ADDQ           $0x00000080, SI
+	ADDQ           $0x00000080, DI
+	SUBQ           $0x00000080, CX
+	CMPQ           CX, $0x00000080
+	JAE            loop_10
+	JMP            loop_end_15
+
+loop_half_14:
+	VMOVDQA Y8, Y4
+	VMOVDQA Y9, Y5
+	VMOVDQA Y10, Y6
+	VMOVDQA Y11, Y7
+
+loop_end_15:
+	// One vector at a time.
+vector_tail_5:
+	CMPQ           CX, $0x00000020
+	JB             block_tail_6
+	VMOVDQU        (SI), Y0
+	VPXOR          Y15, Y0, Y0
+	VPXOR          Y4, Y0, Y0
+	CMPQ           BX, $0x0c
+	JB             aes128_18
+	JE             aes192_19
+	VBROADCASTI128 16(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VBROADCASTI128 32(AX), Y14
+	VAESENC        Y14, Y0, Y0
+
+aes192_19:
+	VBROADCASTI128 48(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VBROADCASTI128 64(AX), Y14
+	VAESENC        Y14, Y0, Y0
+
+aes128_18:
+	VBROADCASTI128 80(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VBROADCASTI128 96(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VBROADCASTI128 112(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VBROADCASTI128 128(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VBROADCASTI128 144(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VBROADCASTI128 160(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VBROADCASTI128 176(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VBROADCASTI128 192(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VBROADCASTI128 208(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VBROADCASTI128 224(AX), Y14
+	VPXOR          Y14, Y4, Y13
+	VAESENCLAST    Y13, Y0, Y0
+	VMOVDQU        Y0, (DI)
+	VPSRLQ         $0x3e, Y4, Y13
+	VPSLLQ         $0x02, Y4, Y4
+	VPSLLDQ        $0x08, Y13, Y8
+	VPCLMULQDQ     $0x01, Y12, Y13, Y13
+	VPXOR          Y13, Y4, Y4
+	VPXOR          Y8, Y4, Y4
+	ADDQ           $0x00000020, SI
+	ADDQ           $0x00000020, DI
+	SUBQ           $0x00000020, CX
+	JMP            vector_tail_5
+
+	// One block at a time.
+block_tail_6:
+	CMPQ    CX, $0x10
+	JB      steal_7
+	VMOVDQU (SI), X0
+	VPXOR   X15, X0, X0
+	VPXOR   X4, X0, X0
+	CMPQ    BX, $0x0c
+	JB      aes128_20
+	JE      aes192_21
+	VAESENC 16(AX), X0, X0
+	VAESENC 32(AX), X0, X0
+
+aes192_21:
+	VAESENC 48(AX), X0, X0
+	VAESENC 64(AX), X0, X0
+
+aes128_20:
+	VAESENC     80(AX), X0, X0
+	VAESENC     96(AX), X0, X0
+	VAESENC     112(AX), X0, X0
+	VAESENC     128(AX), X0, X0
+	VAESENC     144(AX), X0, X0
+	VAESENC     160(AX), X0, X0
+	VAESENC     176(AX), X0, X0
+	VAESENC     192(AX), X0, X0
+	VAESENC     208(AX), X0, X0
+	VPXOR       224(AX), X4, X13
+	VAESENCLAST X13, X0, X0
+	VMOVDQU     X0, (DI)
+	VPSRLQ      $0x3f, X4, X13
+	VPSLLQ      $0x01, X4, X4
+	VPSLLDQ     $0x08, X13, X8
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPXOR       X13, X4, X4
+	VPXOR       X8, X4, X4
+	ADDQ        $0x10, SI
+	ADDQ        $0x10, DI
+	SUBQ        $0x10, CX
+	JMP         block_tail_6
+
+	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
+steal_7:
+	TESTQ      R9, R9
+	JZ         done_8
+	VMOVDQA    X4, X5
+	VPSRLQ     $0x3f, X4, X13
+	VPSLLQ     $0x01, X4, X4
+	VPSLLDQ    $0x08, X13, X8
+	VPCLMULQDQ $0x01, X12, X13, X13
+	VPXOR      X13, X4, X4
+	VPXOR      X8, X4, X4
+	VMOVDQU    (SI), X0
+	VPXOR      X15, X0, X0
+	VPXOR      X5, X0, X0
+	CMPQ       BX, $0x0c
+	JB         aes128_22
+	JE         aes192_23
+	VAESENC    16(AX), X0, X0
+	VAESENC    32(AX), X0, X0
+
+aes192_23:
+	VAESENC 48(AX), X0, X0
+	VAESENC 64(AX), X0, X0
+
+aes128_22:
+	VAESENC     80(AX), X0, X0
+	VAESENC     96(AX), X0, X0
+	VAESENC     112(AX), X0, X0
+	VAESENC     128(AX), X0, X0
+	VAESENC     144(AX), X0, X0
+	VAESENC     160(AX), X0, X0
+	VAESENC     176(AX), X0, X0
+	VAESENC     192(AX), X0, X0
+	VAESENC     208(AX), X0, X0
+	VPXOR       224(AX), X5, X13
+	VAESENCLAST X13, X0, X0
+
+	// The partial block is read as the last 16 bytes of src and moved into place
+	// with a shuffle; its output is written as the last 16 bytes of dst, and the
+	// full block's output then overwrites the overlap.
+	VMOVDQU (SI)(R9*1), X1
+	LEAQ    xtsCTSShuf<>+0(SB), R11
+	MOVQ    $0x00000020, R12
+	SUBQ    R9, R12
+	VMOVDQU (R11)(R12*1), X2
+	VPSHUFB X2, X1, X1
+	LEAQ    xtsCTSMask<>+0(SB), R13
+	MOVQ    $0x00000010, R12
+	SUBQ    R9, R12
+	VMOVDQU (R13)(R12*1), X3
+	VPAND   X0, X3, X3
+	VPOR    X3, X1, X1
+	VMOVDQU (R11)(R9*1), X2
+	VPSHUFB X2, X0, X0
+	VPXOR   X15, X1, X1
+	VPXOR   X4, X1, X1
+	CMPQ    BX, $0x0c
+	JB      aes128_24
+	JE      aes192_25
+	VAESENC 16(AX), X1, X1
+	VAESENC 32(AX), X1, X1
+
+aes192_25:
+	VAESENC 48(AX), X1, X1
+	VAESENC 64(AX), X1, X1
+
+aes128_24:
+	VAESENC     80(AX), X1, X1
+	VAESENC     96(AX), X1, X1
+	VAESENC     112(AX), X1, X1
+	VAESENC     128(AX), X1, X1
+	VAESENC     144(AX), X1, X1
+	VAESENC     160(AX), X1, X1
+	VAESENC     176(AX), X1, X1
+	VAESENC     192(AX), X1, X1
+	VAESENC     208(AX), X1, X1
+	VPXOR       224(AX), X4, X13
+	VAESENCLAST X13, X1, X1
+	VMOVDQU     X0, (DI)(R9*1)
+	VMOVDQU     X1, (DI)
+
+done_8:
+	TESTQ   $0x00000002, R8
+	JZ      ret_9
+	VMOVDQU X4, (DX)
+
+ret_9:
+	VZEROUPPER
+	RET
+
+// func decryptVAESAVX2(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
+// Requires: AES, AVX, AVX2, CMOV, PCLMULQDQ, VAES, VPCLMULQDQ
+TEXT ·decryptVAESAVX2(SB), NOSPLIT, $0-72
+	MOVQ ks+0(FP), AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), CX
+	MOVQ tweak+56(FP), DX
+	MOVQ flags+64(FP), R8
+	MOVQ 720(AX), BX
+
+	// First row of the schedule: 14 - rounds.
+	MOVQ $0x000000e0, R10
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	SUBQ R11, R10
+
+	// Bulk bytes: the full blocks, less the last one when stealing.
+	MOVQ    CX, R9
+	ANDQ    $0x0f, R9
+	ANDQ    $-16, CX
+	LEAQ    -16(CX), R11
+	TESTQ   R9, R9
+	CMOVQNE R11, CX
+
+	// The tweak, encrypted with the tweak key if flags&1. The encryption is a
+	// serial chain before any data can move: wider variants run it in every lane
+	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
+	// follows it, and the first round's XOR has a fixed address per key size.
+	VBROADCASTI128 (DX), Y4
+	TESTQ          $0x00000001, R8
+	JZ             tweak_ready_1
+	VBROADCASTI128 480(AX), Y0
+	VBROADCASTI128 496(AX), Y1
+	VBROADCASTI128 512(AX), Y2
+	VBROADCASTI128 528(AX), Y3
+	VBROADCASTI128 544(AX), Y5
+	VBROADCASTI128 560(AX), Y6
+	VBROADCASTI128 576(AX), Y7
+	VBROADCASTI128 592(AX), Y8
+	VBROADCASTI128 608(AX), Y9
+	VBROADCASTI128 624(AX), Y10
+	VBROADCASTI128 640(AX), Y11
+	VBROADCASTI128 656(AX), Y12
+	VBROADCASTI128 672(AX), Y13
+	VBROADCASTI128 688(AX), Y14
+	VBROADCASTI128 704(AX), Y15
+	CMPQ           BX, $0x0c
+	JB             aes128_2
+	JE             aes192_3
+	VPXOR          Y0, Y4, Y4
+	VAESENC        Y1, Y4, Y4
+	VAESENC        Y2, Y4, Y4
+	VAESENC        Y3, Y4, Y4
+	VAESENC        Y5, Y4, Y4
+	JMP            aes_common_4
+
+aes192_3:
+	VPXOR   Y2, Y4, Y4
+	VAESENC Y3, Y4, Y4
+	VAESENC Y5, Y4, Y4
+	JMP     aes_common_4
+
+aes128_2:
+	VPXOR Y5, Y4, Y4
+
+aes_common_4:
+	VAESENC     Y6, Y4, Y4
+	VAESENC     Y7, Y4, Y4
+	VAESENC     Y8, Y4, Y4
+	VAESENC     Y9, Y4, Y4
+	VAESENC     Y10, Y4, Y4
+	VAESENC     Y11, Y4, Y4
+	VAESENC     Y12, Y4, Y4
+	VAESENC     Y13, Y4, Y4
+	VAESENC     Y14, Y4, Y4
+	VAESENCLAST Y15, Y4, Y4
+
+tweak_ready_1:
+	// Round keys and constants.
+	VBROADCASTI128 240(AX)(R10*1), Y15
+	VBROADCASTI128 xtsPoly<>+0(SB), Y12
+
+	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
+	// all four at once (per-lane shift counts, one multiply for the carries).
+	CMPQ       CX, $0x00000020
+	JB         block_tail_6
+	CMPQ       CX, $0x00000080
+	JAE        four_vectors_11
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y8
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y4, Y4
+	VPXOR      Y8, Y4, Y4
+	JMP        vector_tail_5
+
+four_vectors_11:
+	VPSRLVQ    xtsShr256<>+96(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+96(SB), Y4, Y7
+	VPSLLDQ    $0x08, Y13, Y11
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y7, Y7
+	VPXOR      Y11, Y7, Y7
+	VPSRLVQ    xtsShr256<>+64(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+64(SB), Y4, Y6
+	VPSLLDQ    $0x08, Y13, Y10
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y6, Y6
+	VPXOR      Y10, Y6, Y6
+	VPSRLVQ    xtsShr256<>+32(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y4, Y5
+	VPSLLDQ    $0x08, Y13, Y9
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y5, Y5
+	VPXOR      Y9, Y5, Y5
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y8
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y4, Y4
+	VPXOR      Y8, Y4, Y4
+
+	// Main loop: 4 vectors per step.
+loop_10:
+	VPXOR          (SI), Y4, Y0
+	VPXOR          Y15, Y0, Y0
+	VPXOR          32(SI), Y5, Y1
+	VPXOR          Y15, Y1, Y1
+	VPXOR          64(SI), Y6, Y2
+	VPXOR          Y15, Y2, Y2
+	VPXOR          96(SI), Y7, Y3
+	VPXOR          Y15, Y3, Y3
+	CMPQ           BX, $0x0c
+	JB             aes128_12
+	JE             aes192_13
+	VBROADCASTI128 256(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VBROADCASTI128 272(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+
+aes192_13:
+	VBROADCASTI128 288(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VBROADCASTI128 304(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+
+aes128_12:
+	VBROADCASTI128 320(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPSRLDQ        $0x0f, Y4, Y13
+	VPSLLDQ        $0x01, Y4, Y8
+	VBROADCASTI128 336(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VPXOR          Y13, Y8, Y8
+	VBROADCASTI128 352(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPSRLDQ        $0x0f, Y5, Y13
+	VPSLLDQ        $0x01, Y5, Y9
+	VBROADCASTI128 368(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VPXOR          Y13, Y9, Y9
+	VBROADCASTI128 384(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPSRLDQ        $0x0f, Y6, Y13
+	VPSLLDQ        $0x01, Y6, Y10
+	VBROADCASTI128 400(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VPXOR          Y13, Y10, Y10
+	VBROADCASTI128 416(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPSRLDQ        $0x0f, Y7, Y13
+	VPSLLDQ        $0x01, Y7, Y11
+	VBROADCASTI128 432(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VBROADCASTI128 448(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPXOR          Y13, Y11, Y11
+	VBROADCASTI128 464(AX), Y14
+	VPXOR          Y14, Y4, Y4
+	VAESDECLAST    Y4, Y0, Y0
+	VPXOR          Y14, Y5, Y5
+	VAESDECLAST    Y5, Y1, Y1
+	VPXOR          Y14, Y6, Y6
+	VAESDECLAST    Y6, Y2, Y2
+	VPXOR          Y14, Y7, Y7
+	VAESDECLAST    Y7, Y3, Y3
+	VMOVDQU        Y0, (DI)
+	VMOVDQU        Y1, 32(DI)
+	VMOVDQU        Y2, 64(DI)
+	VMOVDQU        Y3, 96(DI)
+	ADDQ           $0x00000080, SI
+	ADDQ           $0x00000080, DI
+	SUBQ           $0x00000080, CX
+	CMPQ           CX, $0x00000080
+	JB             loop_half_14
+	VPXOR          (SI), Y8, Y0
+	VPXOR          Y15, Y0, Y0
+	VPXOR          32(SI), Y9, Y1
+	VPXOR          Y15, Y1, Y1
+	VPXOR          64(SI), Y10, Y2
+	VPXOR          Y15, Y2, Y2
+	VPXOR          96(SI), Y11, Y3
+	VPXOR          Y15, Y3, Y3
+	CMPQ           BX, $0x0c
+	JB             aes128_16
+	JE             aes192_17
+	VBROADCASTI128 256(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VBROADCASTI128 272(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+
+aes192_17:
+	VBROADCASTI128 288(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VBROADCASTI128 304(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+
+aes128_16:
+	VBROADCASTI128 320(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPSRLDQ        $0x0f, Y8, Y13
+	VPSLLDQ        $0x01, Y8, Y4
+	VBROADCASTI128 336(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VPXOR          Y13, Y4, Y4
+	VBROADCASTI128 352(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPSRLDQ        $0x0f, Y9, Y13
+	VPSLLDQ        $0x01, Y9, Y5
+	VBROADCASTI128 368(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VPXOR          Y13, Y5, Y5
+	VBROADCASTI128 384(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPSRLDQ        $0x0f, Y10, Y13
+	VPSLLDQ        $0x01, Y10, Y6
+	VBROADCASTI128 400(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VPXOR          Y13, Y6, Y6
+	VBROADCASTI128 416(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPSRLDQ        $0x0f, Y11, Y13
+	VPSLLDQ        $0x01, Y11, Y7
+	VBROADCASTI128 432(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VBROADCASTI128 448(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPXOR          Y13, Y7, Y7
+	VBROADCASTI128 464(AX), Y14
+	VPXOR          Y14, Y8, Y8
+	VAESDECLAST    Y8, Y0, Y0
+	VPXOR          Y14, Y9, Y9
+	VAESDECLAST    Y9, Y1, Y1
+	VPXOR          Y14, Y10, Y10
+	VAESDECLAST    Y10, Y2, Y2
+	VPXOR          Y14, Y11, Y11
+	VAESDECLAST    Y11, Y3, Y3
+	VMOVDQU        Y0, (DI)
+	VMOVDQU        Y1, 32(DI)
+	VMOVDQU        Y2, 64(DI)
+	VMOVDQU        Y3, 96(DI)
+	ADDQ           $0x00000080, SI
+	ADDQ           $0x00000080, DI
+	SUBQ           $0x00000080, CX
+	CMPQ           CX, $0x00000080
+	JAE            loop_10
+	JMP            loop_end_15
+
+loop_half_14:
+	VMOVDQA Y8, Y4
+	VMOVDQA Y9, Y5
+	VMOVDQA Y10, Y6
+	VMOVDQA Y11, Y7
+
+loop_end_15:
+	// One vector at a time.
+vector_tail_5:
+	CMPQ           CX, $0x00000020
+	JB             block_tail_6
+	VMOVDQU        (SI), Y0
+	VPXOR          Y15, Y0, Y0
+	VPXOR          Y4, Y0, Y0
+	CMPQ           BX, $0x0c
+	JB             aes128_18
+	JE             aes192_19
+	VBROADCASTI128 256(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VBROADCASTI128 272(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+
+aes192_19:
+	VBROADCASTI128 288(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VBROADCASTI128 304(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+
+aes128_18:
+	VBROADCASTI128 320(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VBROADCASTI128 336(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VBROADCASTI128 352(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VBROADCASTI128 368(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VBROADCASTI128 384(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VBROADCASTI128 400(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VBROADCASTI128 416(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VBROADCASTI128 432(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VBROADCASTI128 448(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VBROADCASTI128 464(AX), Y14
+	VPXOR          Y14, Y4, Y13
+	VAESDECLAST    Y13, Y0, Y0
+	VMOVDQU        Y0, (DI)
+	VPSRLQ         $0x3e, Y4, Y13
+	VPSLLQ         $0x02, Y4, Y4
+	VPSLLDQ        $0x08, Y13, Y8
+	VPCLMULQDQ     $0x01, Y12, Y13, Y13
+	VPXOR          Y13, Y4, Y4
+	VPXOR          Y8, Y4, Y4
+	ADDQ           $0x00000020, SI
+	ADDQ           $0x00000020, DI
+	SUBQ           $0x00000020, CX
+	JMP            vector_tail_5
+
+	// One block at a time.
+block_tail_6:
+	CMPQ    CX, $0x10
+	JB      steal_7
+	VMOVDQU (SI), X0
+	VPXOR   X15, X0, X0
+	VPXOR   X4, X0, X0
+	CMPQ    BX, $0x0c
+	JB      aes128_20
+	JE      aes192_21
+	VAESDEC 256(AX), X0, X0
+	VAESDEC 272(AX), X0, X0
+
+aes192_21:
+	VAESDEC 288(AX), X0, X0
+	VAESDEC 304(AX), X0, X0
+
+aes128_20:
+	VAESDEC     320(AX), X0, X0
+	VAESDEC     336(AX), X0, X0
+	VAESDEC     352(AX), X0, X0
+	VAESDEC     368(AX), X0, X0
+	VAESDEC     384(AX), X0, X0
+	VAESDEC     400(AX), X0, X0
+	VAESDEC     416(AX), X0, X0
+	VAESDEC     432(AX), X0, X0
+	VAESDEC     448(AX), X0, X0
+	VPXOR       464(AX), X4, X13
+	VAESDECLAST X13, X0, X0
+	VMOVDQU     X0, (DI)
+	VPSRLQ      $0x3f, X4, X13
+	VPSLLQ      $0x01, X4, X4
+	VPSLLDQ     $0x08, X13, X8
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPXOR       X13, X4, X4
+	VPXOR       X8, X4, X4
+	ADDQ        $0x10, SI
+	ADDQ        $0x10, DI
+	SUBQ        $0x10, CX
+	JMP         block_tail_6
+
+	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
+steal_7:
+	TESTQ      R9, R9
+	JZ         done_8
+	VMOVDQA    X4, X5
+	VPSRLQ     $0x3f, X4, X13
+	VPSLLQ     $0x01, X4, X4
+	VPSLLDQ    $0x08, X13, X8
+	VPCLMULQDQ $0x01, X12, X13, X13
+	VPXOR      X13, X4, X4
+	VPXOR      X8, X4, X4
+	VMOVDQU    (SI), X0
+	VPXOR      X15, X0, X0
+	VPXOR      X4, X0, X0
+	CMPQ       BX, $0x0c
+	JB         aes128_22
+	JE         aes192_23
+	VAESDEC    256(AX), X0, X0
+	VAESDEC    272(AX), X0, X0
+
+aes192_23:
+	VAESDEC 288(AX), X0, X0
+	VAESDEC 304(AX), X0, X0
+
+aes128_22:
+	VAESDEC     320(AX), X0, X0
+	VAESDEC     336(AX), X0, X0
+	VAESDEC     352(AX), X0, X0
+	VAESDEC     368(AX), X0, X0
+	VAESDEC     384(AX), X0, X0
+	VAESDEC     400(AX), X0, X0
+	VAESDEC     416(AX), X0, X0
+	VAESDEC     432(AX), X0, X0
+	VAESDEC     448(AX), X0, X0
+	VPXOR       464(AX), X4, X13
+	VAESDECLAST X13, X0, X0
+
+	// The partial block is read as the last 16 bytes of src and moved into place
+	// with a shuffle; its output is written as the last 16 bytes of dst, and the
+	// full block's output then overwrites the overlap.
+	VMOVDQU (SI)(R9*1), X1
+	LEAQ    xtsCTSShuf<>+0(SB), R11
+	MOVQ    $0x00000020, R12
+	SUBQ    R9, R12
+	VMOVDQU (R11)(R12*1), X2
+	VPSHUFB X2, X1, X1
+	LEAQ    xtsCTSMask<>+0(SB), R13
+	MOVQ    $0x00000010, R12
+	SUBQ    R9, R12
+	VMOVDQU (R13)(R12*1), X3
+	VPAND   X0, X3, X3
+	VPOR    X3, X1, X1
+	VMOVDQU (R11)(R9*1), X2
+	VPSHUFB X2, X0, X0
+	VPXOR   X15, X1, X1
+	VPXOR   X5, X1, X1
+	CMPQ    BX, $0x0c
+	JB      aes128_24
+	JE      aes192_25
+	VAESDEC 256(AX), X1, X1
+	VAESDEC 272(AX), X1, X1
+
+aes192_25:
+	VAESDEC 288(AX), X1, X1
+	VAESDEC 304(AX), X1, X1
+
+aes128_24:
+	VAESDEC     320(AX), X1, X1
+	VAESDEC     336(AX), X1, X1
+	VAESDEC     352(AX), X1, X1
+	VAESDEC     368(AX), X1, X1
+	VAESDEC     384(AX), X1, X1
+	VAESDEC     400(AX), X1, X1
+	VAESDEC     416(AX), X1, X1
+	VAESDEC     432(AX), X1, X1
+	VAESDEC     448(AX), X1, X1
+	VPXOR       464(AX), X5, X13
+	VAESDECLAST X13, X1, X1
+	VMOVDQU     X0, (DI)(R9*1)
+	VMOVDQU     X1, (DI)
+
+done_8:
+	TESTQ   $0x00000002, R8
+	JZ      ret_9
+	VMOVDQU X4, (DX)
+
+ret_9:
+	VZEROUPPER
+	RET
+
+// func encryptVAESAVX10_256(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
+// Requires: AES, AVX, AVX2, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV, PCLMULQDQ, VAES, VPCLMULQDQ
+TEXT ·encryptVAESAVX10_256(SB), NOSPLIT, $0-72
+	MOVQ ks+0(FP), AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), CX
+	MOVQ tweak+56(FP), DX
+	MOVQ flags+64(FP), R8
+	MOVQ 720(AX), BX
+
+	// First row of the schedule: 14 - rounds.
+	MOVQ $0x000000e0, R10
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	SUBQ R11, R10
+
+	// Bulk bytes: the full blocks, less the last one when stealing.
+	MOVQ    CX, R9
+	ANDQ    $0x0f, R9
+	ANDQ    $-16, CX
+	LEAQ    -16(CX), R11
+	TESTQ   R9, R9
+	CMOVQNE R11, CX
+
+	// The tweak, encrypted with the tweak key if flags&1. The encryption is a
+	// serial chain before any data can move: wider variants run it in every lane
+	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
+	// follows it, and the first round's XOR has a fixed address per key size.
+	VBROADCASTI32X4 (DX), Y4
+	TESTQ           $0x00000001, R8
+	JZ              tweak_ready_1
+	VBROADCASTI32X4 480(AX), Y16
+	VBROADCASTI32X4 496(AX), Y17
+	VBROADCASTI32X4 512(AX), Y18
+	VBROADCASTI32X4 528(AX), Y19
+	VBROADCASTI32X4 544(AX), Y20
+	VBROADCASTI32X4 560(AX), Y21
+	VBROADCASTI32X4 576(AX), Y22
+	VBROADCASTI32X4 592(AX), Y23
+	VBROADCASTI32X4 608(AX), Y24
+	VBROADCASTI32X4 624(AX), Y25
+	VBROADCASTI32X4 640(AX), Y26
+	VBROADCASTI32X4 656(AX), Y27
+	VBROADCASTI32X4 672(AX), Y28
+	VBROADCASTI32X4 688(AX), Y29
+	VBROADCASTI32X4 704(AX), Y30
+	CMPQ            BX, $0x0c
+	JB              aes128_2
+	JE              aes192_3
+	VPXORD          Y16, Y4, Y4
+	VAESENC         Y17, Y4, Y4
+	VAESENC         Y18, Y4, Y4
+	VAESENC         Y19, Y4, Y4
+	VAESENC         Y20, Y4, Y4
+	JMP             aes_common_4
+
+aes192_3:
+	VPXORD  Y18, Y4, Y4
+	VAESENC Y19, Y4, Y4
+	VAESENC Y20, Y4, Y4
+	JMP     aes_common_4
+
+aes128_2:
+	VPXORD Y20, Y4, Y4
+
+aes_common_4:
+	VAESENC     Y21, Y4, Y4
+	VAESENC     Y22, Y4, Y4
+	VAESENC     Y23, Y4, Y4
+	VAESENC     Y24, Y4, Y4
+	VAESENC     Y25, Y4, Y4
+	VAESENC     Y26, Y4, Y4
+	VAESENC     Y27, Y4, Y4
+	VAESENC     Y28, Y4, Y4
+	VAESENC     Y29, Y4, Y4
+	VAESENCLAST Y30, Y4, Y4
+
+tweak_ready_1:
+	// Round keys and constants.
+	VBROADCASTI32X4 (AX)(R10*1), Y15
+	VBROADCASTI32X4 16(AX), Y16
+	VBROADCASTI32X4 32(AX), Y17
+	VBROADCASTI32X4 48(AX), Y18
+	VBROADCASTI32X4 64(AX), Y19
+	VBROADCASTI32X4 80(AX), Y20
+	VBROADCASTI32X4 96(AX), Y21
+	VBROADCASTI32X4 112(AX), Y22
+	VBROADCASTI32X4 128(AX), Y23
+	VBROADCASTI32X4 144(AX), Y24
+	VBROADCASTI32X4 160(AX), Y25
+	VBROADCASTI32X4 176(AX), Y26
+	VBROADCASTI32X4 192(AX), Y27
+	VBROADCASTI32X4 208(AX), Y28
+	VBROADCASTI32X4 224(AX), Y29
+	VBROADCASTI32X4 xtsPoly<>+0(SB), Y12
+
+	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
+	// all four at once (per-lane shift counts, one multiply for the carries).
+	CMPQ       CX, $0x00000020
+	JB         block_tail_6
+	CMPQ       CX, $0x00000080
+	JAE        four_vectors_11
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y8
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y8, Y4
+	JMP        vector_tail_5
+
+four_vectors_11:
+	VPSRLVQ    xtsShr256<>+96(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+96(SB), Y4, Y7
+	VPSLLDQ    $0x08, Y13, Y11
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y11, Y7
+	VPSRLVQ    xtsShr256<>+64(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+64(SB), Y4, Y6
+	VPSLLDQ    $0x08, Y13, Y10
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y10, Y6
+	VPSRLVQ    xtsShr256<>+32(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y4, Y5
+	VPSLLDQ    $0x08, Y13, Y9
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y9, Y5
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y8
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y8, Y4
+
+	// Main loop: 4 vectors per step.
+loop_10:
+	VMOVDQU64  (SI), Y0
+	VPTERNLOGD $0x96, Y15, Y4, Y0
+	VMOVDQU64  32(SI), Y1
+	VPTERNLOGD $0x96, Y15, Y5, Y1
+	VMOVDQU64  64(SI), Y2
+	VPTERNLOGD $0x96, Y15, Y6, Y2
+	VMOVDQU64  96(SI), Y3
+	VPTERNLOGD $0x96, Y15, Y7, Y3
+	CMPQ       BX, $0x0c
+	JB         aes128_12
+	JE         aes192_13
+	VAESENC    Y16, Y0, Y0
+	VAESENC    Y16, Y1, Y1
+	VAESENC    Y16, Y2, Y2
+	VAESENC    Y16, Y3, Y3
+	VAESENC    Y17, Y0, Y0
+	VAESENC    Y17, Y1, Y1
+	VAESENC    Y17, Y2, Y2
+	VAESENC    Y17, Y3, Y3
+
+aes192_13:
+	VAESENC Y18, Y0, Y0
+	VAESENC Y18, Y1, Y1
+	VAESENC Y18, Y2, Y2
+	VAESENC Y18, Y3, Y3
+	VAESENC Y19, Y0, Y0
+	VAESENC Y19, Y1, Y1
+	VAESENC Y19, Y2, Y2
+	VAESENC Y19, Y3, Y3
+
+aes128_12:
+	VAESENC     Y20, Y0, Y0
+	VAESENC     Y20, Y1, Y1
+	VAESENC     Y20, Y2, Y2
+	VAESENC     Y20, Y3, Y3
+	VPXORD      Y29, Y4, Y8
+	VPXORD      Y29, Y5, Y9
+	VPXORD      Y29, Y6, Y10
+	VPXORD      Y29, Y7, Y11
+	VAESENC     Y21, Y0, Y0
+	VAESENC     Y21, Y1, Y1
+	VAESENC     Y21, Y2, Y2
+	VAESENC     Y21, Y3, Y3
+	VPSRLDQ     $0x0f, Y4, Y13
+	VPSLLDQ     $0x01, Y4, Y4
+	VPSLLQ      $0x01, Y13, Y14
+	VPTERNLOGD  $0x96, Y13, Y14, Y4
+	VAESENC     Y22, Y0, Y0
+	VAESENC     Y22, Y1, Y1
+	VAESENC     Y22, Y2, Y2
+	VAESENC     Y22, Y3, Y3
+	VPSLLQ      $0x02, Y13, Y14
+	VPSLLQ      $0x07, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y4
+	VPSRLDQ     $0x0f, Y5, Y30
+	VAESENC     Y23, Y0, Y0
+	VAESENC     Y23, Y1, Y1
+	VAESENC     Y23, Y2, Y2
+	VAESENC     Y23, Y3, Y3
+	VPSLLDQ     $0x01, Y5, Y5
+	VPSLLQ      $0x01, Y30, Y31
+	VPTERNLOGD  $0x96, Y30, Y31, Y5
+	VPSLLQ      $0x02, Y30, Y31
+	VAESENC     Y24, Y0, Y0
+	VAESENC     Y24, Y1, Y1
+	VAESENC     Y24, Y2, Y2
+	VAESENC     Y24, Y3, Y3
+	VPSLLQ      $0x07, Y30, Y30
+	VPTERNLOGD  $0x96, Y30, Y31, Y5
+	VPSRLDQ     $0x0f, Y6, Y13
+	VPSLLDQ     $0x01, Y6, Y6
+	VAESENC     Y25, Y0, Y0
+	VAESENC     Y25, Y1, Y1
+	VAESENC     Y25, Y2, Y2
+	VAESENC     Y25, Y3, Y3
+	VPSLLQ      $0x01, Y13, Y14
+	VPTERNLOGD  $0x96, Y13, Y14, Y6
+	VPSLLQ      $0x02, Y13, Y14
+	VAESENC     Y26, Y0, Y0
+	VAESENC     Y26, Y1, Y1
+	VAESENC     Y26, Y2, Y2
+	VAESENC     Y26, Y3, Y3
+	VPSLLQ      $0x07, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y6
+	VPSRLDQ     $0x0f, Y7, Y30
+	VAESENC     Y27, Y0, Y0
+	VAESENC     Y27, Y1, Y1
+	VAESENC     Y27, Y2, Y2
+	VAESENC     Y27, Y3, Y3
+	VPSLLDQ     $0x01, Y7, Y7
+	VPSLLQ      $0x01, Y30, Y31
+	VPTERNLOGD  $0x96, Y30, Y31, Y7
+	VAESENC     Y28, Y0, Y0
+	VAESENC     Y28, Y1, Y1
+	VAESENC     Y28, Y2, Y2
+	VAESENC     Y28, Y3, Y3
+	VPSLLQ      $0x02, Y30, Y31
+	VPSLLQ      $0x07, Y30, Y30
+	VPTERNLOGD  $0x96, Y30, Y31, Y7
+	VAESENCLAST Y8, Y0, Y0
+	VAESENCLAST Y9, Y1, Y1
+	VAESENCLAST Y10, Y2, Y2
+	VAESENCLAST Y11, Y3, Y3
+	VMOVDQU64   Y0, (DI)
+	VMOVDQU64   Y1, 32(DI)
+	VMOVDQU64   Y2, 64(DI)
+	VMOVDQU64   Y3, 96(DI)
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000080, DI
+	SUBQ        $0x00000080, CX
+	CMPQ        CX, $0x00000080
+	JAE         loop_10
+
+	// One vector at a time.
+vector_tail_5:
+	CMPQ       CX, $0x00000020
+	JB         block_tail_6
+	VMOVDQU64  (SI), Y0
+	VPTERNLOGD $0x96, Y15, Y4, Y0
+	CMPQ       BX, $0x0c
+	JB         aes128_14
+	JE         aes192_15
+	VAESENC    Y16, Y0, Y0
+	VAESENC    Y17, Y0, Y0
+
+aes192_15:
+	VAESENC Y18, Y0, Y0
+	VAESENC Y19, Y0, Y0
+
+aes128_14:
+	VAESENC     Y20, Y0, Y0
+	VAESENC     Y21, Y0, Y0
+	VAESENC     Y22, Y0, Y0
+	VAESENC     Y23, Y0, Y0
+	VAESENC     Y24, Y0, Y0
+	VAESENC     Y25, Y0, Y0
+	VAESENC     Y26, Y0, Y0
+	VAESENC     Y27, Y0, Y0
+	VAESENC     Y28, Y0, Y0
+	VPXORD      Y29, Y4, Y30
+	VAESENCLAST Y30, Y0, Y0
+	VMOVDQU64   Y0, (DI)
+	VPSRLQ      $0x3e, Y4, Y13
+	VPSLLQ      $0x02, Y4, Y4
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y4
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000020, CX
+	JMP         vector_tail_5
+
+	// One block at a time.
+block_tail_6:
+	CMPQ       CX, $0x10
+	JB         steal_7
+	VMOVDQU64  (SI), X0
+	VPTERNLOGD $0x96, X15, X4, X0
+	CMPQ       BX, $0x0c
+	JB         aes128_16
+	JE         aes192_17
+	VAESENC    X16, X0, X0
+	VAESENC    X17, X0, X0
+
+aes192_17:
+	VAESENC X18, X0, X0
+	VAESENC X19, X0, X0
+
+aes128_16:
+	VAESENC     X20, X0, X0
+	VAESENC     X21, X0, X0
+	VAESENC     X22, X0, X0
+	VAESENC     X23, X0, X0
+	VAESENC     X24, X0, X0
+	VAESENC     X25, X0, X0
+	VAESENC     X26, X0, X0
+	VAESENC     X27, X0, X0
+	VAESENC     X28, X0, X0
+	VPXORD      X29, X4, X30
+	VAESENCLAST X30, X0, X0
+	VMOVDQU64   X0, (DI)
+	VPSRLQ      $0x3f, X4, X13
+	VPSLLQ      $0x01, X4, X4
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X4
+	ADDQ        $0x10, SI
+	ADDQ        $0x10, DI
+	SUBQ        $0x10, CX
+	JMP         block_tail_6
+
+	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
+steal_7:
+	TESTQ      R9, R9
+	JZ         done_8
+	VMOVDQA64  X4, X5
+	VPSRLQ     $0x3f, X4, X13
+	VPSLLQ     $0x01, X4, X4
+	VPSLLDQ    $0x08, X13, X14
+	VPCLMULQDQ $0x01, X12, X13, X13
+	VPTERNLOGD $0x96, X13, X14, X4
+	VMOVDQU64  (SI), X0
+	VPTERNLOGD $0x96, X15, X5, X0
+	CMPQ       BX, $0x0c
+	JB         aes128_18
+	JE         aes192_19
+	VAESENC    X16, X0, X0
+	VAESENC    X17, X0, X0
+
+aes192_19:
+	VAESENC X18, X0, X0
+	VAESENC X19, X0, X0
+
+aes128_18:
+	VAESENC     X20, X0, X0
+	VAESENC     X21, X0, X0
+	VAESENC     X22, X0, X0
+	VAESENC     X23, X0, X0
+	VAESENC     X24, X0, X0
+	VAESENC     X25, X0, X0
+	VAESENC     X26, X0, X0
+	VAESENC     X27, X0, X0
+	VAESENC     X28, X0, X0
+	VPXORD      X29, X5, X30
+	VAESENCLAST X30, X0, X0
+
+	// Byte mask of the partial block: masked loads and stores touch nothing else.
+	MOVQ       $-1, R11
+	BZHIQ      R9, R11, R11
+	KMOVQ      R11, K1
+	VMOVDQA64  X0, X1
+	VMOVDQU8   16(SI), K1, X1
+	VMOVDQU8   X0, K1, 16(DI)
+	VPTERNLOGD $0x96, X15, X4, X1
+	CMPQ       BX, $0x0c
+	JB         aes128_20
+	JE         aes192_21
+	VAESENC    X16, X1, X1
+	VAESENC    X17, X1, X1
+
+aes192_21:
+	VAESENC X18, X1, X1
+	VAESENC X19, X1, X1
+
+aes128_20:
+	VAESENC     X20, X1, X1
+	VAESENC     X21, X1, X1
+	VAESENC     X22, X1, X1
+	VAESENC     X23, X1, X1
+	VAESENC     X24, X1, X1
+	VAESENC     X25, X1, X1
+	VAESENC     X26, X1, X1
+	VAESENC     X27, X1, X1
+	VAESENC     X28, X1, X1
+	VPXORD      X29, X4, X30
+	VAESENCLAST X30, X1, X1
+	VMOVDQU64   X1, (DI)
+
+done_8:
+	TESTQ     $0x00000002, R8
+	JZ        ret_9
+	VMOVDQU64 X4, (DX)
+
+ret_9:
+	VZEROUPPER
+	RET
+
+// func decryptVAESAVX10_256(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
+// Requires: AES, AVX, AVX2, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV, PCLMULQDQ, VAES, VPCLMULQDQ
+TEXT ·decryptVAESAVX10_256(SB), NOSPLIT, $0-72
+	MOVQ ks+0(FP), AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), CX
+	MOVQ tweak+56(FP), DX
+	MOVQ flags+64(FP), R8
+	MOVQ 720(AX), BX
+
+	// First row of the schedule: 14 - rounds.
+	MOVQ $0x000000e0, R10
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	SUBQ R11, R10
+
+	// Bulk bytes: the full blocks, less the last one when stealing.
+	MOVQ    CX, R9
+	ANDQ    $0x0f, R9
+	ANDQ    $-16, CX
+	LEAQ    -16(CX), R11
+	TESTQ   R9, R9
+	CMOVQNE R11, CX
+
+	// The tweak, encrypted with the tweak key if flags&1. The encryption is a
+	// serial chain before any data can move: wider variants run it in every lane
+	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
+	// follows it, and the first round's XOR has a fixed address per key size.
+	VBROADCASTI32X4 (DX), Y4
+	TESTQ           $0x00000001, R8
+	JZ              tweak_ready_1
+	VBROADCASTI32X4 480(AX), Y16
+	VBROADCASTI32X4 496(AX), Y17
+	VBROADCASTI32X4 512(AX), Y18
+	VBROADCASTI32X4 528(AX), Y19
+	VBROADCASTI32X4 544(AX), Y20
+	VBROADCASTI32X4 560(AX), Y21
+	VBROADCASTI32X4 576(AX), Y22
+	VBROADCASTI32X4 592(AX), Y23
+	VBROADCASTI32X4 608(AX), Y24
+	VBROADCASTI32X4 624(AX), Y25
+	VBROADCASTI32X4 640(AX), Y26
+	VBROADCASTI32X4 656(AX), Y27
+	VBROADCASTI32X4 672(AX), Y28
+	VBROADCASTI32X4 688(AX), Y29
+	VBROADCASTI32X4 704(AX), Y30
+	CMPQ            BX, $0x0c
+	JB              aes128_2
+	JE              aes192_3
+	VPXORD          Y16, Y4, Y4
+	VAESENC         Y17, Y4, Y4
+	VAESENC         Y18, Y4, Y4
+	VAESENC         Y19, Y4, Y4
+	VAESENC         Y20, Y4, Y4
+	JMP             aes_common_4
+
+aes192_3:
+	VPXORD  Y18, Y4, Y4
+	VAESENC Y19, Y4, Y4
+	VAESENC Y20, Y4, Y4
+	JMP     aes_common_4
+
+aes128_2:
+	VPXORD Y20, Y4, Y4
+
+aes_common_4:
+	VAESENC     Y21, Y4, Y4
+	VAESENC     Y22, Y4, Y4
+	VAESENC     Y23, Y4, Y4
+	VAESENC     Y24, Y4, Y4
+	VAESENC     Y25, Y4, Y4
+	VAESENC     Y26, Y4, Y4
+	VAESENC     Y27, Y4, Y4
+	VAESENC     Y28, Y4, Y4
+	VAESENC     Y29, Y4, Y4
+	VAESENCLAST Y30, Y4, Y4
+
+tweak_ready_1:
+	// Round keys and constants.
+	VBROADCASTI32X4 240(AX)(R10*1), Y15
+	VBROADCASTI32X4 256(AX), Y16
+	VBROADCASTI32X4 272(AX), Y17
+	VBROADCASTI32X4 288(AX), Y18
+	VBROADCASTI32X4 304(AX), Y19
+	VBROADCASTI32X4 320(AX), Y20
+	VBROADCASTI32X4 336(AX), Y21
+	VBROADCASTI32X4 352(AX), Y22
+	VBROADCASTI32X4 368(AX), Y23
+	VBROADCASTI32X4 384(AX), Y24
+	VBROADCASTI32X4 400(AX), Y25
+	VBROADCASTI32X4 416(AX), Y26
+	VBROADCASTI32X4 432(AX), Y27
+	VBROADCASTI32X4 448(AX), Y28
+	VBROADCASTI32X4 464(AX), Y29
+	VBROADCASTI32X4 xtsPoly<>+0(SB), Y12
+
+	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
+	// all four at once (per-lane shift counts, one multiply for the carries).
+	CMPQ       CX, $0x00000020
+	JB         block_tail_6
+	CMPQ       CX, $0x00000080
+	JAE        four_vectors_11
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y8
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y8, Y4
+	JMP        vector_tail_5
+
+four_vectors_11:
+	VPSRLVQ    xtsShr256<>+96(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+96(SB), Y4, Y7
+	VPSLLDQ    $0x08, Y13, Y11
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y11, Y7
+	VPSRLVQ    xtsShr256<>+64(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+64(SB), Y4, Y6
+	VPSLLDQ    $0x08, Y13, Y10
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y10, Y6
+	VPSRLVQ    xtsShr256<>+32(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y4, Y5
+	VPSLLDQ    $0x08, Y13, Y9
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y9, Y5
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y8
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y8, Y4
+
+	// Main loop: 4 vectors per step.
+loop_10:
+	VMOVDQU64  (SI), Y0
+	VPTERNLOGD $0x96, Y15, Y4, Y0
+	VMOVDQU64  32(SI), Y1
+	VPTERNLOGD $0x96, Y15, Y5, Y1
+	VMOVDQU64  64(SI), Y2
+	VPTERNLOGD $0x96, Y15, Y6, Y2
+	VMOVDQU64  96(SI), Y3
+	VPTERNLOGD $0x96, Y15, Y7, Y3
+	CMPQ       BX, $0x0c
+	JB         aes128_12
+	JE         aes192_13
+	VAESDEC    Y16, Y0, Y0
+	VAESDEC    Y16, Y1, Y1
+	VAESDEC    Y16, Y2, Y2
+	VAESDEC    Y16, Y3, Y3
+	VAESDEC    Y17, Y0, Y0
+	VAESDEC    Y17, Y1, Y1
+	VAESDEC    Y17, Y2, Y2
+	VAESDEC    Y17, Y3, Y3
+
+aes192_13:
+	VAESDEC Y18, Y0, Y0
+	VAESDEC Y18, Y1, Y1
+	VAESDEC Y18, Y2, Y2
+	VAESDEC Y18, Y3, Y3
+	VAESDEC Y19, Y0, Y0
+	VAESDEC Y19, Y1, Y1
+	VAESDEC Y19, Y2, Y2
+	VAESDEC Y19, Y3, Y3
+
+aes128_12:
+	VAESDEC     Y20, Y0, Y0
+	VAESDEC     Y20, Y1, Y1
+	VAESDEC     Y20, Y2, Y2
+	VAESDEC     Y20, Y3, Y3
+	VPXORD      Y29, Y4, Y8
+	VPXORD      Y29, Y5, Y9
+	VPXORD      Y29, Y6, Y10
+	VPXORD      Y29, Y7, Y11
+	VAESDEC     Y21, Y0, Y0
+	VAESDEC     Y21, Y1, Y1
+	VAESDEC     Y21, Y2, Y2
+	VAESDEC     Y21, Y3, Y3
+	VPSRLDQ     $0x0f, Y4, Y13
+	VPSLLDQ     $0x01, Y4, Y4
+	VPSLLQ      $0x01, Y13, Y14
+	VPTERNLOGD  $0x96, Y13, Y14, Y4
+	VAESDEC     Y22, Y0, Y0
+	VAESDEC     Y22, Y1, Y1
+	VAESDEC     Y22, Y2, Y2
+	VAESDEC     Y22, Y3, Y3
+	VPSLLQ      $0x02, Y13, Y14
+	VPSLLQ      $0x07, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y4
+	VPSRLDQ     $0x0f, Y5, Y30
+	VAESDEC     Y23, Y0, Y0
+	VAESDEC     Y23, Y1, Y1
+	VAESDEC     Y23, Y2, Y2
+	VAESDEC     Y23, Y3, Y3
+	VPSLLDQ     $0x01, Y5, Y5
+	VPSLLQ      $0x01, Y30, Y31
+	VPTERNLOGD  $0x96, Y30, Y31, Y5
+	VPSLLQ      $0x02, Y30, Y31
+	VAESDEC     Y24, Y0, Y0
+	VAESDEC     Y24, Y1, Y1
+	VAESDEC     Y24, Y2, Y2
+	VAESDEC     Y24, Y3, Y3
+	VPSLLQ      $0x07, Y30, Y30
+	VPTERNLOGD  $0x96, Y30, Y31, Y5
+	VPSRLDQ     $0x0f, Y6, Y13
+	VPSLLDQ     $0x01, Y6, Y6
+	VAESDEC     Y25, Y0, Y0
+	VAESDEC     Y25, Y1, Y1
+	VAESDEC     Y25, Y2, Y2
+	VAESDEC     Y25, Y3, Y3
+	VPSLLQ      $0x01, Y13, Y14
+	VPTERNLOGD  $0x96, Y13, Y14, Y6
+	VPSLLQ      $0x02, Y13, Y14
+	VAESDEC     Y26, Y0, Y0
+	VAESDEC     Y26, Y1, Y1
+	VAESDEC     Y26, Y2, Y2
+	VAESDEC     Y26, Y3, Y3
+	VPSLLQ      $0x07, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y6
+	VPSRLDQ     $0x0f, Y7, Y30
+	VAESDEC     Y27, Y0, Y0
+	VAESDEC     Y27, Y1, Y1
+	VAESDEC     Y27, Y2, Y2
+	VAESDEC     Y27, Y3, Y3
+	VPSLLDQ     $0x01, Y7, Y7
+	VPSLLQ      $0x01, Y30, Y31
+	VPTERNLOGD  $0x96, Y30, Y31, Y7
+	VAESDEC     Y28, Y0, Y0
+	VAESDEC     Y28, Y1, Y1
+	VAESDEC     Y28, Y2, Y2
+	VAESDEC     Y28, Y3, Y3
+	VPSLLQ      $0x02, Y30, Y31
+	VPSLLQ      $0x07, Y30, Y30
+	VPTERNLOGD  $0x96, Y30, Y31, Y7
+	VAESDECLAST Y8, Y0, Y0
+	VAESDECLAST Y9, Y1, Y1
+	VAESDECLAST Y10, Y2, Y2
+	VAESDECLAST Y11, Y3, Y3
+	VMOVDQU64   Y0, (DI)
+	VMOVDQU64   Y1, 32(DI)
+	VMOVDQU64   Y2, 64(DI)
+	VMOVDQU64   Y3, 96(DI)
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000080, DI
+	SUBQ        $0x00000080, CX
+	CMPQ        CX, $0x00000080
+	JAE         loop_10
+
+	// One vector at a time.
+vector_tail_5:
+	CMPQ       CX, $0x00000020
+	JB         block_tail_6
+	VMOVDQU64  (SI), Y0
+	VPTERNLOGD $0x96, Y15, Y4, Y0
+	CMPQ       BX, $0x0c
+	JB         aes128_14
+	JE         aes192_15
+	VAESDEC    Y16, Y0, Y0
+	VAESDEC    Y17, Y0, Y0
+
+aes192_15:
+	VAESDEC Y18, Y0, Y0
+	VAESDEC Y19, Y0, Y0
+
+aes128_14:
+	VAESDEC     Y20, Y0, Y0
+	VAESDEC     Y21, Y0, Y0
+	VAESDEC     Y22, Y0, Y0
+	VAESDEC     Y23, Y0, Y0
+	VAESDEC     Y24, Y0, Y0
+	VAESDEC     Y25, Y0, Y0
+	VAESDEC     Y26, Y0, Y0
+	VAESDEC     Y27, Y0, Y0
+	VAESDEC     Y28, Y0, Y0
+	VPXORD      Y29, Y4, Y30
+	VAESDECLAST Y30, Y0, Y0
+	VMOVDQU64   Y0, (DI)
+	VPSRLQ      $0x3e, Y4, Y13
+	VPSLLQ      $0x02, Y4, Y4
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y4
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000020, CX
+	JMP         vector_tail_5
+
+	// One block at a time.
+block_tail_6:
+	CMPQ       CX, $0x10
+	JB         steal_7
+	VMOVDQU64  (SI), X0
+	VPTERNLOGD $0x96, X15, X4, X0
+	CMPQ       BX, $0x0c
+	JB         aes128_16
+	JE         aes192_17
+	VAESDEC    X16, X0, X0
+	VAESDEC    X17, X0, X0
+
+aes192_17:
+	VAESDEC X18, X0, X0
+	VAESDEC X19, X0, X0
+
+aes128_16:
+	VAESDEC     X20, X0, X0
+	VAESDEC     X21, X0, X0
+	VAESDEC     X22, X0, X0
+	VAESDEC     X23, X0, X0
+	VAESDEC     X24, X0, X0
+	VAESDEC     X25, X0, X0
+	VAESDEC     X26, X0, X0
+	VAESDEC     X27, X0, X0
+	VAESDEC     X28, X0, X0
+	VPXORD      X29, X4, X30
+	VAESDECLAST X30, X0, X0
+	VMOVDQU64   X0, (DI)
+	VPSRLQ      $0x3f, X4, X13
+	VPSLLQ      $0x01, X4, X4
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X4
+	ADDQ        $0x10, SI
+	ADDQ        $0x10, DI
+	SUBQ        $0x10, CX
+	JMP         block_tail_6
+
+	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
+steal_7:
+	TESTQ      R9, R9
+	JZ         done_8
+	VMOVDQA64  X4, X5
+	VPSRLQ     $0x3f, X4, X13
+	VPSLLQ     $0x01, X4, X4
+	VPSLLDQ    $0x08, X13, X14
+	VPCLMULQDQ $0x01, X12, X13, X13
+	VPTERNLOGD $0x96, X13, X14, X4
+	VMOVDQU64  (SI), X0
+	VPTERNLOGD $0x96, X15, X4, X0
+	CMPQ       BX, $0x0c
+	JB         aes128_18
+	JE         aes192_19
+	VAESDEC    X16, X0, X0
+	VAESDEC    X17, X0, X0
+
+aes192_19:
+	VAESDEC X18, X0, X0
+	VAESDEC X19, X0, X0
+
+aes128_18:
+	VAESDEC     X20, X0, X0
+	VAESDEC     X21, X0, X0
+	VAESDEC     X22, X0, X0
+	VAESDEC     X23, X0, X0
+	VAESDEC     X24, X0, X0
+	VAESDEC     X25, X0, X0
+	VAESDEC     X26, X0, X0
+	VAESDEC     X27, X0, X0
+	VAESDEC     X28, X0, X0
+	VPXORD      X29, X4, X30
+	VAESDECLAST X30, X0, X0
+
+	// Byte mask of the partial block: masked loads and stores touch nothing else.
+	MOVQ       $-1, R11
+	BZHIQ      R9, R11, R11
+	KMOVQ      R11, K1
+	VMOVDQA64  X0, X1
+	VMOVDQU8   16(SI), K1, X1
+	VMOVDQU8   X0, K1, 16(DI)
+	VPTERNLOGD $0x96, X15, X5, X1
+	CMPQ       BX, $0x0c
+	JB         aes128_20
+	JE         aes192_21
+	VAESDEC    X16, X1, X1
+	VAESDEC    X17, X1, X1
+
+aes192_21:
+	VAESDEC X18, X1, X1
+	VAESDEC X19, X1, X1
+
+aes128_20:
+	VAESDEC     X20, X1, X1
+	VAESDEC     X21, X1, X1
+	VAESDEC     X22, X1, X1
+	VAESDEC     X23, X1, X1
+	VAESDEC     X24, X1, X1
+	VAESDEC     X25, X1, X1
+	VAESDEC     X26, X1, X1
+	VAESDEC     X27, X1, X1
+	VAESDEC     X28, X1, X1
+	VPXORD      X29, X5, X30
+	VAESDECLAST X30, X1, X1
+	VMOVDQU64   X1, (DI)
+
+done_8:
+	TESTQ     $0x00000002, R8
+	JZ        ret_9
+	VMOVDQU64 X4, (DX)
+
+ret_9:
+	VZEROUPPER
+	RET
+
+// func encryptVAESAVX10_512(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
+// Requires: AES, AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV, PCLMULQDQ, VAES, VPCLMULQDQ
+TEXT ·encryptVAESAVX10_512(SB), NOSPLIT, $0-72
+	MOVQ ks+0(FP), AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), CX
+	MOVQ tweak+56(FP), DX
+	MOVQ flags+64(FP), R8
+	MOVQ 720(AX), BX
+
+	// First row of the schedule: 14 - rounds.
+	MOVQ $0x000000e0, R10
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	SUBQ R11, R10
+
+	// Bulk bytes: the full blocks, less the last one when stealing.
+	MOVQ    CX, R9
+	ANDQ    $0x0f, R9
+	ANDQ    $-16, CX
+	LEAQ    -16(CX), R11
+	TESTQ   R9, R9
+	CMOVQNE R11, CX
+
+	// The tweak, encrypted with the tweak key if flags&1. The encryption is a
+	// serial chain before any data can move: wider variants run it in every lane
+	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
+	// follows it, and the first round's XOR has a fixed address per key size.
+	VBROADCASTI32X4 (DX), Z4
+	TESTQ           $0x00000001, R8
+	JZ              tweak_ready_1
+	VBROADCASTI32X4 480(AX), Z16
+	VBROADCASTI32X4 496(AX), Z17
+	VBROADCASTI32X4 512(AX), Z18
+	VBROADCASTI32X4 528(AX), Z19
+	VBROADCASTI32X4 544(AX), Z20
+	VBROADCASTI32X4 560(AX), Z21
+	VBROADCASTI32X4 576(AX), Z22
+	VBROADCASTI32X4 592(AX), Z23
+	VBROADCASTI32X4 608(AX), Z24
+	VBROADCASTI32X4 624(AX), Z25
+	VBROADCASTI32X4 640(AX), Z26
+	VBROADCASTI32X4 656(AX), Z27
+	VBROADCASTI32X4 672(AX), Z28
+	VBROADCASTI32X4 688(AX), Z29
+	VBROADCASTI32X4 704(AX), Z30
+	CMPQ            BX, $0x0c
+	JB              aes128_2
+	JE              aes192_3
+	VPXORD          Z16, Z4, Z4
+	VAESENC         Z17, Z4, Z4
+	VAESENC         Z18, Z4, Z4
+	VAESENC         Z19, Z4, Z4
+	VAESENC         Z20, Z4, Z4
+	JMP             aes_common_4
+
+aes192_3:
+	VPXORD  Z18, Z4, Z4
+	VAESENC Z19, Z4, Z4
+	VAESENC Z20, Z4, Z4
+	JMP     aes_common_4
+
+aes128_2:
+	VPXORD Z20, Z4, Z4
+
+aes_common_4:
+	VAESENC     Z21, Z4, Z4
+	VAESENC     Z22, Z4, Z4
+	VAESENC     Z23, Z4, Z4
+	VAESENC     Z24, Z4, Z4
+	VAESENC     Z25, Z4, Z4
+	VAESENC     Z26, Z4, Z4
+	VAESENC     Z27, Z4, Z4
+	VAESENC     Z28, Z4, Z4
+	VAESENC     Z29, Z4, Z4
+	VAESENCLAST Z30, Z4, Z4
+
+tweak_ready_1:
+	// Round keys and constants.
+	VBROADCASTI32X4 (AX)(R10*1), Z15
+	VBROADCASTI32X4 16(AX), Z16
+	VBROADCASTI32X4 32(AX), Z17
+	VBROADCASTI32X4 48(AX), Z18
+	VBROADCASTI32X4 64(AX), Z19
+	VBROADCASTI32X4 80(AX), Z20
+	VBROADCASTI32X4 96(AX), Z21
+	VBROADCASTI32X4 112(AX), Z22
+	VBROADCASTI32X4 128(AX), Z23
+	VBROADCASTI32X4 144(AX), Z24
+	VBROADCASTI32X4 160(AX), Z25
+	VBROADCASTI32X4 176(AX), Z26
+	VBROADCASTI32X4 192(AX), Z27
+	VBROADCASTI32X4 208(AX), Z28
+	VBROADCASTI32X4 224(AX), Z29
+	VBROADCASTI32X4 xtsPoly<>+0(SB), Z12
+
+	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
+	// all four at once (per-lane shift counts, one multiply for the carries).
+	CMPQ       CX, $0x00000040
+	JB         block_tail_6
+	CMPQ       CX, $0x00000100
+	JAE        four_vectors_11
+	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z4, Z4
+	VPSLLDQ    $0x08, Z13, Z8
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z8, Z4
+	JMP        vector_tail_5
+
+four_vectors_11:
+	VPSRLVQ    xtsShr512<>+192(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+192(SB), Z4, Z7
+	VPSLLDQ    $0x08, Z13, Z11
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z11, Z7
+	VPSRLVQ    xtsShr512<>+128(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+128(SB), Z4, Z6
+	VPSLLDQ    $0x08, Z13, Z10
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z10, Z6
+	VPSRLVQ    xtsShr512<>+64(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z4, Z5
+	VPSLLDQ    $0x08, Z13, Z9
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z9, Z5
+	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z4, Z4
+	VPSLLDQ    $0x08, Z13, Z8
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z8, Z4
+
+	// Main loop: 4 vectors per step.
+loop_10:
+	VMOVDQU64  (SI), Z0
+	VPTERNLOGD $0x96, Z15, Z4, Z0
+	VMOVDQU64  64(SI), Z1
+	VPTERNLOGD $0x96, Z15, Z5, Z1
+	VMOVDQU64  128(SI), Z2
+	VPTERNLOGD $0x96, Z15, Z6, Z2
+	VMOVDQU64  192(SI), Z3
+	VPTERNLOGD $0x96, Z15, Z7, Z3
+	CMPQ       BX, $0x0c
+	JB         aes128_12
+	JE         aes192_13
+	VAESENC    Z16, Z0, Z0
+	VAESENC    Z16, Z1, Z1
+	VAESENC    Z16, Z2, Z2
+	VAESENC    Z16, Z3, Z3
+	VAESENC    Z17, Z0, Z0
+	VAESENC    Z17, Z1, Z1
+	VAESENC    Z17, Z2, Z2
+	VAESENC    Z17, Z3, Z3
+
+aes192_13:
+	VAESENC Z18, Z0, Z0
+	VAESENC Z18, Z1, Z1
+	VAESENC Z18, Z2, Z2
+	VAESENC Z18, Z3, Z3
+	VAESENC Z19, Z0, Z0
+	VAESENC Z19, Z1, Z1
+	VAESENC Z19, Z2, Z2
+	VAESENC Z19, Z3, Z3
+
+aes128_12:
+	VAESENC     Z20, Z0, Z0
+	VAESENC     Z20, Z1, Z1
+	VAESENC     Z20, Z2, Z2
+	VAESENC     Z20, Z3, Z3
+	VPXORD      Z29, Z4, Z8
+	VPXORD      Z29, Z5, Z9
+	VPXORD      Z29, Z6, Z10
+	VPXORD      Z29, Z7, Z11
+	VAESENC     Z21, Z0, Z0
+	VAESENC     Z21, Z1, Z1
+	VAESENC     Z21, Z2, Z2
+	VAESENC     Z21, Z3, Z3
+	VPSRLDQ     $0x0e, Z4, Z13
+	VPSLLDQ     $0x02, Z4, Z4
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z4
+	VAESENC     Z22, Z0, Z0
+	VAESENC     Z22, Z1, Z1
+	VAESENC     Z22, Z2, Z2
+	VAESENC     Z22, Z3, Z3
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z4
+	VPSRLDQ     $0x0e, Z5, Z30
+	VAESENC     Z23, Z0, Z0
+	VAESENC     Z23, Z1, Z1
+	VAESENC     Z23, Z2, Z2
+	VAESENC     Z23, Z3, Z3
+	VPSLLDQ     $0x02, Z5, Z5
+	VPSLLQ      $0x01, Z30, Z31
+	VPTERNLOGD  $0x96, Z30, Z31, Z5
+	VPSLLQ      $0x02, Z30, Z31
+	VAESENC     Z24, Z0, Z0
+	VAESENC     Z24, Z1, Z1
+	VAESENC     Z24, Z2, Z2
+	VAESENC     Z24, Z3, Z3
+	VPSLLQ      $0x07, Z30, Z30
+	VPTERNLOGD  $0x96, Z30, Z31, Z5
+	VPSRLDQ     $0x0e, Z6, Z13
+	VPSLLDQ     $0x02, Z6, Z6
+	VAESENC     Z25, Z0, Z0
+	VAESENC     Z25, Z1, Z1
+	VAESENC     Z25, Z2, Z2
+	VAESENC     Z25, Z3, Z3
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z6
+	VPSLLQ      $0x02, Z13, Z14
+	VAESENC     Z26, Z0, Z0
+	VAESENC     Z26, Z1, Z1
+	VAESENC     Z26, Z2, Z2
+	VAESENC     Z26, Z3, Z3
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z6
+	VPSRLDQ     $0x0e, Z7, Z30
+	VAESENC     Z27, Z0, Z0
+	VAESENC     Z27, Z1, Z1
+	VAESENC     Z27, Z2, Z2
+	VAESENC     Z27, Z3, Z3
+	VPSLLDQ     $0x02, Z7, Z7
+	VPSLLQ      $0x01, Z30, Z31
+	VPTERNLOGD  $0x96, Z30, Z31, Z7
+	VAESENC     Z28, Z0, Z0
+	VAESENC     Z28, Z1, Z1
+	VAESENC     Z28, Z2, Z2
+	VAESENC     Z28, Z3, Z3
+	VPSLLQ      $0x02, Z30, Z31
+	VPSLLQ      $0x07, Z30, Z30
+	VPTERNLOGD  $0x96, Z30, Z31, Z7
+	VAESENCLAST Z8, Z0, Z0
+	VAESENCLAST Z9, Z1, Z1
+	VAESENCLAST Z10, Z2, Z2
+	VAESENCLAST Z11, Z3, Z3
+	VMOVDQU64   Z0, (DI)
+	VMOVDQU64   Z1, 64(DI)
+	VMOVDQU64   Z2, 128(DI)
+	VMOVDQU64   Z3, 192(DI)
+	ADDQ        $0x00000100, SI
+	ADDQ        $0x00000100, DI
+	SUBQ        $0x00000100, CX
+	CMPQ        CX, $0x00000100
+	JAE         loop_10
+
+	// One vector at a time.
+vector_tail_5:
+	CMPQ       CX, $0x00000040
+	JB         block_tail_6
+	VMOVDQU64  (SI), Z0
+	VPTERNLOGD $0x96, Z15, Z4, Z0
+	CMPQ       BX, $0x0c
+	JB         aes128_14
+	JE         aes192_15
+	VAESENC    Z16, Z0, Z0
+	VAESENC    Z17, Z0, Z0
+
+aes192_15:
+	VAESENC Z18, Z0, Z0
+	VAESENC Z19, Z0, Z0
+
+aes128_14:
+	VAESENC     Z20, Z0, Z0
+	VAESENC     Z21, Z0, Z0
+	VAESENC     Z22, Z0, Z0
+	VAESENC     Z23, Z0, Z0
+	VAESENC     Z24, Z0, Z0
+	VAESENC     Z25, Z0, Z0
+	VAESENC     Z26, Z0, Z0
+	VAESENC     Z27, Z0, Z0
+	VAESENC     Z28, Z0, Z0
+	VPXORD      Z29, Z4, Z30
+	VAESENCLAST Z30, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPSRLQ      $0x3c, Z4, Z13
+	VPSLLQ      $0x04, Z4, Z4
+	VPSLLDQ     $0x08, Z13, Z14
+	VPCLMULQDQ  $0x01, Z12, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z4
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	JMP         vector_tail_5
+
+	// One block at a time.
+block_tail_6:
+	CMPQ       CX, $0x10
+	JB         steal_7
+	VMOVDQU64  (SI), X0
+	VPTERNLOGD $0x96, X15, X4, X0
+	CMPQ       BX, $0x0c
+	JB         aes128_16
+	JE         aes192_17
+	VAESENC    X16, X0, X0
+	VAESENC    X17, X0, X0
+
+aes192_17:
+	VAESENC X18, X0, X0
+	VAESENC X19, X0, X0
+
+aes128_16:
+	VAESENC     X20, X0, X0
+	VAESENC     X21, X0, X0
+	VAESENC     X22, X0, X0
+	VAESENC     X23, X0, X0
+	VAESENC     X24, X0, X0
+	VAESENC     X25, X0, X0
+	VAESENC     X26, X0, X0
+	VAESENC     X27, X0, X0
+	VAESENC     X28, X0, X0
+	VPXORD      X29, X4, X30
+	VAESENCLAST X30, X0, X0
+	VMOVDQU64   X0, (DI)
+	VPSRLQ      $0x3f, X4, X13
+	VPSLLQ      $0x01, X4, X4
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X4
+	ADDQ        $0x10, SI
+	ADDQ        $0x10, DI
+	SUBQ        $0x10, CX
+	JMP         block_tail_6
+
+	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
+steal_7:
+	TESTQ      R9, R9
+	JZ         done_8
+	VMOVDQA64  X4, X5
+	VPSRLQ     $0x3f, X4, X13
+	VPSLLQ     $0x01, X4, X4
+	VPSLLDQ    $0x08, X13, X14
+	VPCLMULQDQ $0x01, X12, X13, X13
+	VPTERNLOGD $0x96, X13, X14, X4
+	VMOVDQU64  (SI), X0
+	VPTERNLOGD $0x96, X15, X5, X0
+	CMPQ       BX, $0x0c
+	JB         aes128_18
+	JE         aes192_19
+	VAESENC    X16, X0, X0
+	VAESENC    X17, X0, X0
+
+aes192_19:
+	VAESENC X18, X0, X0
+	VAESENC X19, X0, X0
+
+aes128_18:
+	VAESENC     X20, X0, X0
+	VAESENC     X21, X0, X0
+	VAESENC     X22, X0, X0
+	VAESENC     X23, X0, X0
+	VAESENC     X24, X0, X0
+	VAESENC     X25, X0, X0
+	VAESENC     X26, X0, X0
+	VAESENC     X27, X0, X0
+	VAESENC     X28, X0, X0
+	VPXORD      X29, X5, X30
+	VAESENCLAST X30, X0, X0
+
+	// Byte mask of the partial block: masked loads and stores touch nothing else.
+	MOVQ       $-1, R11
+	BZHIQ      R9, R11, R11
+	KMOVQ      R11, K1
+	VMOVDQA64  X0, X1
+	VMOVDQU8   16(SI), K1, X1
+	VMOVDQU8   X0, K1, 16(DI)
+	VPTERNLOGD $0x96, X15, X4, X1
+	CMPQ       BX, $0x0c
+	JB         aes128_20
+	JE         aes192_21
+	VAESENC    X16, X1, X1
+	VAESENC    X17, X1, X1
+
+aes192_21:
+	VAESENC X18, X1, X1
+	VAESENC X19, X1, X1
+
+aes128_20:
+	VAESENC     X20, X1, X1
+	VAESENC     X21, X1, X1
+	VAESENC     X22, X1, X1
+	VAESENC     X23, X1, X1
+	VAESENC     X24, X1, X1
+	VAESENC     X25, X1, X1
+	VAESENC     X26, X1, X1
+	VAESENC     X27, X1, X1
+	VAESENC     X28, X1, X1
+	VPXORD      X29, X4, X30
+	VAESENCLAST X30, X1, X1
+	VMOVDQU64   X1, (DI)
+
+done_8:
+	TESTQ     $0x00000002, R8
+	JZ        ret_9
+	VMOVDQU64 X4, (DX)
+
+ret_9:
+	VZEROUPPER
+	RET
+
+// func decryptVAESAVX10_512(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
+// Requires: AES, AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV, PCLMULQDQ, VAES, VPCLMULQDQ
+TEXT ·decryptVAESAVX10_512(SB), NOSPLIT, $0-72
+	MOVQ ks+0(FP), AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), CX
+	MOVQ tweak+56(FP), DX
+	MOVQ flags+64(FP), R8
+	MOVQ 720(AX), BX
+
+	// First row of the schedule: 14 - rounds.
+	MOVQ $0x000000e0, R10
+	MOVQ BX, R11
+	SHLQ $0x04, R11
+	SUBQ R11, R10
+
+	// Bulk bytes: the full blocks, less the last one when stealing.
+	MOVQ    CX, R9
+	ANDQ    $0x0f, R9
+	ANDQ    $-16, CX
+	LEAQ    -16(CX), R11
+	TESTQ   R9, R9
+	CMOVQNE R11, CX
+
+	// The tweak, encrypted with the tweak key if flags&1. The encryption is a
+	// serial chain before any data can move: wider variants run it in every lane
+	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
+	// follows it, and the first round's XOR has a fixed address per key size.
+	VBROADCASTI32X4 (DX), Z4
+	TESTQ           $0x00000001, R8
+	JZ              tweak_ready_1
+	VBROADCASTI32X4 480(AX), Z16
+	VBROADCASTI32X4 496(AX), Z17
+	VBROADCASTI32X4 512(AX), Z18
+	VBROADCASTI32X4 528(AX), Z19
+	VBROADCASTI32X4 544(AX), Z20
+	VBROADCASTI32X4 560(AX), Z21
+	VBROADCASTI32X4 576(AX), Z22
+	VBROADCASTI32X4 592(AX), Z23
+	VBROADCASTI32X4 608(AX), Z24
+	VBROADCASTI32X4 624(AX), Z25
+	VBROADCASTI32X4 640(AX), Z26
+	VBROADCASTI32X4 656(AX), Z27
+	VBROADCASTI32X4 672(AX), Z28
+	VBROADCASTI32X4 688(AX), Z29
+	VBROADCASTI32X4 704(AX), Z30
+	CMPQ            BX, $0x0c
+	JB              aes128_2
+	JE              aes192_3
+	VPXORD          Z16, Z4, Z4
+	VAESENC         Z17, Z4, Z4
+	VAESENC         Z18, Z4, Z4
+	VAESENC         Z19, Z4, Z4
+	VAESENC         Z20, Z4, Z4
+	JMP             aes_common_4
+
+aes192_3:
+	VPXORD  Z18, Z4, Z4
+	VAESENC Z19, Z4, Z4
+	VAESENC Z20, Z4, Z4
+	JMP     aes_common_4
+
+aes128_2:
+	VPXORD Z20, Z4, Z4
+
+aes_common_4:
+	VAESENC     Z21, Z4, Z4
+	VAESENC     Z22, Z4, Z4
+	VAESENC     Z23, Z4, Z4
+	VAESENC     Z24, Z4, Z4
+	VAESENC     Z25, Z4, Z4
+	VAESENC     Z26, Z4, Z4
+	VAESENC     Z27, Z4, Z4
+	VAESENC     Z28, Z4, Z4
+	VAESENC     Z29, Z4, Z4
+	VAESENCLAST Z30, Z4, Z4
+
+tweak_ready_1:
+	// Round keys and constants.
+	VBROADCASTI32X4 240(AX)(R10*1), Z15
+	VBROADCASTI32X4 256(AX), Z16
+	VBROADCASTI32X4 272(AX), Z17
+	VBROADCASTI32X4 288(AX), Z18
+	VBROADCASTI32X4 304(AX), Z19
+	VBROADCASTI32X4 320(AX), Z20
+	VBROADCASTI32X4 336(AX), Z21
+	VBROADCASTI32X4 352(AX), Z22
+	VBROADCASTI32X4 368(AX), Z23
+	VBROADCASTI32X4 384(AX), Z24
+	VBROADCASTI32X4 400(AX), Z25
+	VBROADCASTI32X4 416(AX), Z26
+	VBROADCASTI32X4 432(AX), Z27
+	VBROADCASTI32X4 448(AX), Z28
+	VBROADCASTI32X4 464(AX), Z29
+	VBROADCASTI32X4 xtsPoly<>+0(SB), Z12
+
+	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
+	// all four at once (per-lane shift counts, one multiply for the carries).
+	CMPQ       CX, $0x00000040
+	JB         block_tail_6
+	CMPQ       CX, $0x00000100
+	JAE        four_vectors_11
+	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z4, Z4
+	VPSLLDQ    $0x08, Z13, Z8
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z8, Z4
+	JMP        vector_tail_5
+
+four_vectors_11:
+	VPSRLVQ    xtsShr512<>+192(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+192(SB), Z4, Z7
+	VPSLLDQ    $0x08, Z13, Z11
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z11, Z7
+	VPSRLVQ    xtsShr512<>+128(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+128(SB), Z4, Z6
+	VPSLLDQ    $0x08, Z13, Z10
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z10, Z6
+	VPSRLVQ    xtsShr512<>+64(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z4, Z5
+	VPSLLDQ    $0x08, Z13, Z9
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z9, Z5
+	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z4, Z4
+	VPSLLDQ    $0x08, Z13, Z8
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z8, Z4
+
+	// Main loop: 4 vectors per step.
+loop_10:
+	VMOVDQU64  (SI), Z0
+	VPTERNLOGD $0x96, Z15, Z4, Z0
+	VMOVDQU64  64(SI), Z1
+	VPTERNLOGD $0x96, Z15, Z5, Z1
+	VMOVDQU64  128(SI), Z2
+	VPTERNLOGD $0x96, Z15, Z6, Z2
+	VMOVDQU64  192(SI), Z3
+	VPTERNLOGD $0x96, Z15, Z7, Z3
+	CMPQ       BX, $0x0c
+	JB         aes128_12
+	JE         aes192_13
+	VAESDEC    Z16, Z0, Z0
+	VAESDEC    Z16, Z1, Z1
+	VAESDEC    Z16, Z2, Z2
+	VAESDEC    Z16, Z3, Z3
+	VAESDEC    Z17, Z0, Z0
+	VAESDEC    Z17, Z1, Z1
+	VAESDEC    Z17, Z2, Z2
+	VAESDEC    Z17, Z3, Z3
+
+aes192_13:
+	VAESDEC Z18, Z0, Z0
+	VAESDEC Z18, Z1, Z1
+	VAESDEC Z18, Z2, Z2
+	VAESDEC Z18, Z3, Z3
+	VAESDEC Z19, Z0, Z0
+	VAESDEC Z19, Z1, Z1
+	VAESDEC Z19, Z2, Z2
+	VAESDEC Z19, Z3, Z3
+
+aes128_12:
+	VAESDEC     Z20, Z0, Z0
+	VAESDEC     Z20, Z1, Z1
+	VAESDEC     Z20, Z2, Z2
+	VAESDEC     Z20, Z3, Z3
+	VPXORD      Z29, Z4, Z8
+	VPXORD      Z29, Z5, Z9
+	VPXORD      Z29, Z6, Z10
+	VPXORD      Z29, Z7, Z11
+	VAESDEC     Z21, Z0, Z0
+	VAESDEC     Z21, Z1, Z1
+	VAESDEC     Z21, Z2, Z2
+	VAESDEC     Z21, Z3, Z3
+	VPSRLDQ     $0x0e, Z4, Z13
+	VPSLLDQ     $0x02, Z4, Z4
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z4
+	VAESDEC     Z22, Z0, Z0
+	VAESDEC     Z22, Z1, Z1
+	VAESDEC     Z22, Z2, Z2
+	VAESDEC     Z22, Z3, Z3
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z4
+	VPSRLDQ     $0x0e, Z5, Z30
+	VAESDEC     Z23, Z0, Z0
+	VAESDEC     Z23, Z1, Z1
+	VAESDEC     Z23, Z2, Z2
+	VAESDEC     Z23, Z3, Z3
+	VPSLLDQ     $0x02, Z5, Z5
+	VPSLLQ      $0x01, Z30, Z31
+	VPTERNLOGD  $0x96, Z30, Z31, Z5
+	VPSLLQ      $0x02, Z30, Z31
+	VAESDEC     Z24, Z0, Z0
+	VAESDEC     Z24, Z1, Z1
+	VAESDEC     Z24, Z2, Z2
+	VAESDEC     Z24, Z3, Z3
+	VPSLLQ      $0x07, Z30, Z30
+	VPTERNLOGD  $0x96, Z30, Z31, Z5
+	VPSRLDQ     $0x0e, Z6, Z13
+	VPSLLDQ     $0x02, Z6, Z6
+	VAESDEC     Z25, Z0, Z0
+	VAESDEC     Z25, Z1, Z1
+	VAESDEC     Z25, Z2, Z2
+	VAESDEC     Z25, Z3, Z3
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z6
+	VPSLLQ      $0x02, Z13, Z14
+	VAESDEC     Z26, Z0, Z0
+	VAESDEC     Z26, Z1, Z1
+	VAESDEC     Z26, Z2, Z2
+	VAESDEC     Z26, Z3, Z3
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z6
+	VPSRLDQ     $0x0e, Z7, Z30
+	VAESDEC     Z27, Z0, Z0
+	VAESDEC     Z27, Z1, Z1
+	VAESDEC     Z27, Z2, Z2
+	VAESDEC     Z27, Z3, Z3
+	VPSLLDQ     $0x02, Z7, Z7
+	VPSLLQ      $0x01, Z30, Z31
+	VPTERNLOGD  $0x96, Z30, Z31, Z7
+	VAESDEC     Z28, Z0, Z0
+	VAESDEC     Z28, Z1, Z1
+	VAESDEC     Z28, Z2, Z2
+	VAESDEC     Z28, Z3, Z3
+	VPSLLQ      $0x02, Z30, Z31
+	VPSLLQ      $0x07, Z30, Z30
+	VPTERNLOGD  $0x96, Z30, Z31, Z7
+	VAESDECLAST Z8, Z0, Z0
+	VAESDECLAST Z9, Z1, Z1
+	VAESDECLAST Z10, Z2, Z2
+	VAESDECLAST Z11, Z3, Z3
+	VMOVDQU64   Z0, (DI)
+	VMOVDQU64   Z1, 64(DI)
+	VMOVDQU64   Z2, 128(DI)
+	VMOVDQU64   Z3, 192(DI)
+	ADDQ        $0x00000100, SI
+	ADDQ        $0x00000100, DI
+	SUBQ        $0x00000100, CX
+	CMPQ        CX, $0x00000100
+	JAE         loop_10
+
+	// One vector at a time.
+vector_tail_5:
+	CMPQ       CX, $0x00000040
+	JB         block_tail_6
+	VMOVDQU64  (SI), Z0
+	VPTERNLOGD $0x96, Z15, Z4, Z0
+	CMPQ       BX, $0x0c
+	JB         aes128_14
+	JE         aes192_15
+	VAESDEC    Z16, Z0, Z0
+	VAESDEC    Z17, Z0, Z0
+
+aes192_15:
+	VAESDEC Z18, Z0, Z0
+	VAESDEC Z19, Z0, Z0
+
+aes128_14:
+	VAESDEC     Z20, Z0, Z0
+	VAESDEC     Z21, Z0, Z0
+	VAESDEC     Z22, Z0, Z0
+	VAESDEC     Z23, Z0, Z0
+	VAESDEC     Z24, Z0, Z0
+	VAESDEC     Z25, Z0, Z0
+	VAESDEC     Z26, Z0, Z0
+	VAESDEC     Z27, Z0, Z0
+	VAESDEC     Z28, Z0, Z0
+	VPXORD      Z29, Z4, Z30
+	VAESDECLAST Z30, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPSRLQ      $0x3c, Z4, Z13
+	VPSLLQ      $0x04, Z4, Z4
+	VPSLLDQ     $0x08, Z13, Z14
+	VPCLMULQDQ  $0x01, Z12, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z4
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	JMP         vector_tail_5
+
+	// One block at a time.
+block_tail_6:
+	CMPQ       CX, $0x10
+	JB         steal_7
+	VMOVDQU64  (SI), X0
+	VPTERNLOGD $0x96, X15, X4, X0
+	CMPQ       BX, $0x0c
+	JB         aes128_16
+	JE         aes192_17
+	VAESDEC    X16, X0, X0
+	VAESDEC    X17, X0, X0
+
+aes192_17:
+	VAESDEC X18, X0, X0
+	VAESDEC X19, X0, X0
+
+aes128_16:
+	VAESDEC     X20, X0, X0
+	VAESDEC     X21, X0, X0
+	VAESDEC     X22, X0, X0
+	VAESDEC     X23, X0, X0
+	VAESDEC     X24, X0, X0
+	VAESDEC     X25, X0, X0
+	VAESDEC     X26, X0, X0
+	VAESDEC     X27, X0, X0
+	VAESDEC     X28, X0, X0
+	VPXORD      X29, X4, X30
+	VAESDECLAST X30, X0, X0
+	VMOVDQU64   X0, (DI)
+	VPSRLQ      $0x3f, X4, X13
+	VPSLLQ      $0x01, X4, X4
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X4
+	ADDQ        $0x10, SI
+	ADDQ        $0x10, DI
+	SUBQ        $0x10, CX
+	JMP         block_tail_6
+
+	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
+steal_7:
+	TESTQ      R9, R9
+	JZ         done_8
+	VMOVDQA64  X4, X5
+	VPSRLQ     $0x3f, X4, X13
+	VPSLLQ     $0x01, X4, X4
+	VPSLLDQ    $0x08, X13, X14
+	VPCLMULQDQ $0x01, X12, X13, X13
+	VPTERNLOGD $0x96, X13, X14, X4
+	VMOVDQU64  (SI), X0
+	VPTERNLOGD $0x96, X15, X4, X0
+	CMPQ       BX, $0x0c
+	JB         aes128_18
+	JE         aes192_19
+	VAESDEC    X16, X0, X0
+	VAESDEC    X17, X0, X0
+
+aes192_19:
+	VAESDEC X18, X0, X0
+	VAESDEC X19, X0, X0
+
+aes128_18:
+	VAESDEC     X20, X0, X0
+	VAESDEC     X21, X0, X0
+	VAESDEC     X22, X0, X0
+	VAESDEC     X23, X0, X0
+	VAESDEC     X24, X0, X0
+	VAESDEC     X25, X0, X0
+	VAESDEC     X26, X0, X0
+	VAESDEC     X27, X0, X0
+	VAESDEC     X28, X0, X0
+	VPXORD      X29, X4, X30
+	VAESDECLAST X30, X0, X0
+
+	// Byte mask of the partial block: masked loads and stores touch nothing else.
+	MOVQ       $-1, R11
+	BZHIQ      R9, R11, R11
+	KMOVQ      R11, K1
+	VMOVDQA64  X0, X1
+	VMOVDQU8   16(SI), K1, X1
+	VMOVDQU8   X0, K1, 16(DI)
+	VPTERNLOGD $0x96, X15, X5, X1
+	CMPQ       BX, $0x0c
+	JB         aes128_20
+	JE         aes192_21
+	VAESDEC    X16, X1, X1
+	VAESDEC    X17, X1, X1
+
+aes192_21:
+	VAESDEC X18, X1, X1
+	VAESDEC X19, X1, X1
+
+aes128_20:
+	VAESDEC     X20, X1, X1
+	VAESDEC     X21, X1, X1
+	VAESDEC     X22, X1, X1
+	VAESDEC     X23, X1, X1
+	VAESDEC     X24, X1, X1
+	VAESDEC     X25, X1, X1
+	VAESDEC     X26, X1, X1
+	VAESDEC     X27, X1, X1
+	VAESDEC     X28, X1, X1
+	VPXORD      X29, X5, X30
+	VAESDECLAST X30, X1, X1
+	VMOVDQU64   X1, (DI)
+
+done_8:
+	TESTQ     $0x00000002, R8
+	JZ        ret_9
+	VMOVDQU64 X4, (DX)
+
+ret_9:
+	VZEROUPPER
+	RET

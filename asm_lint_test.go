@@ -1,0 +1,125 @@
+package xts
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The generated assembly must run on every CPU its dispatch allows, so the
+// encodings are checked here, on any platform (the file is only read):
+//   - routines for CPUs without AVX-512 (names with AESNI or AVX2) use no
+//     register >= 16, no Z or K register and no EVEX-only instruction;
+//   - the legacy-SSE routines (names ending in AESNI) use no VEX
+//     instruction, the AVX ones no legacy-SSE instruction on a vector
+//     register, and no routine mixes the two (a state transition on many
+//     CPUs);
+//   - ymm/zmm routines execute VZEROUPPER before every RET;
+//   - no routine has a stack frame or touches the stack.
+// _asm/check.sh runs this test after checking that the file is current.
+
+var (
+	asmLintHighReg = regexp.MustCompile(`\b([XY](1[6-9]|2[0-9]|3[01])|Z[0-9]+|K[0-7])\b`)
+	asmLintVecReg  = regexp.MustCompile(`\b[XYZ][0-9]+\b`)
+	asmLintEVEX    = regexp.MustCompile(`^(VPTERNLOG[DQ]|VMOVDQ[AU](8|16|32|64)|VP(XOR|AND|ANDN|OR)[DQ]|` +
+		`VBROADCASTI(32X4|64X2|32X8|64X4)|VSHUF[IF](32X4|64X2)|V(INSERT|EXTRACT)[IF](32X4|64X2|32X8|64X4)|` +
+		`VPERM[IT]2[BWDQ]|VPCOMPRESS[BWDQ]|VPEXPAND[BWDQ]|VPRO[LR]V?[DQ]|VPSRAV?Q|VALIGN[DQ]|VPBLENDM[BWDQ]|` +
+		`VPTESTN?M[BWDQ]|VPCMPU?[BWDQ]|VPMOV[BWDQ]2M|VPMOVM2[BWDQ]|K[A-Z]+[BWDQ]?)(\.|$)`)
+)
+
+type asmLintRoutine struct {
+	name  string
+	lines []string // instruction lines: mnemonic and operands
+}
+
+func asmLintParse(t *testing.T) (header []string, rs []asmLintRoutine) {
+	data, err := os.ReadFile("zasm_amd64.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cur *asmLintRoutine
+	for _, line := range strings.Split(string(data), "\n") {
+		trim := strings.TrimSpace(line)
+		if i := strings.Index(trim, "//"); i >= 0 {
+			if cur == nil {
+				header = append(header, trim)
+			}
+			trim = strings.TrimSpace(trim[:i])
+		}
+		switch {
+		case trim == "":
+		case strings.HasPrefix(trim, "TEXT "):
+			name := strings.TrimPrefix(strings.Fields(trim)[1], "·")
+			name = strings.TrimSuffix(name, "(SB),")
+			rs = append(rs, asmLintRoutine{name: name, lines: []string{trim}})
+			cur = &rs[len(rs)-1]
+		case strings.HasPrefix(trim, "DATA ") || strings.HasPrefix(trim, "GLOBL "):
+			cur = nil
+		case strings.HasSuffix(trim, ":"): // label
+		case cur != nil:
+			cur.lines = append(cur.lines, trim)
+		}
+	}
+	return header, rs
+}
+
+func TestGeneratedAssemblyRules(t *testing.T) {
+	header, rs := asmLintParse(t)
+	if len(header) < 2 || !strings.Contains(header[0], "Code generated") ||
+		!strings.Contains(header[0], "DO NOT EDIT") || header[1] != "//go:build !purego" {
+		t.Errorf("header %q: want a Code generated ... DO NOT EDIT. line and //go:build !purego", header)
+	}
+	xts := 0
+	for _, r := range rs {
+		noAVX512 := strings.Contains(r.name, "AESNI") || strings.Contains(r.name, "AVX2")
+		legacy := strings.HasSuffix(r.name, "AESNI")
+		vex := strings.Contains(r.name, "AVX")
+		wide, vexSeen, sseSeen := false, false, false
+		if !strings.Contains(r.lines[0], "NOSPLIT") || !strings.Contains(r.lines[0], "$0-") {
+			t.Errorf("%s: %q: want NOSPLIT and no frame", r.name, r.lines[0])
+		}
+		if strings.Contains(r.name, "crypt") {
+			xts++
+		}
+		for i, l := range r.lines[1:] {
+			mn, ops, _ := strings.Cut(l, " ")
+			ops = strings.TrimSpace(ops)
+			if strings.Contains(ops, "SP)") {
+				t.Errorf("%s: %q uses the stack", r.name, l)
+			}
+			if strings.ContainsAny(ops, "YZ") && regexp.MustCompile(`\b[YZ][0-9]+\b`).MatchString(ops) {
+				wide = true
+			}
+			if noAVX512 {
+				if asmLintHighReg.MatchString(ops) {
+					t.Errorf("%s: %q: register needs AVX-512", r.name, l)
+				}
+				if asmLintEVEX.MatchString(mn) {
+					t.Errorf("%s: %q: EVEX-only instruction", r.name, l)
+				}
+			}
+			isVec := asmLintVecReg.MatchString(ops) || mn == "VZEROUPPER"
+			switch {
+			case isVec && strings.HasPrefix(mn, "V"):
+				vexSeen = true
+			case isVec:
+				sseSeen = true
+			}
+			if mn == "RET" && wide && (i == 0 || r.lines[i] != "VZEROUPPER") {
+				t.Errorf("%s: RET without VZEROUPPER before it", r.name)
+			}
+		}
+		switch {
+		case legacy && vexSeen:
+			t.Errorf("%s: VEX instructions in legacy-SSE code", r.name)
+		case vex && sseSeen:
+			t.Errorf("%s: legacy-SSE instructions in VEX code", r.name)
+		case vexSeen && sseSeen:
+			t.Errorf("%s: mixes legacy-SSE and VEX instructions", r.name)
+		}
+	}
+	if xts != 10 {
+		t.Errorf("found %d XTS routines, want 10", xts)
+	}
+}

@@ -1,0 +1,48 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd
+
+package xts
+
+import (
+	"syscall"
+	"testing"
+)
+
+// guardedBuffer returns a zeroed slice of n bytes that ends flush against an
+// inaccessible (PROT_NONE) page when atEnd is true, and starts flush against
+// one otherwise; the other side is guarded too. Reading or writing one byte
+// outside the slice faults, which crashes the test binary: that is the
+// point. The mapping is released with t.Cleanup.
+func guardedBuffer(t testing.TB, n int, atEnd bool) []byte {
+	t.Helper()
+	region := guardedRegion(t, n)
+	if atEnd {
+		return region[len(region)-n:]
+	}
+	return region[:n]
+}
+
+// guardedRegion maps whole pages, at least n bytes, between two PROT_NONE
+// pages and returns the accessible part. Slices of it flush against either
+// end (region[:k] or region[len(region)-k:]) can be reused for many
+// lengths without a new mapping each time. Released with t.Cleanup.
+func guardedRegion(t testing.TB, n int) []byte {
+	t.Helper()
+	page := syscall.Getpagesize()
+	pages := (n + page - 1) / page
+	if pages == 0 {
+		pages = 1
+	}
+	mem, err := syscall.Mmap(-1, 0, (pages+2)*page,
+		syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		t.Fatalf("mmap: %v", err)
+	}
+	t.Cleanup(func() { syscall.Munmap(mem) })
+	if err := syscall.Mprotect(mem[:page], syscall.PROT_NONE); err != nil {
+		t.Fatalf("mprotect: %v", err)
+	}
+	if err := syscall.Mprotect(mem[(pages+1)*page:], syscall.PROT_NONE); err != nil {
+		t.Fatalf("mprotect: %v", err)
+	}
+	return mem[page : (pages+1)*page : (pages+1)*page]
+}
