@@ -1,9 +1,4 @@
-//go:build !purego && xtsasm
-
-// TEMPORARY build tag xtsasm: this file calls the XTS routines, whose
-// bodies are generated on branch asm and are not yet in this tree, so
-// without the tag the package would not link. Drop "&& xtsasm" once
-// _asm/xts.go is merged.
+//go:build !purego
 
 package xts
 
