@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/fastxts/xts"
 	"github.com/fastxts/xts/internal/osslxts"
 )
 
@@ -109,32 +110,43 @@ func TestOpenSSLInPlace(t *testing.T) {
 
 // TestOpenSSLSectors checks the bulk sector API against OpenSSL run sector
 // by sector, so the sector numbering is tested against an outside
-// implementation too, including a first sector whose number wraps past
+// implementation too: one tweak per sector, and dm-crypt's 512-byte tweak
+// units (WithTweakUnit(512)), with first sectors whose number wraps past
 // 2^64-1 inside the buffer.
 func TestOpenSSLSectors(t *testing.T) {
 	rng := testRand(t)
 	fails := &failBudget{t: t, left: 20}
 	for _, name := range availableImpls(t) {
-		for _, sectorSize := range []int{512, 4096, 528} {
-			for _, first := range []uint64{rng.Uint64N(1 << 40), 1<<32 - 3, 1<<64 - 3} {
-				key := randKey(rng, 64)
-				c := newImplCipher(t, name, key)
-				count := 1 + rng.IntN(8)
-				pt := randBytes(rng, count*sectorSize)
-				got := make([]byte, len(pt))
-				c.EncryptSectors(got, pt, sectorSize, first)
-				for k := range count {
-					var tweak [16]byte
-					binary.LittleEndian.PutUint64(tweak[:], first+uint64(k))
-					want := osslxts.MustXTS(true, key, tweak[:], pt[k*sectorSize:(k+1)*sectorSize])
-					if !bytes.Equal(got[k*sectorSize:(k+1)*sectorSize], want) {
-						fails.errorf("%s: sector size %d, first %#x: sector %d differs from OpenSSL", name, sectorSize, first, k)
-					}
+		for _, unit := range []int{0, 512} {
+			for _, sectorSize := range []int{512, 4096, 528} {
+				if unit != 0 && sectorSize%unit != 0 {
+					continue
 				}
-				back := make([]byte, len(pt))
-				c.DecryptSectors(back, got, sectorSize, first)
-				if !bytes.Equal(back, pt) {
-					fails.errorf("%s: sector size %d, first %#x: DecryptSectors does not invert", name, sectorSize, first)
+				for _, first := range []uint64{rng.Uint64N(1 << 40), 1<<32 - 3, 1<<64 - 3} {
+					key := randKey(rng, 32<<rng.IntN(2))
+					c := newImplCipher(t, name, key)
+					step := uint64(1)
+					if unit != 0 {
+						c = newImplCipher(t, name, key, xts.WithTweakUnit(unit))
+						step = uint64(sectorSize / unit)
+					}
+					count := 1 + rng.IntN(8)
+					pt := randBytes(rng, count*sectorSize)
+					got := make([]byte, len(pt))
+					c.EncryptSectors(got, pt, sectorSize, first)
+					for k := range count {
+						var tweak [16]byte
+						binary.LittleEndian.PutUint64(tweak[:], first+uint64(k)*step)
+						want := osslxts.MustXTS(true, key, tweak[:], pt[k*sectorSize:(k+1)*sectorSize])
+						if !bytes.Equal(got[k*sectorSize:(k+1)*sectorSize], want) {
+							fails.errorf("%s: tweak unit %d, sector size %d, first %#x: sector %d differs from OpenSSL", name, unit, sectorSize, first, k)
+						}
+					}
+					back := make([]byte, len(pt))
+					c.DecryptSectors(back, got, sectorSize, first)
+					if !bytes.Equal(back, pt) {
+						fails.errorf("%s: tweak unit %d, sector size %d, first %#x: DecryptSectors does not invert", name, unit, sectorSize, first)
+					}
 				}
 			}
 		}
