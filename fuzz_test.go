@@ -86,7 +86,7 @@ func FuzzXTS(f *testing.F) {
 
 		want := make([]byte, len(data))
 		ref.EncryptWithTweak(want, data, tweak)
-		if len(data) >= 16 && bytes.Equal(want, data) {
+		if bytes.Equal(want, data) {
 			t.Fatal("generic ciphertext equals the plaintext")
 		}
 
