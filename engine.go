@@ -8,10 +8,24 @@ package xts
 // src are the same memory or do not overlap. Exactly len(src) bytes of src
 // are read and of dst written; when len(src) is not a multiple of 16 the
 // final partial block is handled by ciphertext stealing. flags is a
-// combination of flagEncryptTweak and flagStoreTweak.
+// combination of flagEncryptTweak and flagStoreTweak. The methods return
+// the tweak that follows the last full block (T·x^(len(src)/16)) when
+// flagStoreTweak is set, and an unspecified value otherwise.
+//
+// The tweak travels by value: a pointer passed through an interface call
+// escapes, and would cost an allocation on every call.
 type engine interface {
-	encrypt(dst, src []byte, tweak *[16]byte, flags uint64)
-	decrypt(dst, src []byte, tweak *[16]byte, flags uint64)
+	encrypt(dst, src []byte, tweak [16]byte, flags uint64) [16]byte
+	decrypt(dst, src []byte, tweak [16]byte, flags uint64) [16]byte
+}
+
+// A sectorEngine also processes many consecutive data units in one call:
+// unit k of src (each sectorSize bytes, a multiple of 16) uses the IV
+// SectorTweak(first + k*step), modulo 2^64. Engines without it are driven
+// one data unit at a time.
+type sectorEngine interface {
+	encryptSectors(dst, src []byte, sectorSize int, first, step uint64)
+	decryptSectors(dst, src []byte, sectorSize int, first, step uint64)
 }
 
 // Flags for engines and the assembly routines (same values in both).

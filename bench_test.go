@@ -1,0 +1,105 @@
+package xts
+
+import (
+	"crypto/aes"
+	"fmt"
+	"testing"
+
+	xxts "golang.org/x/crypto/xts"
+)
+
+var benchSizes = []int{16, 512, 1420, 4096, 65536, 1048576}
+
+// benchKey returns a fixed key of keyBits*2/8 bytes with distinct halves.
+func benchKey(keyBits int) []byte {
+	k := make([]byte, keyBits/4)
+	for i := range k {
+		k[i] = byte(i*7 + 1)
+	}
+	return k
+}
+
+// BenchmarkXTS: BenchmarkXTS/impl=NAME/op=enc|dec/key=128|256/size=N, one
+// call per data unit, with x/crypto/xts as impl=x-crypto-xts for the
+// baseline (it needs a multiple of 16 bytes, which every size is).
+func BenchmarkXTS(b *testing.B) {
+	var names []string
+	for _, im := range Implementations() {
+		if im.Available {
+			names = append(names, im.Name)
+		}
+	}
+	names = append(names, "x-crypto-xts")
+	for _, name := range names {
+		for _, op := range []string{"enc", "dec"} {
+			for _, keyBits := range []int{128, 256} {
+				for _, size := range benchSizes {
+					b.Run(fmt.Sprintf("impl=%s/op=%s/key=%d/size=%d", name, op, keyBits, size), func(b *testing.B) {
+						key := benchKey(keyBits)
+						buf := make([]byte, size)
+						var f func(dst, src []byte, n uint64)
+						if name == "x-crypto-xts" {
+							x, err := xxts.NewCipher(aes.NewCipher, key)
+							if err != nil {
+								b.Fatal(err)
+							}
+							f = x.Encrypt
+							if op == "dec" {
+								f = x.Decrypt
+							}
+						} else {
+							c := newImpl(b, name, key)
+							f = c.Encrypt
+							if op == "dec" {
+								f = c.Decrypt
+							}
+						}
+						b.SetBytes(int64(size))
+						b.ReportAllocs()
+						b.ResetTimer()
+						for i := 0; b.Loop(); i++ {
+							f(buf, buf, uint64(i))
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// benchSectors: BenchmarkSectors (1 MiB, one core) and
+// BenchmarkSectorsParallel (8 MiB, all cores), names fixed for scripts:
+// impl=NAME/op=enc|dec/key=128|256/sector=512|4096.
+func benchSectors(b *testing.B, bufSize int, parallel bool) {
+	for _, im := range Implementations() {
+		if !im.Available {
+			continue
+		}
+		for _, op := range []string{"enc", "dec"} {
+			for _, keyBits := range []int{128, 256} {
+				for _, sector := range []int{512, 4096} {
+					b.Run(fmt.Sprintf("impl=%s/op=%s/key=%d/sector=%d", im.Name, op, keyBits, sector), func(b *testing.B) {
+						opt := WithoutParallelism()
+						if parallel {
+							opt = WithParallelThreshold(defaultParallelThreshold)
+						}
+						c := newImpl(b, im.Name, benchKey(keyBits), opt)
+						f := c.EncryptSectors
+						if op == "dec" {
+							f = c.DecryptSectors
+						}
+						buf := make([]byte, bufSize)
+						b.SetBytes(int64(bufSize))
+						b.ReportAllocs()
+						for i := uint64(0); b.Loop(); i++ {
+							f(buf, buf, sector, i*uint64(bufSize/sector))
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkSectors(b *testing.B)         { benchSectors(b, 1<<20, false) }
+func BenchmarkSectorsParallel(b *testing.B) { benchSectors(b, 8<<20, true) }

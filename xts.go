@@ -1,0 +1,178 @@
+package xts
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/subtle"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"reflect"
+)
+
+// BlockSize is the block size of the ciphers XTS works with, and the
+// smallest data unit it can encrypt.
+const BlockSize = 16
+
+// Errors returned by NewCipher, for errors.Is.
+var (
+	// ErrKeySize: the key has the wrong length for the cipher.
+	ErrKeySize = errors.New("xts: invalid key size")
+	// ErrEqualKeyHalves: the data and tweak halves of the key are equal
+	// and AllowEqualKeyHalves was not given.
+	ErrEqualKeyHalves = errors.New("xts: data key and tweak key are equal")
+	// ErrImplementation: the requested implementation is unknown or
+	// cannot run here.
+	ErrImplementation = errors.New("xts: implementation not usable")
+)
+
+// Cipher holds the keys of an XTS mode instance. It is safe for concurrent
+// use by multiple goroutines: after NewCipher nothing in it changes.
+type Cipher struct {
+	eng     engine
+	sectors sectorEngine // eng's bulk entry point, or nil
+	name    string
+	cfg     config
+}
+
+// NewCipher creates a Cipher from a block cipher constructor and a key
+// that is the data key followed by the tweak key, each half of len(key).
+//
+// With aes.NewCipher the key is 32, 48 or 64 bytes (AES-128, AES-192 or
+// AES-256-XTS) and the fastest implementation for this CPU is used. Any
+// other constructor whose cipher has a 16-byte block (Serpent, Twofish,
+// SM4, or aes.NewCipher wrapped in a function of your own) is run by the
+// portable implementation.
+//
+// The call from golang.org/x/crypto/xts works unchanged:
+//
+//	c, err := xts.NewCipher(aes.NewCipher, key)
+//
+// Keys whose halves are equal are refused (ErrEqualKeyHalves) unless
+// AllowEqualKeyHalves is given.
+func NewCipher(cipherFunc func([]byte) (cipher.Block, error), key []byte, opts ...Option) (*Cipher, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	if cipherFunc == nil {
+		return nil, errors.New("xts: nil cipher constructor")
+	}
+	if len(key) == 0 || len(key)%2 != 0 {
+		return nil, fmt.Errorf("%w: %d bytes is not two equal halves", ErrKeySize, len(key))
+	}
+	half := len(key) / 2
+	if !cfg.allowEqualHalves && subtle.ConstantTimeCompare(key[:half], key[half:]) == 1 {
+		return nil, ErrEqualKeyHalves
+	}
+
+	c := &Cipher{cfg: cfg}
+	if isAES(cipherFunc) {
+		if half != 16 && half != 24 && half != 32 {
+			return nil, fmt.Errorf("%w: %d bytes; AES-XTS needs 32, 48 or 64", ErrKeySize, len(key))
+		}
+		r := theRegistry()
+		i := r.def
+		if cfg.impl != "" {
+			i = r.index(cfg.impl)
+			if i < 0 {
+				return nil, fmt.Errorf("%w: %q is not one of this build's implementations", ErrImplementation, cfg.impl)
+			}
+			if !r.impls[i].available {
+				return nil, fmt.Errorf("%w: %q cannot run here: %s", ErrImplementation, cfg.impl, r.impls[i].note)
+			}
+		}
+		c.name = r.impls[i].name
+		if newAES := r.impls[i].newAES; newAES != nil {
+			c.eng = newAES(key)
+		}
+	} else if cfg.impl != "" && cfg.impl != genericName {
+		return nil, fmt.Errorf("%w: %q runs AES only; other block ciphers use %q", ErrImplementation, cfg.impl, genericName)
+	}
+
+	if c.eng == nil {
+		k1, err := cipherFunc(key[:half])
+		if err != nil {
+			return nil, err
+		}
+		k2, err := cipherFunc(key[half:])
+		if err != nil {
+			return nil, err
+		}
+		if k1.BlockSize() != BlockSize || k2.BlockSize() != BlockSize {
+			return nil, fmt.Errorf("xts: block size %d, XTS needs a 16-byte block cipher", k1.BlockSize())
+		}
+		c.eng = newGeneric(k1, k2)
+		c.name = genericName
+	}
+	c.sectors, _ = c.eng.(sectorEngine)
+	return c, nil
+}
+
+// isAES reports whether f is crypto/aes.NewCipher itself.
+func isAES(f func([]byte) (cipher.Block, error)) bool {
+	return reflect.ValueOf(f).Pointer() == reflect.ValueOf(aes.NewCipher).Pointer()
+}
+
+// Implementation returns the name of the implementation this Cipher uses.
+func (c *Cipher) Implementation() string { return c.name }
+
+// SectorTweak returns the tweak that Encrypt and Decrypt use for a sector
+// number: the number in little-endian order followed by eight zero bytes,
+// as dm-crypt's plain64 IV and golang.org/x/crypto/xts do.
+func SectorTweak(sectorNum uint64) [16]byte {
+	var t [16]byte
+	binary.LittleEndian.PutUint64(t[:8], sectorNum)
+	return t
+}
+
+// Encrypt encrypts one data unit (sector) of plaintext into ciphertext
+// with the tweak of sectorNum (see SectorTweak). Any length of at least 16
+// bytes works: a length that is not a multiple of 16 uses ciphertext
+// stealing. ciphertext must be at least as long as plaintext and may be
+// the same slice (in place), but must not overlap it otherwise.
+func (c *Cipher) Encrypt(ciphertext, plaintext []byte, sectorNum uint64) {
+	checkUnit(ciphertext, plaintext)
+	c.eng.encrypt(ciphertext, plaintext, SectorTweak(sectorNum), flagEncryptTweak)
+}
+
+// Decrypt decrypts one data unit of ciphertext into plaintext; see
+// Encrypt.
+func (c *Cipher) Decrypt(plaintext, ciphertext []byte, sectorNum uint64) {
+	checkUnit(plaintext, ciphertext)
+	c.eng.decrypt(plaintext, ciphertext, SectorTweak(sectorNum), flagEncryptTweak)
+}
+
+// EncryptWithTweak is Encrypt with any 16-byte tweak (the IV before
+// encryption with the tweak key), for formats whose tweak is not a
+// little-endian sector number.
+func (c *Cipher) EncryptWithTweak(ciphertext, plaintext []byte, tweak [16]byte) {
+	checkUnit(ciphertext, plaintext)
+	c.eng.encrypt(ciphertext, plaintext, tweak, flagEncryptTweak)
+}
+
+// DecryptWithTweak is Decrypt with any 16-byte tweak.
+func (c *Cipher) DecryptWithTweak(plaintext, ciphertext []byte, tweak [16]byte) {
+	checkUnit(plaintext, ciphertext)
+	c.eng.decrypt(plaintext, ciphertext, tweak, flagEncryptTweak)
+}
+
+// checkUnit panics on the programmer errors a data-unit call can make.
+func checkUnit(dst, src []byte) {
+	if len(src) < BlockSize {
+		panic("xts: data unit shorter than 16 bytes")
+	}
+	checkDst(dst, src)
+}
+
+// checkDst panics if dst cannot take the output for src.
+func checkDst(dst, src []byte) {
+	if len(dst) < len(src) {
+		panic("xts: output smaller than input")
+	}
+	if inexactOverlap(dst[:len(src)], src) {
+		panic("xts: invalid buffer overlap")
+	}
+}
