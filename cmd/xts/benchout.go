@@ -1,0 +1,201 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/fastxts/xts"
+	"github.com/fastxts/xts/internal/peak"
+)
+
+// writeTSV prints the fixed script format: one line per cell, the bound
+// first.
+func (b *bench) writeTSV(w io.Writer) {
+	fmt.Fprintln(w, "impl\tkeybits\top\tsize\tmbps\tbound_pct")
+	for _, r := range b.boundRows() {
+		fmt.Fprintf(w, "%s\t%d\t%s\t%d\t%s\t%s\n", r.Impl, r.KeyBits, r.Op, r.Size, num(r.MBps), num(100*r.MBps/r.MBps))
+	}
+	for _, r := range b.rows {
+		for _, c := range r.cells {
+			if c.call != nil {
+				fmt.Fprintf(w, "%s\t%d\t%s\t%d\t%s\t%s\n", r.impl, r.keyBits, r.op, c.size, num(c.mbps), num(b.share(c.mbps, r.keyBits, r.parallel)))
+			}
+		}
+	}
+}
+
+// num prints a figure with one decimal, or NaN when it is unknown.
+func num(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "NaN"
+	}
+	return fmt.Sprintf("%.1f", f)
+}
+
+// jsonCell is one result in the JSON output; BoundPct is null when the
+// bound is unknown.
+type jsonCell struct {
+	Impl     string   `json:"impl"`
+	KeyBits  int      `json:"keybits"`
+	Op       string   `json:"op"`
+	Size     int      `json:"size"`
+	MBps     float64  `json:"mbps"`
+	BoundPct *float64 `json:"bound_pct"`
+}
+
+// boundRows returns the bound as result cells, one per key size, for one
+// core and, when there are parallel rows, for every core.
+func (b *bench) boundRows() []jsonCell {
+	var out []jsonCell
+	for _, k := range b.o.keys {
+		out = append(out, jsonCell{Impl: boundName, KeyBits: k, Op: "rounds", MBps: b.boundMBps(k, false)})
+		if b.sectorRows {
+			out = append(out, jsonCell{Impl: boundName, KeyBits: k, Op: "rounds-parallel", MBps: b.boundMBps(k, true)})
+		}
+	}
+	return out
+}
+
+func pct(f float64) *float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return &f
+}
+
+func (b *bench) writeJSON(w io.Writer) error {
+	cpu := xts.DetectCPU()
+	out := struct {
+		CPU           string     `json:"cpu"`
+		Threads       int        `json:"threads"`
+		SecondsPerRun float64    `json:"seconds_per_run"`
+		Passes        int        `json:"passes"`
+		BoundLoop     string     `json:"bound_loop"`
+		Results       []jsonCell `json:"results"`
+	}{CPU: cpu.Name, Threads: threads(), SecondsPerRun: b.o.perRun.Seconds(), Passes: b.o.passes, BoundLoop: b.loop.Name}
+	for _, r := range b.boundRows() {
+		if !math.IsNaN(r.MBps) {
+			r.BoundPct = pct(100)
+		}
+		out.Results = append(out.Results, r)
+	}
+	for _, r := range b.rows {
+		for _, c := range r.cells {
+			if c.call != nil {
+				out.Results = append(out.Results, jsonCell{r.impl, r.keyBits, r.op, c.size, c.mbps, pct(b.share(c.mbps, r.keyBits, r.parallel))})
+			}
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// writeTable prints one block per key size and operation: the message
+// rows, then the bulk rows, each ending with its bound.
+func (b *bench) writeTable(w io.Writer) {
+	cpu := xts.DetectCPU()
+	fmt.Fprintf(w, "xts bench on %s (%d threads): MB/s = 10^6 bytes/s, best of %d runs of %s per cell\n",
+		orUnknown(cpu.Name), threads(), b.o.passes, b.o.perRun)
+	if b.loopErr == nil {
+		fmt.Fprintf(w, "AES-round bound: 16 bytes x block-rounds/s / rounds, timed with %s (%d independent rounds per iteration)\n", b.loop.Name, peak.RoundsPerIter)
+	} else {
+		fmt.Fprintln(w, "AES-round bound: unavailable on this CPU or build")
+	}
+	for _, k := range b.o.keys {
+		for _, op := range b.o.ops {
+			verb := map[string]string{"enc": "encryption", "dec": "decryption"}[op]
+			fmt.Fprintf(w, "\nAES-%d-XTS %s, message size in bytes:\n", k, verb)
+			b.block(w, k, func(r *benchRow) bool { return r.op == op }, b.o.sizes, false, "implementation")
+			if b.sectorRows {
+				fmt.Fprintf(w, "\nAES-%d-XTS %s of many sectors (1 MiB on 1 thread; parallel: 8 MiB on %d), sector size in bytes:\n", k, verb, threads())
+				b.block(w, k, func(r *benchRow) bool { return strings.HasPrefix(r.op, op+"-sectors") }, b.o.sectorSizes, true, "operation")
+			}
+		}
+	}
+}
+
+// block prints the rows of key size k that match, with a column per size,
+// the share of the bound, and the bound rows under them.
+func (b *bench) block(w io.Writer, k int, match func(*benchRow) bool, sizes []int, sectors bool, first string) {
+	type line struct {
+		label string
+		cells []string
+		last  string
+	}
+	var lines []line
+	for _, r := range b.rows {
+		if r.keyBits != k || !match(r) {
+			continue
+		}
+		l := line{label: r.impl}
+		if sectors {
+			l.label = r.op
+			if len(b.o.sectorImpls) > 1 || b.o.explicitImpl {
+				l.label += " " + r.impl
+			} else {
+				l.label += " (" + r.impl + ")"
+			}
+		}
+		for _, c := range r.cells {
+			if c.call == nil {
+				l.cells = append(l.cells, "-")
+			} else {
+				l.cells = append(l.cells, fmt.Sprintf("%.0f", c.mbps))
+			}
+		}
+		l.last = pctString(b.share(r.best(), k, r.parallel))
+		lines = append(lines, l)
+	}
+	bounds := []struct {
+		label    string
+		parallel bool
+	}{{boundName + " (1 thread)", false}}
+	if sectors {
+		bounds = append(bounds, struct {
+			label    string
+			parallel bool
+		}{fmt.Sprintf("%s (%d threads)", boundName, threads()), true})
+	}
+	for _, bd := range bounds {
+		l := line{label: bd.label, last: "100%"}
+		v := b.boundMBps(k, bd.parallel)
+		for range sizes {
+			if math.IsNaN(v) {
+				l.cells = append(l.cells, "?")
+			} else {
+				l.cells = append(l.cells, fmt.Sprintf("%.0f", v))
+			}
+		}
+		if math.IsNaN(v) {
+			l.last = "?"
+		}
+		lines = append(lines, l)
+	}
+
+	width := len(first)
+	for _, l := range lines {
+		width = max(width, len(l.label))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%-*s\t", width, first)
+	for _, s := range sizes {
+		fmt.Fprintf(tw, "%d\t", s)
+	}
+	fmt.Fprint(tw, "of bound\t\n")
+	for _, l := range lines {
+		fmt.Fprintf(tw, "%-*s\t%s\t%s\t\n", width, l.label, strings.Join(l.cells, "\t"), l.last)
+	}
+	tw.Flush()
+}
+
+func pctString(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "?"
+	}
+	return fmt.Sprintf("%.1f%%", f)
+}
