@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/fastxts/xts"
 	"github.com/fastxts/xts/internal/peak"
@@ -177,20 +176,30 @@ func (b *bench) block(w io.Writer, k int, match func(*benchRow) bool, sizes []in
 		lines = append(lines, l)
 	}
 
-	width := len(first)
+	header := line{label: first, last: "of bound"}
+	for _, sz := range sizes {
+		header.cells = append(header.cells, fmt.Sprint(sz))
+	}
+	lines = append([]line{header}, lines...)
+	// Labels left-aligned, figures right-aligned, two spaces apart.
+	labelW, lastW := 0, 0
+	cellW := make([]int, len(sizes))
 	for _, l := range lines {
-		width = max(width, len(l.label))
+		labelW = max(labelW, len(l.label))
+		lastW = max(lastW, len(l.last))
+		for i, c := range l.cells {
+			cellW[i] = max(cellW[i], len(c))
+		}
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%-*s\t", width, first)
-	for _, s := range sizes {
-		fmt.Fprintf(tw, "%d\t", s)
-	}
-	fmt.Fprint(tw, "of bound\t\n")
 	for _, l := range lines {
-		fmt.Fprintf(tw, "%-*s\t%s\t%s\t\n", width, l.label, strings.Join(l.cells, "\t"), l.last)
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "%-*s", labelW, l.label)
+		for i, c := range l.cells {
+			fmt.Fprintf(&sb, "  %*s", cellW[i], c)
+		}
+		fmt.Fprintf(&sb, "  %*s", lastW, l.last)
+		fmt.Fprintln(w, sb.String())
 	}
-	tw.Flush()
 }
 
 func pctString(f float64) string {

@@ -33,6 +33,12 @@ be a multiple of the sector size. With sectors over 512 bytes, --skip must
 be a whole number of sectors (dm-crypt requires it), and so must --offset.
 `
 
+// chunkSize is the unit of work of the pipeline: large enough that a call
+// into the cipher costs nothing against its work, small enough that every
+// core gets chunks and memory stays small. A multiple of every sector
+// size; tests lower it to put chunk edges where they want them.
+var chunkSize = 1 << 20
+
 type cryptOptions struct {
 	encrypt   bool
 	keyFile   string
@@ -42,7 +48,7 @@ type cryptOptions struct {
 	force     bool
 	verbose   bool
 	in, out   string
-	chunkSize int // bytes per pipeline chunk; tests make it small
+	chunkSize int
 }
 
 func runCrypt(e *env, args []string, encrypt bool) error {
@@ -50,7 +56,7 @@ func runCrypt(e *env, args []string, encrypt bool) error {
 	if encrypt {
 		name, verb = "encrypt", "Encrypts"
 	}
-	o := cryptOptions{encrypt: encrypt, chunkSize: 1 << 20}
+	o := cryptOptions{encrypt: encrypt, chunkSize: chunkSize}
 	fs := newFlagSet(name, fmt.Sprintf(cryptUsageFmt, name, verb), e.stdout)
 	fs.StringVar(&o.keyFile, "key-file", "", "raw key `FILE` of 32, 48 or 64 bytes, or - for standard input (required)")
 	fs.StringVar(&o.cipher, "cipher", "aes-xts-plain64", "aes-xts-plain64 (64-bit sector IV) or aes-xts-plain (32-bit, wraps to 0)")
@@ -150,6 +156,10 @@ func readKey(stdin io.Reader, path string) ([]byte, error) {
 	key = key[:n]
 	switch n {
 	case 32, 48, 64:
+		if isHex(key) {
+			clear(key)
+			return nil, fmt.Errorf("bad key: key file %s holds only hex digits; it must hold the raw key bytes (convert it with xxd -r -p)", name)
+		}
 		return key, nil
 	case 65:
 		clear(key)
@@ -158,6 +168,18 @@ func readKey(stdin io.Reader, path string) ([]byte, error) {
 		clear(key)
 		return nil, fmt.Errorf("bad key: key file %s holds %d bytes; want exactly 32, 48 or 64 raw bytes", name, n)
 	}
+}
+
+// isHex reports whether b is all hexadecimal digits: a key written out as
+// text by mistake. A random raw key looks like that with probability
+// (22/256)^32 < 1e-33.
+func isHex(b []byte) bool {
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // newCipher builds the cipher for the image and returns the function that

@@ -9,31 +9,60 @@ import (
 	"strings"
 )
 
+// cmdFlags is a command's flag set and the help text --help prints.
+type cmdFlags struct {
+	*flag.FlagSet
+	usage string
+	out   io.Writer
+}
+
 // newFlagSet returns a flag set that reports errors through parseFlags
-// instead of printing them, so that every command fails the same way.
-func newFlagSet(name, usage string, out io.Writer) *flag.FlagSet {
+// instead of printing them, so that every command fails the same way: one
+// line on stderr and exit status 2, the help only when asked for.
+func newFlagSet(name, usage string, out io.Writer) *cmdFlags {
 	fs := flag.NewFlagSet("xts "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Usage = func() {
-		fmt.Fprint(out, usage)
-		fs.SetOutput(out)
-		fmt.Fprintln(out, "\nFlags:")
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &cmdFlags{FlagSet: fs, usage: usage, out: out}
+}
+
+// printFlags lists the flags GNU-style, with two dashes (both spellings
+// are accepted), the value's name taken from `backquotes` in the usage.
+func printFlags(out io.Writer, fs *flag.FlagSet) {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		return
 	}
-	return fs
+	fmt.Fprintln(out, "\nFlags:")
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		dashes := "--"
+		if len(f.Name) == 1 {
+			dashes = "-"
+		}
+		line := "  " + dashes + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			usage += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(out, "%s\n      %s\n", line, usage)
+	})
 }
 
 // parseFlags parses args allowing flags and positional arguments in any
 // order (`xts encrypt in.img out.img --key-file k` works as well as the
 // flags-first form); "--" ends the flags. --help prints the usage to
 // stdout and returns errHelpShown.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+func parseFlags(fs *cmdFlags, args []string) ([]string, error) {
 	var pos []string
 	for {
 		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
+			fmt.Fprint(fs.out, fs.usage)
+			printFlags(fs.out, fs.FlagSet)
 			return nil, errHelpShown
 		}
 		if err != nil {
