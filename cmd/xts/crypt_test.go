@@ -39,6 +39,8 @@ func dmCases() []dmCase {
 			func(k uint64) uint64 { return (two32 - 40 + 8*k) % two32 }},
 		{"4096 plain wrap large IVs", []string{"--sector-size", "4096", "--iv-large-sectors", "--cipher", "aes-xts-plain", "--skip", fmt.Sprint((two32 - 3) * 8)}, 4096, 12, 0,
 			func(k uint64) uint64 { return (two32 - 3 + k) % two32 }},
+		{"plain wrap, large IVs, several chunks", []string{"--sector-size", "4096", "--iv-large-sectors", "--cipher", "aes-xts-plain", "--skip", fmt.Sprint((two32 - 500) * 8)}, 4096, 800, 0,
+			func(k uint64) uint64 { return (two32 - 500 + k) % two32 }},
 		{"2048 offset", []string{"--sector-size", "2048", "--offset", "8"}, 2048, 9, 8, func(k uint64) uint64 { return 4 * k }},
 		{"512 offset skip", []string{"--offset", "3", "--skip", "7"}, 512, 30, 3, func(k uint64) uint64 { return 7 + k }},
 	}
