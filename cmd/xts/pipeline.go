@@ -67,8 +67,20 @@ func (p *pipeline) run(ctx context.Context, r io.Reader, w io.Writer) (int64, er
 		readErr = p.read(ctx, r, free, work, order)
 	}()
 
+	// Every wait also watches ctx, so that an interrupt stops the run even
+	// while the reader is blocked on a terminal or a pipe.
 	var written int64
-	for c := range order {
+	for {
+		var c *chunk
+		select {
+		case next, ok := <-order:
+			if !ok {
+				return written, readErr
+			}
+			c = next
+		case <-ctx.Done():
+			return written, ctx.Err()
+		}
 		select {
 		case <-c.done:
 		case <-ctx.Done():
@@ -83,13 +95,6 @@ func (p *pipeline) run(ctx context.Context, r io.Reader, w io.Writer) (int64, er
 		}
 		free <- c.buf
 	}
-	if readErr != nil {
-		return written, readErr
-	}
-	if err := ctx.Err(); err != nil {
-		return written, err
-	}
-	return written, nil
 }
 
 // read fills chunks until the input ends, checking that it ends on a
