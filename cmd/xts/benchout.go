@@ -16,7 +16,7 @@ import (
 func (b *bench) writeTSV(w io.Writer) {
 	fmt.Fprintln(w, "impl\tkeybits\top\tsize\tmbps\tbound_pct")
 	for _, r := range b.boundRows() {
-		fmt.Fprintf(w, "%s\t%d\t%s\t%d\t%s\t%s\n", r.Impl, r.KeyBits, r.Op, r.Size, num(r.MBps), num(100*r.MBps/r.MBps))
+		fmt.Fprintf(w, "%s\t%d\t%s\t%d\t%s\t%s\n", r.Impl, r.KeyBits, r.Op, r.Size, num(r.mbps), num(100*r.mbps/r.mbps))
 	}
 	for _, r := range b.rows {
 		for _, c := range r.cells {
@@ -35,31 +35,46 @@ func num(f float64) string {
 	return fmt.Sprintf("%.1f", f)
 }
 
-// jsonCell is one result in the JSON output; BoundPct is null when the
-// bound is unknown.
+// jsonCell is one result in the JSON output. A figure that could not be
+// measured (the bound on a CPU without AES-NI) is null.
 type jsonCell struct {
 	Impl     string   `json:"impl"`
 	KeyBits  int      `json:"keybits"`
 	Op       string   `json:"op"`
 	Size     int      `json:"size"`
-	MBps     float64  `json:"mbps"`
+	MBps     *float64 `json:"mbps"`
 	BoundPct *float64 `json:"bound_pct"`
+}
+
+// boundCell is a bound row with its figure kept as a plain number.
+type boundCell struct {
+	jsonCell
+	mbps float64
 }
 
 // boundRows returns the bound as result cells, one per key size, for one
 // core and, when there are parallel rows, for every core.
-func (b *bench) boundRows() []jsonCell {
-	var out []jsonCell
+func (b *bench) boundRows() []boundCell {
+	var out []boundCell
+	add := func(k int, op string, parallel bool) {
+		v := b.boundMBps(k, parallel)
+		c := boundCell{jsonCell{Impl: boundName, KeyBits: k, Op: op, MBps: optional(v)}, v}
+		if !math.IsNaN(v) {
+			c.BoundPct = optional(100)
+		}
+		out = append(out, c)
+	}
 	for _, k := range b.o.keys {
-		out = append(out, jsonCell{Impl: boundName, KeyBits: k, Op: "rounds", MBps: b.boundMBps(k, false)})
+		add(k, "rounds", false)
 		if b.sectorRows {
-			out = append(out, jsonCell{Impl: boundName, KeyBits: k, Op: "rounds-parallel", MBps: b.boundMBps(k, true)})
+			add(k, "rounds-parallel", true)
 		}
 	}
 	return out
 }
 
-func pct(f float64) *float64 {
+// optional is f, or nil (JSON null) when f is not a number.
+func optional(f float64) *float64 {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return nil
 	}
@@ -77,15 +92,12 @@ func (b *bench) writeJSON(w io.Writer) error {
 		Results       []jsonCell `json:"results"`
 	}{CPU: cpu.Name, Threads: threads(), SecondsPerRun: b.o.perRun.Seconds(), Passes: b.o.passes, BoundLoop: b.loop.Name}
 	for _, r := range b.boundRows() {
-		if !math.IsNaN(r.MBps) {
-			r.BoundPct = pct(100)
-		}
-		out.Results = append(out.Results, r)
+		out.Results = append(out.Results, r.jsonCell)
 	}
 	for _, r := range b.rows {
 		for _, c := range r.cells {
 			if c.call != nil {
-				out.Results = append(out.Results, jsonCell{r.impl, r.keyBits, r.op, c.size, c.mbps, pct(b.share(c.mbps, r.keyBits, r.parallel))})
+				out.Results = append(out.Results, jsonCell{r.impl, r.keyBits, r.op, c.size, optional(c.mbps), optional(b.share(c.mbps, r.keyBits, r.parallel))})
 			}
 		}
 	}
