@@ -120,10 +120,10 @@ func (b *bench) writeTable(w io.Writer) {
 	for _, k := range b.o.keys {
 		for _, op := range b.o.ops {
 			verb := map[string]string{"enc": "encryption", "dec": "decryption"}[op]
-			fmt.Fprintf(w, "\nAES-%d-XTS %s, message size in bytes:\n", k, verb)
+			fmt.Fprintf(w, "\nAES-%d-XTS %s, MB/s by message size in bytes:\n", k, verb)
 			b.block(w, k, func(r *benchRow) bool { return r.op == op }, b.o.sizes, false, "implementation")
 			if b.sectorRows {
-				fmt.Fprintf(w, "\nAES-%d-XTS %s of many sectors (1 MiB on 1 thread; parallel: 8 MiB on %d), sector size in bytes:\n", k, verb, threads())
+				fmt.Fprintf(w, "\nAES-%d-XTS %s, bulk MB/s by sector size (1 MiB on 1 thread; parallel: 8 MiB on %d):\n", k, verb, threads())
 				b.block(w, k, func(r *benchRow) bool { return strings.HasPrefix(r.op, op+"-sectors") }, b.o.sectorSizes, true, "operation")
 			}
 		}
