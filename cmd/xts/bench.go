@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/fastxts/xts"
@@ -250,11 +249,3 @@ func opFuncs(impl string, key []byte) (enc, dec func(dst, src []byte), err error
 // threads is the number of goroutines parallel rows and the all-core bound
 // use.
 func threads() int { return runtime.GOMAXPROCS(0) }
-
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
-}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -112,7 +113,7 @@ func parseList(flagName, s string, allowed []string) ([]string, error) {
 		if f == "" || seen[f] {
 			continue
 		}
-		if allowed != nil && !contains(allowed, f) {
+		if allowed != nil && !slices.Contains(allowed, f) {
 			return nil, usagef("--%s: unknown value %q (one of %s)", flagName, f, strings.Join(allowed, ", "))
 		}
 		seen[f] = true
@@ -122,13 +123,4 @@ func parseList(flagName, s string, allowed []string) ([]string, error) {
 		return nil, usagef("--%s: empty list", flagName)
 	}
 	return out, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
