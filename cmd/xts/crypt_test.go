@@ -20,7 +20,7 @@ type dmCase struct {
 }
 
 func dmCases() []dmCase {
-	const two32 = 1 << 32
+	const two32 uint64 = 1 << 32
 	return []dmCase{
 		{"plain64", nil, 512, 40, 0, func(k uint64) uint64 { return k }},
 		{"plain64 skip", []string{"--skip", "1000"}, 512, 40, 0, func(k uint64) uint64 { return 1000 + k }},

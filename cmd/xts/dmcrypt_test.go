@@ -8,7 +8,7 @@ import (
 // TestSplitAtWrap checks where runs of sectors are cut: only plain's
 // 32-bit IV splits, exactly at the sector whose IV wraps to 0.
 func TestSplitAtWrap(t *testing.T) {
-	const two32 = 1 << 32
+	const two32 uint64 = 1 << 32
 	cases := []struct {
 		n         numbering
 		k0, count uint64
