@@ -33,7 +33,8 @@ are compared with the bound measured on every core at once.
 
 Every cell is timed --time long in each of --passes passes, spread over
 the run so that a burst of noise spoils one pass, not every figure of a
-cell; the best pass counts. The defaults finish in under 30 s.
+cell; the best pass counts. The bound is sampled before every row of
+every pass and its best sample kept. The defaults finish in under 30 s.
 
 TSV output (--format tsv) is fixed, for scripts: the header
 impl	keybits	op	size	mbps	bound_pct

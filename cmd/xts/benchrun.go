@@ -142,42 +142,44 @@ func sectorRow(impl string, key []byte, keyBits int, op string, parallel bool, s
 	return r, nil
 }
 
-// run times every cell in every pass and the bound at the start of every
-// pass, keeping the best of each.
+// run times every cell in every pass, keeping the best of each. The bound
+// is sampled before every row of every pass (a quarter of --time each):
+// other programs on the machine only ever slow a sample down, and a bound
+// taken from a single disturbed moment would make every share too high,
+// so many samples spread over the whole run keep its best moment.
 func (b *bench) run(e *env) {
-	cells := 0
+	d, sample := b.o.perRun, b.o.perRun/4
+	var perPass time.Duration
 	for _, r := range b.rows {
+		if b.loopErr == nil {
+			perPass += sample
+			if r.parallel {
+				perPass += sample
+			}
+		}
 		for _, c := range r.cells {
 			if c.call != nil {
-				cells++
+				perPass += d
 			}
 		}
 	}
-	boundRuns := 0
-	if b.loopErr == nil {
-		boundRuns = 1
-		if b.sectorRows {
-			boundRuns = 2
-		}
-	}
-	total := b.o.passes * (cells + boundRuns)
-	prog := newBenchProgress(e.stderr, total, b.o.perRun)
+	prog := newBenchProgress(e.stderr, time.Duration(b.o.passes)*perPass)
 	defer prog.finish()
 
 	for pass := range b.o.passes {
-		if b.loopErr == nil {
-			b.rate = max(b.rate, b.loop.Rate(b.o.perRun))
-			prog.step(pass)
-			if b.sectorRows {
-				b.rateAll = max(b.rateAll, allCoreRate(b.loop, b.o.perRun))
-				prog.step(pass)
-			}
-		}
 		for _, r := range b.rows {
+			if b.loopErr == nil {
+				b.rate = max(b.rate, b.loop.Rate(sample))
+				prog.step(pass, sample)
+				if r.parallel {
+					b.rateAll = max(b.rateAll, allCoreRate(b.loop, sample))
+					prog.step(pass, sample)
+				}
+			}
 			for _, c := range r.cells {
 				if c.call != nil {
-					c.measure(b.o.perRun)
-					prog.step(pass)
+					c.measure(d)
+					prog.step(pass, d)
 				}
 			}
 		}
@@ -253,24 +255,23 @@ func (b *bench) share(mbps float64, keyBits int, parallel bool) float64 {
 // about how long is left. Nil when stderr is not a terminal.
 type benchProgress struct {
 	w           io.Writer
-	done, total int
-	per         time.Duration
+	done, total time.Duration // planned measuring time
 }
 
-func newBenchProgress(w io.Writer, total int, per time.Duration) *benchProgress {
+func newBenchProgress(w io.Writer, total time.Duration) *benchProgress {
 	if terminalWidth(w) == 0 {
 		return nil
 	}
-	return &benchProgress{w: w, total: total, per: per}
+	return &benchProgress{w: w, total: total}
 }
 
-func (p *benchProgress) step(pass int) {
+func (p *benchProgress) step(pass int, d time.Duration) {
 	if p == nil {
 		return
 	}
-	p.done++
-	left := time.Duration(p.total-p.done) * p.per
-	fmt.Fprintf(p.w, "\rxts bench: pass %d, %d/%d runs, about %s left\x1b[K", pass+1, p.done, p.total, left.Round(time.Second))
+	p.done += d
+	fmt.Fprintf(p.w, "\rxts bench: pass %d, %3.0f%%, about %s left\x1b[K", pass+1,
+		100*p.done.Seconds()/p.total.Seconds(), (p.total - p.done).Round(time.Second))
 }
 
 func (p *benchProgress) finish() {
