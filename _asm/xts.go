@@ -368,8 +368,8 @@ func (g *xg) mainStep() {
 		}
 	}
 	// Where the tweak computation goes, measured on Zen 4: with zmm all of
-	// it before the rounds, with ymm and 32 registers all after the first
-	// round every key size runs (row 5), with 16 registers spread over rows
+	// it before the rounds, with ymm and 32 registers spread over rows 5-7
+	// (the first rounds every key size runs), with 16 registers over rows
 	// 5-13 (their loop relies most on overlapping consecutive steps).
 	fill := g.nextTweaks()
 	spreadFrom, spreadTo := 5, 13
@@ -380,7 +380,7 @@ func (g *xg) mainStep() {
 		}
 		fill = nil
 	case g.avx512:
-		spreadTo = 5
+		spreadTo = 7
 	}
 	g.rounds(func(row int) {
 		if row < 14 {
