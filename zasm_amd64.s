@@ -737,6 +737,10 @@ TEXT ·encryptAESNI(SB), NOSPLIT, $0-72
 	SHLQ $0x04, R11
 	SUBQ R11, R10
 
+	// Fewer than 16 bytes breaks the contract: do nothing rather than misread.
+	CMPQ CX, $0x10
+	JB   ret_5
+
 	// Bulk bytes: the full blocks, less the last one when stealing.
 	MOVQ    CX, R9
 	ANDQ    $0x0f, R9
@@ -751,27 +755,27 @@ TEXT ·encryptAESNI(SB), NOSPLIT, $0-72
 	// follows it, and the first round's XOR has a fixed address per key size.
 	MOVOU  (DX), X4
 	TESTQ  $0x00000001, R8
-	JZ     tweak_ready_1
+	JZ     tweak_ready_7
 	CMPQ   BX, $0x0c
-	JB     aes128_2
-	JE     aes192_3
+	JB     aes128_8
+	JE     aes192_9
 	PXOR   480(AX), X4
 	AESENC 496(AX), X4
 	AESENC 512(AX), X4
 	AESENC 528(AX), X4
 	AESENC 544(AX), X4
-	JMP    aes_common_4
+	JMP    aes_common_10
 
-aes192_3:
+aes192_9:
 	PXOR   512(AX), X4
 	AESENC 528(AX), X4
 	AESENC 544(AX), X4
-	JMP    aes_common_4
+	JMP    aes_common_10
 
-aes128_2:
+aes128_8:
 	PXOR 544(AX), X4
 
-aes_common_4:
+aes_common_10:
 	AESENC     560(AX), X4
 	AESENC     576(AX), X4
 	AESENC     592(AX), X4
@@ -783,12 +787,12 @@ aes_common_4:
 	AESENC     688(AX), X4
 	AESENCLAST 704(AX), X4
 
-tweak_ready_1:
+tweak_ready_7:
 	// Round keys and constants.
 	MOVOA (AX)(R10*1), X15
 	MOVOU xtsDouble<>+0(SB), X12
 	CMPQ  CX, $0x00000040
-	JB    vector_tail_5
+	JB    vector_tail_1
 
 	// Tweaks of blocks 1-3.
 	PSHUFD $0x13, X4, X13
@@ -811,7 +815,7 @@ tweak_ready_1:
 	PXOR   X13, X7
 
 	// Main loop: 4 vectors per step.
-loop_10:
+loop_6:
 	MOVOU  (SI), X0
 	PXOR   X4, X0
 	PXOR   X15, X0
@@ -1035,7 +1039,7 @@ aes128_15:
 	ADDQ       $0x00000040, DI
 	SUBQ       $0x00000040, CX
 	CMPQ       CX, $0x00000040
-	JAE        loop_10
+	JAE        loop_6
 	JMP        loop_end_14
 
 loop_half_13:
@@ -1046,9 +1050,9 @@ loop_half_13:
 
 loop_end_14:
 	// One vector at a time.
-vector_tail_5:
+vector_tail_1:
 	CMPQ   CX, $0x00000010
-	JB     steal_7
+	JB     steal_3
 	MOVOU  (SI), X0
 	PXOR   X15, X0
 	PXOR   X4, X0
@@ -1084,12 +1088,12 @@ aes128_17:
 	ADDQ       $0x00000010, SI
 	ADDQ       $0x00000010, DI
 	SUBQ       $0x00000010, CX
-	JMP        vector_tail_5
+	JMP        vector_tail_1
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_7:
+steal_3:
 	TESTQ  R9, R9
-	JZ     done_8
+	JZ     done_4
 	MOVO   X4, X5
 	PSHUFD $0x13, X4, X13
 	PSRAL  $0x1f, X13
@@ -1168,12 +1172,12 @@ aes128_21:
 	MOVOU      X0, (DI)(R9*1)
 	MOVOU      X1, (DI)
 
-done_8:
+done_4:
 	TESTQ $0x00000002, R8
-	JZ    ret_9
+	JZ    ret_5
 	MOVOU X4, (DX)
 
-ret_9:
+ret_5:
 	RET
 
 // func decryptAESNI(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
@@ -1193,6 +1197,10 @@ TEXT ·decryptAESNI(SB), NOSPLIT, $0-72
 	SHLQ $0x04, R11
 	SUBQ R11, R10
 
+	// Fewer than 16 bytes breaks the contract: do nothing rather than misread.
+	CMPQ CX, $0x10
+	JB   ret_5
+
 	// Bulk bytes: the full blocks, less the last one when stealing.
 	MOVQ    CX, R9
 	ANDQ    $0x0f, R9
@@ -1207,27 +1215,27 @@ TEXT ·decryptAESNI(SB), NOSPLIT, $0-72
 	// follows it, and the first round's XOR has a fixed address per key size.
 	MOVOU  (DX), X4
 	TESTQ  $0x00000001, R8
-	JZ     tweak_ready_1
+	JZ     tweak_ready_7
 	CMPQ   BX, $0x0c
-	JB     aes128_2
-	JE     aes192_3
+	JB     aes128_8
+	JE     aes192_9
 	PXOR   480(AX), X4
 	AESENC 496(AX), X4
 	AESENC 512(AX), X4
 	AESENC 528(AX), X4
 	AESENC 544(AX), X4
-	JMP    aes_common_4
+	JMP    aes_common_10
 
-aes192_3:
+aes192_9:
 	PXOR   512(AX), X4
 	AESENC 528(AX), X4
 	AESENC 544(AX), X4
-	JMP    aes_common_4
+	JMP    aes_common_10
 
-aes128_2:
+aes128_8:
 	PXOR 544(AX), X4
 
-aes_common_4:
+aes_common_10:
 	AESENC     560(AX), X4
 	AESENC     576(AX), X4
 	AESENC     592(AX), X4
@@ -1239,12 +1247,12 @@ aes_common_4:
 	AESENC     688(AX), X4
 	AESENCLAST 704(AX), X4
 
-tweak_ready_1:
+tweak_ready_7:
 	// Round keys and constants.
 	MOVOA 240(AX)(R10*1), X15
 	MOVOU xtsDouble<>+0(SB), X12
 	CMPQ  CX, $0x00000040
-	JB    vector_tail_5
+	JB    vector_tail_1
 
 	// Tweaks of blocks 1-3.
 	PSHUFD $0x13, X4, X13
@@ -1267,7 +1275,7 @@ tweak_ready_1:
 	PXOR   X13, X7
 
 	// Main loop: 4 vectors per step.
-loop_10:
+loop_6:
 	MOVOU  (SI), X0
 	PXOR   X4, X0
 	PXOR   X15, X0
@@ -1491,7 +1499,7 @@ aes128_15:
 	ADDQ       $0x00000040, DI
 	SUBQ       $0x00000040, CX
 	CMPQ       CX, $0x00000040
-	JAE        loop_10
+	JAE        loop_6
 	JMP        loop_end_14
 
 loop_half_13:
@@ -1502,9 +1510,9 @@ loop_half_13:
 
 loop_end_14:
 	// One vector at a time.
-vector_tail_5:
+vector_tail_1:
 	CMPQ   CX, $0x00000010
-	JB     steal_7
+	JB     steal_3
 	MOVOU  (SI), X0
 	PXOR   X15, X0
 	PXOR   X4, X0
@@ -1540,12 +1548,12 @@ aes128_17:
 	ADDQ       $0x00000010, SI
 	ADDQ       $0x00000010, DI
 	SUBQ       $0x00000010, CX
-	JMP        vector_tail_5
+	JMP        vector_tail_1
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_7:
+steal_3:
 	TESTQ  R9, R9
-	JZ     done_8
+	JZ     done_4
 	MOVO   X4, X5
 	PSHUFD $0x13, X4, X13
 	PSRAL  $0x1f, X13
@@ -1624,12 +1632,12 @@ aes128_21:
 	MOVOU      X0, (DI)(R9*1)
 	MOVOU      X1, (DI)
 
-done_8:
+done_4:
 	TESTQ $0x00000002, R8
-	JZ    ret_9
+	JZ    ret_5
 	MOVOU X4, (DX)
 
-ret_9:
+ret_5:
 	RET
 
 // func encryptAESNIAVX(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
@@ -1649,6 +1657,10 @@ TEXT ·encryptAESNIAVX(SB), NOSPLIT, $0-72
 	SHLQ $0x04, R11
 	SUBQ R11, R10
 
+	// Fewer than 16 bytes breaks the contract: do nothing rather than misread.
+	CMPQ CX, $0x10
+	JB   ret_5
+
 	// Bulk bytes: the full blocks, less the last one when stealing.
 	MOVQ    CX, R9
 	ANDQ    $0x0f, R9
@@ -1663,27 +1675,27 @@ TEXT ·encryptAESNIAVX(SB), NOSPLIT, $0-72
 	// follows it, and the first round's XOR has a fixed address per key size.
 	VMOVDQU (DX), X4
 	TESTQ   $0x00000001, R8
-	JZ      tweak_ready_1
+	JZ      tweak_ready_7
 	CMPQ    BX, $0x0c
-	JB      aes128_2
-	JE      aes192_3
+	JB      aes128_8
+	JE      aes192_9
 	VPXOR   480(AX), X4, X4
 	VAESENC 496(AX), X4, X4
 	VAESENC 512(AX), X4, X4
 	VAESENC 528(AX), X4, X4
 	VAESENC 544(AX), X4, X4
-	JMP     aes_common_4
+	JMP     aes_common_10
 
-aes192_3:
+aes192_9:
 	VPXOR   512(AX), X4, X4
 	VAESENC 528(AX), X4, X4
 	VAESENC 544(AX), X4, X4
-	JMP     aes_common_4
+	JMP     aes_common_10
 
-aes128_2:
+aes128_8:
 	VPXOR 544(AX), X4, X4
 
-aes_common_4:
+aes_common_10:
 	VAESENC     560(AX), X4, X4
 	VAESENC     576(AX), X4, X4
 	VAESENC     592(AX), X4, X4
@@ -1695,12 +1707,12 @@ aes_common_4:
 	VAESENC     688(AX), X4, X4
 	VAESENCLAST 704(AX), X4, X4
 
-tweak_ready_1:
+tweak_ready_7:
 	// Round keys and constants.
 	VMOVDQA (AX)(R10*1), X15
 	VMOVDQU xtsDouble<>+0(SB), X12
 	CMPQ    CX, $0x00000040
-	JB      vector_tail_5
+	JB      vector_tail_1
 
 	// Tweaks of blocks 1-3.
 	VPSHUFD $0x13, X4, X13
@@ -1720,7 +1732,7 @@ tweak_ready_1:
 	VPXOR   X13, X7, X7
 
 	// Main loop: 4 vectors per step.
-loop_10:
+loop_6:
 	VPXOR   (SI), X4, X0
 	VPXOR   X15, X0, X0
 	VPXOR   16(SI), X5, X1
@@ -1928,7 +1940,7 @@ aes128_15:
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
 	CMPQ        CX, $0x00000040
-	JAE         loop_10
+	JAE         loop_6
 	JMP         loop_end_14
 
 loop_half_13:
@@ -1939,9 +1951,9 @@ loop_half_13:
 
 loop_end_14:
 	// One vector at a time.
-vector_tail_5:
+vector_tail_1:
 	CMPQ    CX, $0x00000010
-	JB      steal_7
+	JB      steal_3
 	VMOVDQU (SI), X0
 	VPXOR   X15, X0, X0
 	VPXOR   X4, X0, X0
@@ -1976,12 +1988,12 @@ aes128_17:
 	ADDQ        $0x00000010, SI
 	ADDQ        $0x00000010, DI
 	SUBQ        $0x00000010, CX
-	JMP         vector_tail_5
+	JMP         vector_tail_1
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_7:
+steal_3:
 	TESTQ   R9, R9
-	JZ      done_8
+	JZ      done_4
 	VMOVDQA X4, X5
 	VPSHUFD $0x13, X4, X13
 	VPSRAD  $0x1f, X13, X13
@@ -2058,12 +2070,12 @@ aes128_21:
 	VMOVDQU     X0, (DI)(R9*1)
 	VMOVDQU     X1, (DI)
 
-done_8:
+done_4:
 	TESTQ   $0x00000002, R8
-	JZ      ret_9
+	JZ      ret_5
 	VMOVDQU X4, (DX)
 
-ret_9:
+ret_5:
 	RET
 
 // func decryptAESNIAVX(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
@@ -2083,6 +2095,10 @@ TEXT ·decryptAESNIAVX(SB), NOSPLIT, $0-72
 	SHLQ $0x04, R11
 	SUBQ R11, R10
 
+	// Fewer than 16 bytes breaks the contract: do nothing rather than misread.
+	CMPQ CX, $0x10
+	JB   ret_5
+
 	// Bulk bytes: the full blocks, less the last one when stealing.
 	MOVQ    CX, R9
 	ANDQ    $0x0f, R9
@@ -2097,27 +2113,27 @@ TEXT ·decryptAESNIAVX(SB), NOSPLIT, $0-72
 	// follows it, and the first round's XOR has a fixed address per key size.
 	VMOVDQU (DX), X4
 	TESTQ   $0x00000001, R8
-	JZ      tweak_ready_1
+	JZ      tweak_ready_7
 	CMPQ    BX, $0x0c
-	JB      aes128_2
-	JE      aes192_3
+	JB      aes128_8
+	JE      aes192_9
 	VPXOR   480(AX), X4, X4
 	VAESENC 496(AX), X4, X4
 	VAESENC 512(AX), X4, X4
 	VAESENC 528(AX), X4, X4
 	VAESENC 544(AX), X4, X4
-	JMP     aes_common_4
+	JMP     aes_common_10
 
-aes192_3:
+aes192_9:
 	VPXOR   512(AX), X4, X4
 	VAESENC 528(AX), X4, X4
 	VAESENC 544(AX), X4, X4
-	JMP     aes_common_4
+	JMP     aes_common_10
 
-aes128_2:
+aes128_8:
 	VPXOR 544(AX), X4, X4
 
-aes_common_4:
+aes_common_10:
 	VAESENC     560(AX), X4, X4
 	VAESENC     576(AX), X4, X4
 	VAESENC     592(AX), X4, X4
@@ -2129,12 +2145,12 @@ aes_common_4:
 	VAESENC     688(AX), X4, X4
 	VAESENCLAST 704(AX), X4, X4
 
-tweak_ready_1:
+tweak_ready_7:
 	// Round keys and constants.
 	VMOVDQA 240(AX)(R10*1), X15
 	VMOVDQU xtsDouble<>+0(SB), X12
 	CMPQ    CX, $0x00000040
-	JB      vector_tail_5
+	JB      vector_tail_1
 
 	// Tweaks of blocks 1-3.
 	VPSHUFD $0x13, X4, X13
@@ -2154,7 +2170,7 @@ tweak_ready_1:
 	VPXOR   X13, X7, X7
 
 	// Main loop: 4 vectors per step.
-loop_10:
+loop_6:
 	VPXOR   (SI), X4, X0
 	VPXOR   X15, X0, X0
 	VPXOR   16(SI), X5, X1
@@ -2362,7 +2378,7 @@ aes128_15:
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
 	CMPQ        CX, $0x00000040
-	JAE         loop_10
+	JAE         loop_6
 	JMP         loop_end_14
 
 loop_half_13:
@@ -2373,9 +2389,9 @@ loop_half_13:
 
 loop_end_14:
 	// One vector at a time.
-vector_tail_5:
+vector_tail_1:
 	CMPQ    CX, $0x00000010
-	JB      steal_7
+	JB      steal_3
 	VMOVDQU (SI), X0
 	VPXOR   X15, X0, X0
 	VPXOR   X4, X0, X0
@@ -2410,12 +2426,12 @@ aes128_17:
 	ADDQ        $0x00000010, SI
 	ADDQ        $0x00000010, DI
 	SUBQ        $0x00000010, CX
-	JMP         vector_tail_5
+	JMP         vector_tail_1
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_7:
+steal_3:
 	TESTQ   R9, R9
-	JZ      done_8
+	JZ      done_4
 	VMOVDQA X4, X5
 	VPSHUFD $0x13, X4, X13
 	VPSRAD  $0x1f, X13, X13
@@ -2492,12 +2508,12 @@ aes128_21:
 	VMOVDQU     X0, (DI)(R9*1)
 	VMOVDQU     X1, (DI)
 
-done_8:
+done_4:
 	TESTQ   $0x00000002, R8
-	JZ      ret_9
+	JZ      ret_5
 	VMOVDQU X4, (DX)
 
-ret_9:
+ret_5:
 	RET
 
 // func encryptVAESAVX2(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
@@ -2517,6 +2533,10 @@ TEXT ·encryptVAESAVX2(SB), NOSPLIT, $0-72
 	SHLQ $0x04, R11
 	SUBQ R11, R10
 
+	// Fewer than 16 bytes breaks the contract: do nothing rather than misread.
+	CMPQ CX, $0x10
+	JB   ret_5
+
 	// Bulk bytes: the full blocks, less the last one when stealing.
 	MOVQ    CX, R9
 	ANDQ    $0x0f, R9
@@ -2531,7 +2551,7 @@ TEXT ·encryptVAESAVX2(SB), NOSPLIT, $0-72
 	// follows it, and the first round's XOR has a fixed address per key size.
 	VBROADCASTI128 (DX), Y4
 	TESTQ          $0x00000001, R8
-	JZ             tweak_ready_1
+	JZ             tweak_ready_7
 	VBROADCASTI128 480(AX), Y0
 	VBROADCASTI128 496(AX), Y1
 	VBROADCASTI128 512(AX), Y2
@@ -2548,25 +2568,25 @@ TEXT ·encryptVAESAVX2(SB), NOSPLIT, $0-72
 	VBROADCASTI128 688(AX), Y14
 	VBROADCASTI128 704(AX), Y15
 	CMPQ           BX, $0x0c
-	JB             aes128_2
-	JE             aes192_3
+	JB             aes128_8
+	JE             aes192_9
 	VPXOR          Y0, Y4, Y4
 	VAESENC        Y1, Y4, Y4
 	VAESENC        Y2, Y4, Y4
 	VAESENC        Y3, Y4, Y4
 	VAESENC        Y5, Y4, Y4
-	JMP            aes_common_4
+	JMP            aes_common_10
 
-aes192_3:
+aes192_9:
 	VPXOR   Y2, Y4, Y4
 	VAESENC Y3, Y4, Y4
 	VAESENC Y5, Y4, Y4
-	JMP     aes_common_4
+	JMP     aes_common_10
 
-aes128_2:
+aes128_8:
 	VPXOR Y5, Y4, Y4
 
-aes_common_4:
+aes_common_10:
 	VAESENC     Y6, Y4, Y4
 	VAESENC     Y7, Y4, Y4
 	VAESENC     Y8, Y4, Y4
@@ -2578,7 +2598,7 @@ aes_common_4:
 	VAESENC     Y14, Y4, Y4
 	VAESENCLAST Y15, Y4, Y4
 
-tweak_ready_1:
+tweak_ready_7:
 	// Round keys and constants.
 	VBROADCASTI128 (AX)(R10*1), Y15
 	VBROADCASTI128 xtsPoly<>+0(SB), Y12
@@ -2586,7 +2606,7 @@ tweak_ready_1:
 	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
 	// all four at once (per-lane shift counts, one multiply for the carries).
 	CMPQ       CX, $0x00000020
-	JB         block_tail_6
+	JB         block_tail_2
 	CMPQ       CX, $0x00000080
 	JAE        four_vectors_11
 	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
@@ -2595,7 +2615,7 @@ tweak_ready_1:
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
 	VPXOR      Y13, Y4, Y4
 	VPXOR      Y8, Y4, Y4
-	JMP        vector_tail_5
+	JMP        vector_tail_1
 
 four_vectors_11:
 	VPSRLVQ    xtsShr256<>+96(SB), Y4, Y13
@@ -2624,7 +2644,7 @@ four_vectors_11:
 	VPXOR      Y8, Y4, Y4
 
 	// Main loop: 4 vectors per step.
-loop_10:
+loop_6:
 	VPXOR          (SI), Y4, Y0
 	VPXOR          Y15, Y0, Y0
 	VPXOR          32(SI), Y5, Y1
@@ -2852,7 +2872,7 @@ aes128_16:
 	ADDQ           $0x00000080, DI
 	SUBQ           $0x00000080, CX
 	CMPQ           CX, $0x00000080
-	JAE            loop_10
+	JAE            loop_6
 	JMP            loop_end_15
 
 loop_half_14:
@@ -2863,9 +2883,9 @@ loop_half_14:
 
 loop_end_15:
 	// One vector at a time.
-vector_tail_5:
+vector_tail_1:
 	CMPQ           CX, $0x00000020
-	JB             block_tail_6
+	JB             block_tail_2
 	VMOVDQU        (SI), Y0
 	VPXOR          Y15, Y0, Y0
 	VPXOR          Y4, Y0, Y0
@@ -2915,12 +2935,12 @@ aes128_18:
 	ADDQ           $0x00000020, SI
 	ADDQ           $0x00000020, DI
 	SUBQ           $0x00000020, CX
-	JMP            vector_tail_5
+	JMP            vector_tail_1
 
 	// One block at a time.
-block_tail_6:
+block_tail_2:
 	CMPQ    CX, $0x10
-	JB      steal_7
+	JB      steal_3
 	VMOVDQU (SI), X0
 	VPXOR   X15, X0, X0
 	VPXOR   X4, X0, X0
@@ -2956,12 +2976,12 @@ aes128_20:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_6
+	JMP         block_tail_2
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_7:
+steal_3:
 	TESTQ      R9, R9
-	JZ         done_8
+	JZ         done_4
 	VMOVDQA    X4, X5
 	VPSRLQ     $0x3f, X4, X13
 	VPSLLQ     $0x01, X4, X4
@@ -3039,12 +3059,12 @@ aes128_24:
 	VMOVDQU     X0, (DI)(R9*1)
 	VMOVDQU     X1, (DI)
 
-done_8:
+done_4:
 	TESTQ   $0x00000002, R8
-	JZ      ret_9
+	JZ      ret_5
 	VMOVDQU X4, (DX)
 
-ret_9:
+ret_5:
 	VZEROUPPER
 	RET
 
@@ -3065,6 +3085,10 @@ TEXT ·decryptVAESAVX2(SB), NOSPLIT, $0-72
 	SHLQ $0x04, R11
 	SUBQ R11, R10
 
+	// Fewer than 16 bytes breaks the contract: do nothing rather than misread.
+	CMPQ CX, $0x10
+	JB   ret_5
+
 	// Bulk bytes: the full blocks, less the last one when stealing.
 	MOVQ    CX, R9
 	ANDQ    $0x0f, R9
@@ -3079,7 +3103,7 @@ TEXT ·decryptVAESAVX2(SB), NOSPLIT, $0-72
 	// follows it, and the first round's XOR has a fixed address per key size.
 	VBROADCASTI128 (DX), Y4
 	TESTQ          $0x00000001, R8
-	JZ             tweak_ready_1
+	JZ             tweak_ready_7
 	VBROADCASTI128 480(AX), Y0
 	VBROADCASTI128 496(AX), Y1
 	VBROADCASTI128 512(AX), Y2
@@ -3096,25 +3120,25 @@ TEXT ·decryptVAESAVX2(SB), NOSPLIT, $0-72
 	VBROADCASTI128 688(AX), Y14
 	VBROADCASTI128 704(AX), Y15
 	CMPQ           BX, $0x0c
-	JB             aes128_2
-	JE             aes192_3
+	JB             aes128_8
+	JE             aes192_9
 	VPXOR          Y0, Y4, Y4
 	VAESENC        Y1, Y4, Y4
 	VAESENC        Y2, Y4, Y4
 	VAESENC        Y3, Y4, Y4
 	VAESENC        Y5, Y4, Y4
-	JMP            aes_common_4
+	JMP            aes_common_10
 
-aes192_3:
+aes192_9:
 	VPXOR   Y2, Y4, Y4
 	VAESENC Y3, Y4, Y4
 	VAESENC Y5, Y4, Y4
-	JMP     aes_common_4
+	JMP     aes_common_10
 
-aes128_2:
+aes128_8:
 	VPXOR Y5, Y4, Y4
 
-aes_common_4:
+aes_common_10:
 	VAESENC     Y6, Y4, Y4
 	VAESENC     Y7, Y4, Y4
 	VAESENC     Y8, Y4, Y4
@@ -3126,7 +3150,7 @@ aes_common_4:
 	VAESENC     Y14, Y4, Y4
 	VAESENCLAST Y15, Y4, Y4
 
-tweak_ready_1:
+tweak_ready_7:
 	// Round keys and constants.
 	VBROADCASTI128 240(AX)(R10*1), Y15
 	VBROADCASTI128 xtsPoly<>+0(SB), Y12
@@ -3134,7 +3158,7 @@ tweak_ready_1:
 	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
 	// all four at once (per-lane shift counts, one multiply for the carries).
 	CMPQ       CX, $0x00000020
-	JB         block_tail_6
+	JB         block_tail_2
 	CMPQ       CX, $0x00000080
 	JAE        four_vectors_11
 	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
@@ -3143,7 +3167,7 @@ tweak_ready_1:
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
 	VPXOR      Y13, Y4, Y4
 	VPXOR      Y8, Y4, Y4
-	JMP        vector_tail_5
+	JMP        vector_tail_1
 
 four_vectors_11:
 	VPSRLVQ    xtsShr256<>+96(SB), Y4, Y13
@@ -3172,7 +3196,7 @@ four_vectors_11:
 	VPXOR      Y8, Y4, Y4
 
 	// Main loop: 4 vectors per step.
-loop_10:
+loop_6:
 	VPXOR          (SI), Y4, Y0
 	VPXOR          Y15, Y0, Y0
 	VPXOR          32(SI), Y5, Y1
@@ -3400,7 +3424,7 @@ aes128_16:
 	ADDQ           $0x00000080, DI
 	SUBQ           $0x00000080, CX
 	CMPQ           CX, $0x00000080
-	JAE            loop_10
+	JAE            loop_6
 	JMP            loop_end_15
 
 loop_half_14:
@@ -3411,9 +3435,9 @@ loop_half_14:
 
 loop_end_15:
 	// One vector at a time.
-vector_tail_5:
+vector_tail_1:
 	CMPQ           CX, $0x00000020
-	JB             block_tail_6
+	JB             block_tail_2
 	VMOVDQU        (SI), Y0
 	VPXOR          Y15, Y0, Y0
 	VPXOR          Y4, Y0, Y0
@@ -3463,12 +3487,12 @@ aes128_18:
 	ADDQ           $0x00000020, SI
 	ADDQ           $0x00000020, DI
 	SUBQ           $0x00000020, CX
-	JMP            vector_tail_5
+	JMP            vector_tail_1
 
 	// One block at a time.
-block_tail_6:
+block_tail_2:
 	CMPQ    CX, $0x10
-	JB      steal_7
+	JB      steal_3
 	VMOVDQU (SI), X0
 	VPXOR   X15, X0, X0
 	VPXOR   X4, X0, X0
@@ -3504,12 +3528,12 @@ aes128_20:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_6
+	JMP         block_tail_2
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_7:
+steal_3:
 	TESTQ      R9, R9
-	JZ         done_8
+	JZ         done_4
 	VMOVDQA    X4, X5
 	VPSRLQ     $0x3f, X4, X13
 	VPSLLQ     $0x01, X4, X4
@@ -3587,12 +3611,12 @@ aes128_24:
 	VMOVDQU     X0, (DI)(R9*1)
 	VMOVDQU     X1, (DI)
 
-done_8:
+done_4:
 	TESTQ   $0x00000002, R8
-	JZ      ret_9
+	JZ      ret_5
 	VMOVDQU X4, (DX)
 
-ret_9:
+ret_5:
 	VZEROUPPER
 	RET
 
@@ -3613,6 +3637,10 @@ TEXT ·encryptVAESAVX10_256(SB), NOSPLIT, $0-72
 	SHLQ $0x04, R11
 	SUBQ R11, R10
 
+	// Fewer than 16 bytes breaks the contract: do nothing rather than misread.
+	CMPQ CX, $0x10
+	JB   ret_5
+
 	// Bulk bytes: the full blocks, less the last one when stealing.
 	MOVQ    CX, R9
 	ANDQ    $0x0f, R9
@@ -3627,7 +3655,7 @@ TEXT ·encryptVAESAVX10_256(SB), NOSPLIT, $0-72
 	// follows it, and the first round's XOR has a fixed address per key size.
 	VBROADCASTI32X4 (DX), Y4
 	TESTQ           $0x00000001, R8
-	JZ              tweak_ready_1
+	JZ              tweak_ready_7
 	VBROADCASTI32X4 480(AX), Y16
 	VBROADCASTI32X4 496(AX), Y17
 	VBROADCASTI32X4 512(AX), Y18
@@ -3644,25 +3672,25 @@ TEXT ·encryptVAESAVX10_256(SB), NOSPLIT, $0-72
 	VBROADCASTI32X4 688(AX), Y29
 	VBROADCASTI32X4 704(AX), Y30
 	CMPQ            BX, $0x0c
-	JB              aes128_2
-	JE              aes192_3
+	JB              aes128_8
+	JE              aes192_9
 	VPXORD          Y16, Y4, Y4
 	VAESENC         Y17, Y4, Y4
 	VAESENC         Y18, Y4, Y4
 	VAESENC         Y19, Y4, Y4
 	VAESENC         Y20, Y4, Y4
-	JMP             aes_common_4
+	JMP             aes_common_10
 
-aes192_3:
+aes192_9:
 	VPXORD  Y18, Y4, Y4
 	VAESENC Y19, Y4, Y4
 	VAESENC Y20, Y4, Y4
-	JMP     aes_common_4
+	JMP     aes_common_10
 
-aes128_2:
+aes128_8:
 	VPXORD Y20, Y4, Y4
 
-aes_common_4:
+aes_common_10:
 	VAESENC     Y21, Y4, Y4
 	VAESENC     Y22, Y4, Y4
 	VAESENC     Y23, Y4, Y4
@@ -3674,7 +3702,7 @@ aes_common_4:
 	VAESENC     Y29, Y4, Y4
 	VAESENCLAST Y30, Y4, Y4
 
-tweak_ready_1:
+tweak_ready_7:
 	// Round keys and constants.
 	VBROADCASTI32X4 (AX)(R10*1), Y15
 	VBROADCASTI32X4 16(AX), Y16
@@ -3696,7 +3724,7 @@ tweak_ready_1:
 	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
 	// all four at once (per-lane shift counts, one multiply for the carries).
 	CMPQ       CX, $0x00000020
-	JB         block_tail_6
+	JB         block_tail_2
 	CMPQ       CX, $0x00000080
 	JAE        four_vectors_11
 	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
@@ -3704,7 +3732,7 @@ tweak_ready_1:
 	VPSLLDQ    $0x08, Y13, Y8
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
 	VPTERNLOGD $0x96, Y13, Y8, Y4
-	JMP        vector_tail_5
+	JMP        vector_tail_1
 
 four_vectors_11:
 	VPSRLVQ    xtsShr256<>+96(SB), Y4, Y13
@@ -3729,7 +3757,7 @@ four_vectors_11:
 	VPTERNLOGD $0x96, Y13, Y8, Y4
 
 	// Main loop: 4 vectors per step.
-loop_10:
+loop_6:
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y4, Y0
 	VMOVDQU64  32(SI), Y1
@@ -3841,12 +3869,12 @@ aes128_12:
 	ADDQ        $0x00000080, DI
 	SUBQ        $0x00000080, CX
 	CMPQ        CX, $0x00000080
-	JAE         loop_10
+	JAE         loop_6
 
 	// One vector at a time.
-vector_tail_5:
+vector_tail_1:
 	CMPQ       CX, $0x00000020
-	JB         block_tail_6
+	JB         block_tail_2
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y4, Y0
 	CMPQ       BX, $0x0c
@@ -3880,12 +3908,12 @@ aes128_14:
 	ADDQ        $0x00000020, SI
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000020, CX
-	JMP         vector_tail_5
+	JMP         vector_tail_1
 
 	// One block at a time.
-block_tail_6:
+block_tail_2:
 	CMPQ       CX, $0x10
-	JB         steal_7
+	JB         steal_3
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	CMPQ       BX, $0x0c
@@ -3919,12 +3947,12 @@ aes128_16:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_6
+	JMP         block_tail_2
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_7:
+steal_3:
 	TESTQ      R9, R9
-	JZ         done_8
+	JZ         done_4
 	VMOVDQA64  X4, X5
 	VPSRLQ     $0x3f, X4, X13
 	VPSLLQ     $0x01, X4, X4
@@ -3988,12 +4016,12 @@ aes128_20:
 	VAESENCLAST X30, X1, X1
 	VMOVDQU64   X1, (DI)
 
-done_8:
+done_4:
 	TESTQ     $0x00000002, R8
-	JZ        ret_9
+	JZ        ret_5
 	VMOVDQU64 X4, (DX)
 
-ret_9:
+ret_5:
 	VZEROUPPER
 	RET
 
@@ -4014,6 +4042,10 @@ TEXT ·decryptVAESAVX10_256(SB), NOSPLIT, $0-72
 	SHLQ $0x04, R11
 	SUBQ R11, R10
 
+	// Fewer than 16 bytes breaks the contract: do nothing rather than misread.
+	CMPQ CX, $0x10
+	JB   ret_5
+
 	// Bulk bytes: the full blocks, less the last one when stealing.
 	MOVQ    CX, R9
 	ANDQ    $0x0f, R9
@@ -4028,7 +4060,7 @@ TEXT ·decryptVAESAVX10_256(SB), NOSPLIT, $0-72
 	// follows it, and the first round's XOR has a fixed address per key size.
 	VBROADCASTI32X4 (DX), Y4
 	TESTQ           $0x00000001, R8
-	JZ              tweak_ready_1
+	JZ              tweak_ready_7
 	VBROADCASTI32X4 480(AX), Y16
 	VBROADCASTI32X4 496(AX), Y17
 	VBROADCASTI32X4 512(AX), Y18
@@ -4045,25 +4077,25 @@ TEXT ·decryptVAESAVX10_256(SB), NOSPLIT, $0-72
 	VBROADCASTI32X4 688(AX), Y29
 	VBROADCASTI32X4 704(AX), Y30
 	CMPQ            BX, $0x0c
-	JB              aes128_2
-	JE              aes192_3
+	JB              aes128_8
+	JE              aes192_9
 	VPXORD          Y16, Y4, Y4
 	VAESENC         Y17, Y4, Y4
 	VAESENC         Y18, Y4, Y4
 	VAESENC         Y19, Y4, Y4
 	VAESENC         Y20, Y4, Y4
-	JMP             aes_common_4
+	JMP             aes_common_10
 
-aes192_3:
+aes192_9:
 	VPXORD  Y18, Y4, Y4
 	VAESENC Y19, Y4, Y4
 	VAESENC Y20, Y4, Y4
-	JMP     aes_common_4
+	JMP     aes_common_10
 
-aes128_2:
+aes128_8:
 	VPXORD Y20, Y4, Y4
 
-aes_common_4:
+aes_common_10:
 	VAESENC     Y21, Y4, Y4
 	VAESENC     Y22, Y4, Y4
 	VAESENC     Y23, Y4, Y4
@@ -4075,7 +4107,7 @@ aes_common_4:
 	VAESENC     Y29, Y4, Y4
 	VAESENCLAST Y30, Y4, Y4
 
-tweak_ready_1:
+tweak_ready_7:
 	// Round keys and constants.
 	VBROADCASTI32X4 240(AX)(R10*1), Y15
 	VBROADCASTI32X4 256(AX), Y16
@@ -4097,7 +4129,7 @@ tweak_ready_1:
 	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
 	// all four at once (per-lane shift counts, one multiply for the carries).
 	CMPQ       CX, $0x00000020
-	JB         block_tail_6
+	JB         block_tail_2
 	CMPQ       CX, $0x00000080
 	JAE        four_vectors_11
 	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
@@ -4105,7 +4137,7 @@ tweak_ready_1:
 	VPSLLDQ    $0x08, Y13, Y8
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
 	VPTERNLOGD $0x96, Y13, Y8, Y4
-	JMP        vector_tail_5
+	JMP        vector_tail_1
 
 four_vectors_11:
 	VPSRLVQ    xtsShr256<>+96(SB), Y4, Y13
@@ -4130,7 +4162,7 @@ four_vectors_11:
 	VPTERNLOGD $0x96, Y13, Y8, Y4
 
 	// Main loop: 4 vectors per step.
-loop_10:
+loop_6:
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y4, Y0
 	VMOVDQU64  32(SI), Y1
@@ -4242,12 +4274,12 @@ aes128_12:
 	ADDQ        $0x00000080, DI
 	SUBQ        $0x00000080, CX
 	CMPQ        CX, $0x00000080
-	JAE         loop_10
+	JAE         loop_6
 
 	// One vector at a time.
-vector_tail_5:
+vector_tail_1:
 	CMPQ       CX, $0x00000020
-	JB         block_tail_6
+	JB         block_tail_2
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y4, Y0
 	CMPQ       BX, $0x0c
@@ -4281,12 +4313,12 @@ aes128_14:
 	ADDQ        $0x00000020, SI
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000020, CX
-	JMP         vector_tail_5
+	JMP         vector_tail_1
 
 	// One block at a time.
-block_tail_6:
+block_tail_2:
 	CMPQ       CX, $0x10
-	JB         steal_7
+	JB         steal_3
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	CMPQ       BX, $0x0c
@@ -4320,12 +4352,12 @@ aes128_16:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_6
+	JMP         block_tail_2
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_7:
+steal_3:
 	TESTQ      R9, R9
-	JZ         done_8
+	JZ         done_4
 	VMOVDQA64  X4, X5
 	VPSRLQ     $0x3f, X4, X13
 	VPSLLQ     $0x01, X4, X4
@@ -4389,12 +4421,12 @@ aes128_20:
 	VAESDECLAST X30, X1, X1
 	VMOVDQU64   X1, (DI)
 
-done_8:
+done_4:
 	TESTQ     $0x00000002, R8
-	JZ        ret_9
+	JZ        ret_5
 	VMOVDQU64 X4, (DX)
 
-ret_9:
+ret_5:
 	VZEROUPPER
 	RET
 
@@ -4415,6 +4447,10 @@ TEXT ·encryptVAESAVX10_512(SB), NOSPLIT, $0-72
 	SHLQ $0x04, R11
 	SUBQ R11, R10
 
+	// Fewer than 16 bytes breaks the contract: do nothing rather than misread.
+	CMPQ CX, $0x10
+	JB   ret_5
+
 	// Bulk bytes: the full blocks, less the last one when stealing.
 	MOVQ    CX, R9
 	ANDQ    $0x0f, R9
@@ -4429,7 +4465,7 @@ TEXT ·encryptVAESAVX10_512(SB), NOSPLIT, $0-72
 	// follows it, and the first round's XOR has a fixed address per key size.
 	VBROADCASTI32X4 (DX), Z4
 	TESTQ           $0x00000001, R8
-	JZ              tweak_ready_1
+	JZ              tweak_ready_7
 	VBROADCASTI32X4 480(AX), Z16
 	VBROADCASTI32X4 496(AX), Z17
 	VBROADCASTI32X4 512(AX), Z18
@@ -4446,25 +4482,25 @@ TEXT ·encryptVAESAVX10_512(SB), NOSPLIT, $0-72
 	VBROADCASTI32X4 688(AX), Z29
 	VBROADCASTI32X4 704(AX), Z30
 	CMPQ            BX, $0x0c
-	JB              aes128_2
-	JE              aes192_3
+	JB              aes128_8
+	JE              aes192_9
 	VPXORD          Z16, Z4, Z4
 	VAESENC         Z17, Z4, Z4
 	VAESENC         Z18, Z4, Z4
 	VAESENC         Z19, Z4, Z4
 	VAESENC         Z20, Z4, Z4
-	JMP             aes_common_4
+	JMP             aes_common_10
 
-aes192_3:
+aes192_9:
 	VPXORD  Z18, Z4, Z4
 	VAESENC Z19, Z4, Z4
 	VAESENC Z20, Z4, Z4
-	JMP     aes_common_4
+	JMP     aes_common_10
 
-aes128_2:
+aes128_8:
 	VPXORD Z20, Z4, Z4
 
-aes_common_4:
+aes_common_10:
 	VAESENC     Z21, Z4, Z4
 	VAESENC     Z22, Z4, Z4
 	VAESENC     Z23, Z4, Z4
@@ -4476,7 +4512,7 @@ aes_common_4:
 	VAESENC     Z29, Z4, Z4
 	VAESENCLAST Z30, Z4, Z4
 
-tweak_ready_1:
+tweak_ready_7:
 	// Round keys and constants.
 	VBROADCASTI32X4 (AX)(R10*1), Z15
 	VBROADCASTI32X4 16(AX), Z16
@@ -4498,7 +4534,7 @@ tweak_ready_1:
 	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
 	// all four at once (per-lane shift counts, one multiply for the carries).
 	CMPQ       CX, $0x00000040
-	JB         block_tail_6
+	JB         block_tail_2
 	CMPQ       CX, $0x00000100
 	JAE        four_vectors_11
 	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
@@ -4506,7 +4542,7 @@ tweak_ready_1:
 	VPSLLDQ    $0x08, Z13, Z8
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
 	VPTERNLOGD $0x96, Z13, Z8, Z4
-	JMP        vector_tail_5
+	JMP        vector_tail_1
 
 four_vectors_11:
 	VPSRLVQ    xtsShr512<>+192(SB), Z4, Z13
@@ -4531,7 +4567,7 @@ four_vectors_11:
 	VPTERNLOGD $0x96, Z13, Z8, Z4
 
 	// Main loop: 4 vectors per step.
-loop_10:
+loop_6:
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z4, Z0
 	VMOVDQU64  64(SI), Z1
@@ -4643,12 +4679,12 @@ aes128_12:
 	ADDQ        $0x00000100, DI
 	SUBQ        $0x00000100, CX
 	CMPQ        CX, $0x00000100
-	JAE         loop_10
+	JAE         loop_6
 
 	// One vector at a time.
-vector_tail_5:
+vector_tail_1:
 	CMPQ       CX, $0x00000040
-	JB         block_tail_6
+	JB         block_tail_2
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z4, Z0
 	CMPQ       BX, $0x0c
@@ -4682,12 +4718,12 @@ aes128_14:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
-	JMP         vector_tail_5
+	JMP         vector_tail_1
 
 	// One block at a time.
-block_tail_6:
+block_tail_2:
 	CMPQ       CX, $0x10
-	JB         steal_7
+	JB         steal_3
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	CMPQ       BX, $0x0c
@@ -4721,12 +4757,12 @@ aes128_16:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_6
+	JMP         block_tail_2
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_7:
+steal_3:
 	TESTQ      R9, R9
-	JZ         done_8
+	JZ         done_4
 	VMOVDQA64  X4, X5
 	VPSRLQ     $0x3f, X4, X13
 	VPSLLQ     $0x01, X4, X4
@@ -4790,12 +4826,12 @@ aes128_20:
 	VAESENCLAST X30, X1, X1
 	VMOVDQU64   X1, (DI)
 
-done_8:
+done_4:
 	TESTQ     $0x00000002, R8
-	JZ        ret_9
+	JZ        ret_5
 	VMOVDQU64 X4, (DX)
 
-ret_9:
+ret_5:
 	VZEROUPPER
 	RET
 
@@ -4816,6 +4852,10 @@ TEXT ·decryptVAESAVX10_512(SB), NOSPLIT, $0-72
 	SHLQ $0x04, R11
 	SUBQ R11, R10
 
+	// Fewer than 16 bytes breaks the contract: do nothing rather than misread.
+	CMPQ CX, $0x10
+	JB   ret_5
+
 	// Bulk bytes: the full blocks, less the last one when stealing.
 	MOVQ    CX, R9
 	ANDQ    $0x0f, R9
@@ -4830,7 +4870,7 @@ TEXT ·decryptVAESAVX10_512(SB), NOSPLIT, $0-72
 	// follows it, and the first round's XOR has a fixed address per key size.
 	VBROADCASTI32X4 (DX), Z4
 	TESTQ           $0x00000001, R8
-	JZ              tweak_ready_1
+	JZ              tweak_ready_7
 	VBROADCASTI32X4 480(AX), Z16
 	VBROADCASTI32X4 496(AX), Z17
 	VBROADCASTI32X4 512(AX), Z18
@@ -4847,25 +4887,25 @@ TEXT ·decryptVAESAVX10_512(SB), NOSPLIT, $0-72
 	VBROADCASTI32X4 688(AX), Z29
 	VBROADCASTI32X4 704(AX), Z30
 	CMPQ            BX, $0x0c
-	JB              aes128_2
-	JE              aes192_3
+	JB              aes128_8
+	JE              aes192_9
 	VPXORD          Z16, Z4, Z4
 	VAESENC         Z17, Z4, Z4
 	VAESENC         Z18, Z4, Z4
 	VAESENC         Z19, Z4, Z4
 	VAESENC         Z20, Z4, Z4
-	JMP             aes_common_4
+	JMP             aes_common_10
 
-aes192_3:
+aes192_9:
 	VPXORD  Z18, Z4, Z4
 	VAESENC Z19, Z4, Z4
 	VAESENC Z20, Z4, Z4
-	JMP     aes_common_4
+	JMP     aes_common_10
 
-aes128_2:
+aes128_8:
 	VPXORD Z20, Z4, Z4
 
-aes_common_4:
+aes_common_10:
 	VAESENC     Z21, Z4, Z4
 	VAESENC     Z22, Z4, Z4
 	VAESENC     Z23, Z4, Z4
@@ -4877,7 +4917,7 @@ aes_common_4:
 	VAESENC     Z29, Z4, Z4
 	VAESENCLAST Z30, Z4, Z4
 
-tweak_ready_1:
+tweak_ready_7:
 	// Round keys and constants.
 	VBROADCASTI32X4 240(AX)(R10*1), Z15
 	VBROADCASTI32X4 256(AX), Z16
@@ -4899,7 +4939,7 @@ tweak_ready_1:
 	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
 	// all four at once (per-lane shift counts, one multiply for the carries).
 	CMPQ       CX, $0x00000040
-	JB         block_tail_6
+	JB         block_tail_2
 	CMPQ       CX, $0x00000100
 	JAE        four_vectors_11
 	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
@@ -4907,7 +4947,7 @@ tweak_ready_1:
 	VPSLLDQ    $0x08, Z13, Z8
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
 	VPTERNLOGD $0x96, Z13, Z8, Z4
-	JMP        vector_tail_5
+	JMP        vector_tail_1
 
 four_vectors_11:
 	VPSRLVQ    xtsShr512<>+192(SB), Z4, Z13
@@ -4932,7 +4972,7 @@ four_vectors_11:
 	VPTERNLOGD $0x96, Z13, Z8, Z4
 
 	// Main loop: 4 vectors per step.
-loop_10:
+loop_6:
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z4, Z0
 	VMOVDQU64  64(SI), Z1
@@ -5044,12 +5084,12 @@ aes128_12:
 	ADDQ        $0x00000100, DI
 	SUBQ        $0x00000100, CX
 	CMPQ        CX, $0x00000100
-	JAE         loop_10
+	JAE         loop_6
 
 	// One vector at a time.
-vector_tail_5:
+vector_tail_1:
 	CMPQ       CX, $0x00000040
-	JB         block_tail_6
+	JB         block_tail_2
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z4, Z0
 	CMPQ       BX, $0x0c
@@ -5083,12 +5123,12 @@ aes128_14:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
-	JMP         vector_tail_5
+	JMP         vector_tail_1
 
 	// One block at a time.
-block_tail_6:
+block_tail_2:
 	CMPQ       CX, $0x10
-	JB         steal_7
+	JB         steal_3
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	CMPQ       BX, $0x0c
@@ -5122,12 +5162,12 @@ aes128_16:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_6
+	JMP         block_tail_2
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_7:
+steal_3:
 	TESTQ      R9, R9
-	JZ         done_8
+	JZ         done_4
 	VMOVDQA64  X4, X5
 	VPSRLQ     $0x3f, X4, X13
 	VPSLLQ     $0x01, X4, X4
@@ -5191,11 +5231,11 @@ aes128_20:
 	VAESDECLAST X30, X1, X1
 	VMOVDQU64   X1, (DI)
 
-done_8:
+done_4:
 	TESTQ     $0x00000002, R8
-	JZ        ret_9
+	JZ        ret_5
 	VMOVDQU64 X4, (DX)
 
-ret_9:
+ret_5:
 	VZEROUPPER
 	RET

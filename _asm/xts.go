@@ -150,6 +150,17 @@ func genXTSRoutine(p xtsParams, dec bool) {
 	SHLQ(U8(4), rT1)
 	SUBQ(rT1, rKey0)
 
+	vtail := g.label("vector_tail")
+	btail := g.label("block_tail")
+	cts := g.label("steal")
+	done := g.label("done")
+	ret := g.label("ret")
+	loop := g.label("loop")
+
+	Comment("Fewer than 16 bytes breaks the contract: do nothing rather than misread.")
+	CMPQ(rLen, U8(16))
+	JB(LabelRef(ret))
+
 	Comment("Bulk bytes: the full blocks, less the last one when stealing.")
 	MOVQ(rLen, rTail)
 	ANDQ(U8(15), rTail)
@@ -198,12 +209,6 @@ func genXTSRoutine(p xtsParams, dec bool) {
 		g.loadu(xtsDouble, g.x(g.poly))
 	}
 
-	vtail := g.label("vector_tail")
-	btail := g.label("block_tail")
-	cts := g.label("steal")
-	done := g.label("done")
-	ret := g.label("ret")
-	loop := g.label("loop")
 
 	if L > 1 {
 		Comment("Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),")
