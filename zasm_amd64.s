@@ -4,6 +4,26 @@
 
 #include "textflag.h"
 
+// func cpuidex(leaf uint32, sub uint32) (eax uint32, ebx uint32, ecx uint32, edx uint32)
+// Requires: CPUID
+TEXT ·cpuidex(SB), NOSPLIT, $0-24
+	MOVL leaf+0(FP), AX
+	MOVL sub+4(FP), CX
+	CPUID
+	MOVL AX, eax+8(FP)
+	MOVL BX, ebx+12(FP)
+	MOVL CX, ecx+16(FP)
+	MOVL DX, edx+20(FP)
+	RET
+
+// func xgetbv(index uint32) (eax uint32, edx uint32)
+TEXT ·xgetbv(SB), NOSPLIT, $0-16
+	MOVL index+0(FP), CX
+	XGETBV
+	MOVL AX, eax+8(FP)
+	MOVL DX, edx+12(FP)
+	RET
+
 // func expandKey(key *byte, rounds int, enc *[15][16]byte, dec *[15][16]byte)
 // Requires: AES, SSE2
 TEXT ·expandKey(SB), NOSPLIT, $0-32

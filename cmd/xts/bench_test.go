@@ -1,0 +1,239 @@
+package main
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fastxts/xts"
+	"github.com/fastxts/xts/internal/peak"
+)
+
+// tsvRow is one parsed line of bench --format tsv.
+type tsvRow struct {
+	impl, op       string
+	keyBits, size  int
+	mbps, boundPct float64
+}
+
+func parseTSV(t *testing.T, out string) []tsvRow {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if lines[0] != "impl\tkeybits\top\tsize\tmbps\tbound_pct" {
+		t.Fatalf("header %q", lines[0])
+	}
+	var rows []tsvRow
+	for _, l := range lines[1:] {
+		f := strings.Split(l, "\t")
+		if len(f) != 6 {
+			t.Fatalf("line %q has %d fields, want 6", l, len(f))
+		}
+		var r tsvRow
+		var err error
+		r.impl, r.op = f[0], f[2]
+		if r.keyBits, err = strconv.Atoi(f[1]); err != nil {
+			t.Fatalf("line %q: keybits: %v", l, err)
+		}
+		if r.size, err = strconv.Atoi(f[3]); err != nil {
+			t.Fatalf("line %q: size: %v", l, err)
+		}
+		if r.mbps, err = strconv.ParseFloat(f[4], 64); err != nil {
+			t.Fatalf("line %q: mbps: %v", l, err)
+		}
+		if r.boundPct, err = strconv.ParseFloat(f[5], 64); err != nil {
+			t.Fatalf("line %q: bound_pct: %v", l, err)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func TestBenchTSV(t *testing.T) {
+	r := runCmd(t, nil, "bench", "--format", "tsv", "--time", "1ms", "--passes", "1", "--sizes", "16,100,4096", "--key", "128,256")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if r.stderr != "" {
+		t.Errorf("stderr %q, want nothing when it is not a terminal", r.stderr)
+	}
+	rows := parseTSV(t, r.stdout)
+	has := func(impl string, keyBits int, op string, size int) *tsvRow {
+		for i := range rows {
+			if rows[i].impl == impl && rows[i].keyBits == keyBits && rows[i].op == op && rows[i].size == size {
+				return &rows[i]
+			}
+		}
+		return nil
+	}
+
+	_, peakErr := peak.Widest()
+	for _, k := range []int{128, 256} {
+		for _, op := range []string{"rounds", "rounds-parallel"} {
+			b := has(boundName, k, op, 0)
+			if b == nil {
+				t.Fatalf("no %s row for %d-bit keys, op %s", boundName, k, op)
+			}
+			if peakErr == nil && (!(b.mbps > 100) || b.boundPct != 100) {
+				t.Errorf("bound row %+v: want > 100 MB/s at 100%%", *b)
+			}
+		}
+		def := ""
+		for _, im := range xts.Implementations() {
+			if im.Default {
+				def = im.Name
+			}
+			for _, size := range []int{16, 100, 4096} {
+				row := has(im.Name, k, "dec", size)
+				if im.Available != (row != nil) {
+					t.Errorf("%s (available %v): row for %d-bit dec %d present: %v", im.Name, im.Available, k, size, row != nil)
+				}
+				if row != nil && !(row.mbps > 0) {
+					t.Errorf("row %+v: no throughput", *row)
+				}
+				if row != nil && peakErr == nil && !(row.boundPct >= 0 && row.boundPct < 1000) {
+					t.Errorf("row %+v: implausible share of the bound", *row)
+				}
+			}
+			if has(im.Name, k, "enc", 4096) != nil {
+				t.Errorf("%s has an enc row without --op enc", im.Name)
+			}
+		}
+		// The baseline cannot do lengths that are not a multiple of 16.
+		if has(baselineName, k, "dec", 16) == nil || has(baselineName, k, "dec", 4096) == nil {
+			t.Errorf("no %s rows for %d-bit keys", baselineName, k)
+		}
+		if has(baselineName, k, "dec", 100) != nil {
+			t.Errorf("%s row for 100 bytes, which it cannot encrypt", baselineName)
+		}
+		for _, op := range []string{"dec-sectors", "dec-sectors-parallel"} {
+			for _, ss := range []int{512, 4096} {
+				if has(def, k, op, ss) == nil {
+					t.Errorf("no %s row for %s, %d-bit keys, %d-byte sectors", op, def, k, ss)
+				}
+			}
+		}
+	}
+}
+
+func TestBenchJSONAndTable(t *testing.T) {
+	r := runCmd(t, nil, "bench", "--format", "json", "--time", "1ms", "--passes", "2", "--op", "enc", "--sizes", "512", "--sector-sizes", "none", "--impl", "generic,"+baselineName)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var out struct {
+		Passes  int `json:"passes"`
+		Results []struct {
+			Impl     string   `json:"impl"`
+			Op       string   `json:"op"`
+			Size     int      `json:"size"`
+			MBps     *float64 `json:"mbps"`
+			BoundPct *float64 `json:"bound_pct"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, r.stdout)
+	}
+	var impls []string
+	for _, c := range out.Results {
+		impls = append(impls, c.Impl+"/"+c.Op)
+		if c.Op == "enc" && (c.MBps == nil || !(*c.MBps > 0)) {
+			t.Errorf("%+v: no throughput", c)
+		}
+	}
+	want := []string{boundName + "/rounds", "generic/enc", baselineName + "/enc"}
+	if !slices.Equal(impls, want) || out.Passes != 2 {
+		t.Errorf("results %v passes %d, want %v and 2", impls, out.Passes, want)
+	}
+
+	r = runCmd(t, nil, "bench", "--time", "1ms", "--passes", "1", "--sizes", "16,512")
+	if r.code != 0 {
+		t.Fatalf("table: exit %d: %s", r.code, r.stderr)
+	}
+	for _, im := range xts.Implementations() {
+		if im.Available && !strings.Contains(r.stdout, "\n"+im.Name+" ") {
+			t.Errorf("table has no row for %s:\n%s", im.Name, r.stdout)
+		}
+	}
+	for _, s := range []string{baselineName, boundName, "dec-sectors", "dec-sectors-parallel", "of bound"} {
+		if !strings.Contains(r.stdout, s) {
+			t.Errorf("table lacks %q:\n%s", s, r.stdout)
+		}
+	}
+}
+
+func TestBenchUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--key", "100"}, "--key"},
+		{[]string{"--op", "mac"}, "--op"},
+		{[]string{"--sizes", "8"}, "--sizes"},
+		{[]string{"--sizes", "x"}, "--sizes"},
+		{[]string{"--sector-sizes", "500"}, "--sector-sizes"},
+		{[]string{"--time", "forever"}, "--time"},
+		{[]string{"--time", "0"}, "--time"},
+		{[]string{"--format", "xml"}, "--format"},
+		{[]string{"--impl", "nosuch"}, "--impl"},
+		{[]string{"--passes", "0"}, "--passes"},
+		{[]string{"extra"}, "unexpected argument"},
+	} {
+		r := runCmd(t, nil, append([]string{"bench"}, c.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.msg) || r.stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q; want 2 and %q", c.args, r.code, r.stderr, r.stdout, c.msg)
+		}
+	}
+}
+
+// TestBenchUnavailableImpl: naming an implementation this CPU cannot run
+// is a failure that says why.
+func TestBenchUnavailableImpl(t *testing.T) {
+	for _, im := range xts.Implementations() {
+		if im.Available {
+			continue
+		}
+		r := runCmd(t, nil, "bench", "--impl", im.Name, "--time", "1ms")
+		if r.code != 1 || !strings.Contains(r.stderr, "not available") {
+			t.Errorf("%s: exit %d, stderr %q", im.Name, r.code, r.stderr)
+		}
+		return
+	}
+	t.Skip("every implementation is available on this CPU")
+}
+
+func TestInfo(t *testing.T) {
+	r := runCmd(t, nil, "info")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, im := range xts.Implementations() {
+		avail := "no"
+		if im.Available {
+			avail = "yes"
+		}
+		found := false
+		for _, l := range strings.Split(r.stdout, "\n") {
+			f := strings.Fields(l)
+			if len(f) >= 2 && f[0] == im.Name && f[1] == avail {
+				found = true
+				if im.Default != (len(f) >= 3 && f[2] == "default") {
+					t.Errorf("line %q: default should be %v", l, im.Default)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("info does not list %s (available %s):\n%s", im.Name, avail, r.stdout)
+		}
+	}
+	cpu := xts.DetectCPU()
+	for _, f := range cpu.Features {
+		if !strings.Contains(r.stdout, "\n"+f.Name+" ") {
+			t.Errorf("info does not list feature %s", f.Name)
+		}
+	}
+	if r := runCmd(t, nil, "info", "extra"); r.code != 2 {
+		t.Errorf("info extra: exit %d, want 2", r.code)
+	}
+}

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/fastxts/xts"
+	"github.com/fastxts/xts/internal/peak"
+)
+
+// writeTSV prints the fixed script format: one line per cell, the bound
+// first.
+func (b *bench) writeTSV(w io.Writer) {
+	fmt.Fprintln(w, "impl\tkeybits\top\tsize\tmbps\tbound_pct")
+	for _, r := range b.boundRows() {
+		fmt.Fprintf(w, "%s\t%d\t%s\t%d\t%s\t%s\n", r.Impl, r.KeyBits, r.Op, r.Size, num(r.mbps), num(100*r.mbps/r.mbps))
+	}
+	for _, r := range b.rows {
+		for _, c := range r.cells {
+			if c.call != nil {
+				fmt.Fprintf(w, "%s\t%d\t%s\t%d\t%s\t%s\n", r.impl, r.keyBits, r.op, c.size, num(c.mbps), num(b.share(c.mbps, r.keyBits, r.parallel)))
+			}
+		}
+	}
+}
+
+// num prints a figure with one decimal, or NaN when it is unknown.
+func num(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "NaN"
+	}
+	return fmt.Sprintf("%.1f", f)
+}
+
+// jsonCell is one result in the JSON output. A figure that could not be
+// measured (the bound on a CPU without AES-NI) is null.
+type jsonCell struct {
+	Impl     string   `json:"impl"`
+	KeyBits  int      `json:"keybits"`
+	Op       string   `json:"op"`
+	Size     int      `json:"size"`
+	MBps     *float64 `json:"mbps"`
+	BoundPct *float64 `json:"bound_pct"`
+}
+
+// boundCell is a bound row with its figure kept as a plain number.
+type boundCell struct {
+	jsonCell
+	mbps float64
+}
+
+// boundRows returns the bound as result cells, one per key size, for one
+// core and, when there are parallel rows, for every core.
+func (b *bench) boundRows() []boundCell {
+	var out []boundCell
+	add := func(k int, op string, parallel bool) {
+		v := b.boundMBps(k, parallel)
+		c := boundCell{jsonCell{Impl: boundName, KeyBits: k, Op: op, MBps: optional(v)}, v}
+		if !math.IsNaN(v) {
+			c.BoundPct = optional(100)
+		}
+		out = append(out, c)
+	}
+	for _, k := range b.o.keys {
+		add(k, "rounds", false)
+		if b.sectorRows {
+			add(k, "rounds-parallel", true)
+		}
+	}
+	return out
+}
+
+// optional is f, or nil (JSON null) when f is not a number.
+func optional(f float64) *float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return &f
+}
+
+func (b *bench) writeJSON(w io.Writer) error {
+	cpu := xts.DetectCPU()
+	out := struct {
+		CPU           string     `json:"cpu"`
+		Threads       int        `json:"threads"`
+		SecondsPerRun float64    `json:"seconds_per_run"`
+		Passes        int        `json:"passes"`
+		BoundLoop     string     `json:"bound_loop"`
+		Results       []jsonCell `json:"results"`
+	}{CPU: cpu.Name, Threads: threads(), SecondsPerRun: b.o.perRun.Seconds(), Passes: b.o.passes, BoundLoop: b.loop.Name}
+	for _, r := range b.boundRows() {
+		out.Results = append(out.Results, r.jsonCell)
+	}
+	for _, r := range b.rows {
+		for _, c := range r.cells {
+			if c.call != nil {
+				out.Results = append(out.Results, jsonCell{r.impl, r.keyBits, r.op, c.size, optional(c.mbps), optional(b.share(c.mbps, r.keyBits, r.parallel))})
+			}
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// writeTable prints one block per key size and operation: the message
+// rows, then the bulk rows, each ending with its bound.
+func (b *bench) writeTable(w io.Writer) {
+	cpu := xts.DetectCPU()
+	fmt.Fprintf(w, "xts bench on %s (%d threads): MB/s = 10^6 bytes/s, best of %d runs of %s per cell\n",
+		orUnknown(cpu.Name), threads(), b.o.passes, b.o.perRun)
+	if b.loopErr == nil {
+		fmt.Fprintf(w, "AES-round bound: 16 bytes x block-rounds/s / rounds, timed with %s (%d independent rounds per iteration)\n", b.loop.Name, peak.RoundsPerIter)
+	} else {
+		fmt.Fprintln(w, "AES-round bound: unavailable on this CPU or build")
+	}
+	for _, k := range b.o.keys {
+		for _, op := range b.o.ops {
+			verb := map[string]string{"enc": "encryption", "dec": "decryption"}[op]
+			fmt.Fprintf(w, "\nAES-%d-XTS %s, MB/s by message size in bytes:\n", k, verb)
+			b.block(w, k, func(r *benchRow) bool { return r.op == op }, b.o.sizes, false, "implementation")
+			if b.sectorRows {
+				fmt.Fprintf(w, "\nAES-%d-XTS %s, bulk MB/s by sector size (1 MiB on 1 thread; parallel: 8 MiB on %d):\n", k, verb, threads())
+				b.block(w, k, func(r *benchRow) bool { return strings.HasPrefix(r.op, op+"-sectors") }, b.o.sectorSizes, true, "operation")
+			}
+		}
+	}
+}
+
+// block prints the rows of key size k that match, with a column per size,
+// the share of the bound, and the bound rows under them.
+func (b *bench) block(w io.Writer, k int, match func(*benchRow) bool, sizes []int, sectors bool, first string) {
+	type line struct {
+		label string
+		cells []string
+		last  string
+	}
+	var lines []line
+	for _, r := range b.rows {
+		if r.keyBits != k || !match(r) {
+			continue
+		}
+		l := line{label: r.impl}
+		if sectors {
+			l.label = r.op
+			if len(b.o.sectorImpls) > 1 || b.o.explicitImpl {
+				l.label += " " + r.impl
+			} else {
+				l.label += " (" + r.impl + ")"
+			}
+		}
+		for _, c := range r.cells {
+			if c.call == nil {
+				l.cells = append(l.cells, "-")
+			} else {
+				l.cells = append(l.cells, fmt.Sprintf("%.0f", c.mbps))
+			}
+		}
+		l.last = pctString(b.share(r.best(), k, r.parallel))
+		lines = append(lines, l)
+	}
+	bounds := []struct {
+		label    string
+		parallel bool
+	}{{boundName + " (1 thread)", false}}
+	if sectors {
+		bounds = append(bounds, struct {
+			label    string
+			parallel bool
+		}{fmt.Sprintf("%s (%d threads)", boundName, threads()), true})
+	}
+	for _, bd := range bounds {
+		l := line{label: bd.label, last: "100%"}
+		v := b.boundMBps(k, bd.parallel)
+		for range sizes {
+			if math.IsNaN(v) {
+				l.cells = append(l.cells, "?")
+			} else {
+				l.cells = append(l.cells, fmt.Sprintf("%.0f", v))
+			}
+		}
+		if math.IsNaN(v) {
+			l.last = "?"
+		}
+		lines = append(lines, l)
+	}
+
+	header := line{label: first, last: "of bound"}
+	for _, sz := range sizes {
+		header.cells = append(header.cells, fmt.Sprint(sz))
+	}
+	lines = append([]line{header}, lines...)
+	// Labels left-aligned, figures right-aligned, two spaces apart.
+	labelW, lastW := 0, 0
+	cellW := make([]int, len(sizes))
+	for _, l := range lines {
+		labelW = max(labelW, len(l.label))
+		lastW = max(lastW, len(l.last))
+		for i, c := range l.cells {
+			cellW[i] = max(cellW[i], len(c))
+		}
+	}
+	for _, l := range lines {
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "%-*s", labelW, l.label)
+		for i, c := range l.cells {
+			fmt.Fprintf(&sb, "  %*s", cellW[i], c)
+		}
+		fmt.Fprintf(&sb, "  %*s", lastW, l.last)
+		fmt.Fprintln(w, sb.String())
+	}
+}
+
+func pctString(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "?"
+	}
+	return fmt.Sprintf("%.1f%%", f)
+}

@@ -1,0 +1,281 @@
+package main
+
+import (
+	"crypto/aes"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/fastxts/xts"
+	"github.com/fastxts/xts/internal/peak"
+)
+
+// A benchRow is one line of the table: an implementation (or the bound),
+// a key size and an operation, with one cell per size.
+type benchRow struct {
+	impl     string
+	keyBits  int
+	op       string // enc, dec, enc-sectors[-parallel], dec-sectors[-parallel], rounds[-parallel]
+	parallel bool   // compared with the all-core bound
+	cells    []*benchCell
+}
+
+// A benchCell times one function over one size.
+type benchCell struct {
+	size  int    // message or sector size; 0 for the bound
+	bytes int    // bytes per call
+	call  func() // one call; nil when the cell does not apply
+	iters int    // calls per timed run, set in the first pass
+	mbps  float64
+}
+
+// best is the row's fastest cell, the one compared with the bound.
+func (r *benchRow) best() float64 {
+	m := math.NaN()
+	for _, c := range r.cells {
+		if c.call != nil && (math.IsNaN(m) || c.mbps > m) {
+			m = c.mbps
+		}
+	}
+	return m
+}
+
+type bench struct {
+	o          *benchOptions
+	loop       peak.Loop
+	loopErr    error
+	rate       float64 // best block-rounds/s on one core
+	rateAll    float64 // best block-rounds/s on every core at once
+	rows       []*benchRow
+	sectorRows bool
+}
+
+// newBench builds every row and cell; nothing is timed yet.
+func newBench(o *benchOptions) (*bench, error) {
+	b := &bench{o: o}
+	b.loop, b.loopErr = peak.Widest()
+
+	// All cells share one source and one destination buffer: they run one
+	// at a time, and sharing keeps the memory at 16 MiB.
+	bufLen := 0
+	for _, s := range o.sizes {
+		bufLen = max(bufLen, s)
+	}
+	if len(o.sectorSizes) > 0 && len(o.sectorImpls) > 0 {
+		bufLen = max(bufLen, sectorsParallelBuf)
+		b.sectorRows = true
+	}
+	src, dst := make([]byte, bufLen), make([]byte, bufLen)
+	rand.Read(src)
+
+	for _, keyBits := range o.keys {
+		key := newKey(keyBits)
+		for _, op := range o.ops {
+			for _, impl := range o.impls {
+				enc, dec, err := opFuncs(impl, key)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", impl, err)
+				}
+				f := enc
+				if op == "dec" {
+					f = dec
+				}
+				r := &benchRow{impl: impl, keyBits: keyBits, op: op}
+				for _, size := range o.sizes {
+					c := &benchCell{size: size, bytes: size}
+					// x/crypto/xts panics on lengths that are not a
+					// multiple of 16: it has no ciphertext stealing.
+					if impl != baselineName || size%16 == 0 {
+						d, s := dst[:size], src[:size]
+						c.call = func() { f(d, s) }
+					}
+					r.cells = append(r.cells, c)
+				}
+				b.rows = append(b.rows, r)
+			}
+		}
+		if !b.sectorRows {
+			continue
+		}
+		for _, op := range o.ops {
+			for _, parallel := range []bool{false, true} {
+				for _, impl := range o.sectorImpls {
+					r, err := sectorRow(impl, key, keyBits, op, parallel, o.sectorSizes, dst, src)
+					if err != nil {
+						return nil, err
+					}
+					b.rows = append(b.rows, r)
+				}
+			}
+		}
+	}
+	return b, nil
+}
+
+// sectorRow builds a bulk row: EncryptSectors or DecryptSectors over
+// 1 MiB on one core, or over 8 MiB split across every core.
+func sectorRow(impl string, key []byte, keyBits int, op string, parallel bool, sizes []int, dst, src []byte) (*benchRow, error) {
+	opts := []xts.Option{xts.WithImplementation(impl)}
+	n := sectorsParallelBuf
+	name := op + "-sectors-parallel"
+	if !parallel {
+		opts = append(opts, xts.WithoutParallelism())
+		n = sectorsBuf
+		name = op + "-sectors"
+	}
+	c, err := xts.NewCipher(aes.NewCipher, key, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", impl, err)
+	}
+	f := c.EncryptSectors
+	if op == "dec" {
+		f = c.DecryptSectors
+	}
+	r := &benchRow{impl: impl, keyBits: keyBits, op: name, parallel: parallel}
+	d, s := dst[:n], src[:n]
+	for _, size := range sizes {
+		r.cells = append(r.cells, &benchCell{size: size, bytes: n, call: func() { f(d, s, size, 0) }})
+	}
+	return r, nil
+}
+
+// run times every cell in every pass, keeping the best of each. The bound
+// is sampled before every row of every pass (a quarter of --time each):
+// other programs on the machine only ever slow a sample down, and a bound
+// taken from a single disturbed moment would make every share too high,
+// so many samples spread over the whole run keep its best moment.
+func (b *bench) run(e *env) {
+	d, sample := b.o.perRun, b.o.perRun/4
+	var perPass time.Duration
+	for _, r := range b.rows {
+		if b.loopErr == nil {
+			perPass += sample
+			if r.parallel {
+				perPass += sample
+			}
+		}
+		for _, c := range r.cells {
+			if c.call != nil {
+				perPass += d
+			}
+		}
+	}
+	prog := newBenchProgress(e.stderr, time.Duration(b.o.passes)*perPass)
+	defer prog.finish()
+
+	for pass := range b.o.passes {
+		for _, r := range b.rows {
+			if b.loopErr == nil {
+				b.rate = max(b.rate, b.loop.Rate(sample))
+				prog.step(pass, sample)
+				if r.parallel {
+					b.rateAll = max(b.rateAll, allCoreRate(b.loop, sample))
+					prog.step(pass, sample)
+				}
+			}
+			for _, c := range r.cells {
+				if c.call != nil {
+					c.measure(d)
+					prog.step(pass, d)
+				}
+			}
+		}
+	}
+}
+
+// allCoreRate runs the bound loop on every thread at once and adds up the
+// rates: with SMT two threads share one core's AES units, and all-core
+// clocks are lower than one core's, so multiplying by the thread count
+// would overstate it.
+func allCoreRate(l peak.Loop, d time.Duration) float64 {
+	n := threads()
+	rates := make([]float64, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { rates[i] = l.Rate(d) })
+	}
+	wg.Wait()
+	sum := 0.0
+	for _, r := range rates {
+		sum += r
+	}
+	return sum
+}
+
+// measure times one run of about d (calibrating the number of calls in
+// the first pass) and keeps the best MB/s.
+func (c *benchCell) measure(d time.Duration) {
+	if c.iters == 0 {
+		n := 1
+		for {
+			t := timeCalls(c.call, n)
+			if t >= d/16 || n >= 1<<30 {
+				c.iters = max(1, int(float64(n)*d.Seconds()/max(t.Seconds(), 1e-9)))
+				break
+			}
+			n *= 4
+		}
+	}
+	t := timeCalls(c.call, c.iters)
+	c.mbps = max(c.mbps, float64(c.iters)*float64(c.bytes)/t.Seconds()/1e6)
+}
+
+func timeCalls(f func(), n int) time.Duration {
+	start := time.Now()
+	for range n {
+		f()
+	}
+	return time.Since(start)
+}
+
+// boundMBps is the AES-XTS limit for keyBits on one core or every core,
+// NaN where it could not be measured.
+func (b *bench) boundMBps(keyBits int, parallel bool) float64 {
+	r := b.rate
+	if parallel {
+		// Every thread together can always do what one thread does: a
+		// noisy all-thread run must not lower the bound below that.
+		r = max(b.rateAll, b.rate)
+	}
+	if b.loopErr != nil || r == 0 {
+		return math.NaN()
+	}
+	return peak.BoundMBps(r, keyBits)
+}
+
+// share is mbps as a percentage of the bound, NaN when unknown.
+func (b *bench) share(mbps float64, keyBits int, parallel bool) float64 {
+	return 100 * mbps / b.boundMBps(keyBits, parallel)
+}
+
+// benchProgress is a one-line status on a terminal: where bench is and
+// about how long is left. Nil when stderr is not a terminal.
+type benchProgress struct {
+	w           io.Writer
+	done, total time.Duration // planned measuring time
+}
+
+func newBenchProgress(w io.Writer, total time.Duration) *benchProgress {
+	if terminalWidth(w) == 0 {
+		return nil
+	}
+	return &benchProgress{w: w, total: total}
+}
+
+func (p *benchProgress) step(pass int, d time.Duration) {
+	if p == nil {
+		return
+	}
+	p.done += d
+	fmt.Fprintf(p.w, "\rxts bench: pass %d, %3.0f%%, about %s left\x1b[K", pass+1,
+		100*p.done.Seconds()/p.total.Seconds(), (p.total - p.done).Round(time.Second))
+}
+
+func (p *benchProgress) finish() {
+	if p != nil {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}

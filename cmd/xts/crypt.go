@@ -1,0 +1,323 @@
+package main
+
+import (
+	"context"
+	"crypto/aes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/fastxts/xts"
+)
+
+const cryptUsageFmt = `Usage: xts %[1]s --key-file FILE [flags] INPUT OUTPUT
+
+%[2]s a disk image exactly as dm-crypt's plain mode does, so that
+  cryptsetup open --type plain --cipher aes-xts-plain64 --key-size 512 \
+      --key-file FILE IMAGE NAME
+maps the encrypted image to the same plaintext (match --cipher,
+--sector-size, --iv-large-sectors, --skip and --offset, and give --key-size
+as 8 × the key file's length).
+
+INPUT and OUTPUT are paths, or - for standard input and output. A file
+OUTPUT is written to a temporary file beside it, flushed to disk, and
+renamed only once everything succeeded; on any error nothing is left.
+The key file holds the raw XTS key: 32, 48 or 64 bytes (AES-128, -192 or
+-256). Input and output are whole sectors: the length after --offset must
+be a multiple of the sector size. With sectors over 512 bytes, --skip must
+be a whole number of sectors (dm-crypt requires it), and so must --offset.
+`
+
+// chunkSize is the unit of work of the pipeline: large enough that a call
+// into the cipher costs nothing against its work, small enough that every
+// core gets chunks and memory stays small. A multiple of every sector
+// size; tests lower it to put chunk edges where they want them.
+var chunkSize = 1 << 20
+
+type cryptOptions struct {
+	encrypt   bool
+	keyFile   string
+	cipher    string
+	num       numbering
+	offset    uint64 // 512-byte units of the input to leave out
+	force     bool
+	verbose   bool
+	in, out   string
+	chunkSize int
+}
+
+func runCrypt(e *env, args []string, encrypt bool) error {
+	name, verb := "decrypt", "Decrypts"
+	if encrypt {
+		name, verb = "encrypt", "Encrypts"
+	}
+	o := cryptOptions{encrypt: encrypt, chunkSize: chunkSize}
+	fs := newFlagSet(name, fmt.Sprintf(cryptUsageFmt, name, verb), e.stdout)
+	fs.StringVar(&o.keyFile, "key-file", "", "raw key `FILE` of 32, 48 or 64 bytes, or - for standard input (required)")
+	fs.StringVar(&o.cipher, "cipher", "aes-xts-plain64", "aes-xts-plain64 (64-bit sector IV) or aes-xts-plain (32-bit, wraps to 0)")
+	fs.IntVar(&o.num.sectorSize, "sector-size", 512, "encryption sector size in bytes: 512, 1024, 2048 or 4096")
+	fs.BoolVar(&o.num.large, "iv-large-sectors", false, "count IVs in sectors of --sector-size rather than 512-byte units")
+	fs.Uint64Var(&o.num.skip, "skip", 0, "IV of the first sector, in 512-byte units (cryptsetup --skip)")
+	fs.Uint64Var(&o.offset, "offset", 0, "512-byte sectors at the start of the input to leave out (cryptsetup --offset)")
+	fs.BoolVar(&o.force, "force", false, "replace OUTPUT if it exists")
+	fs.BoolVar(&o.verbose, "v", false, "print the throughput at the end")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := o.validate(pos); err != nil {
+		return err
+	}
+
+	key, err := readKey(e.stdin, o.keyFile)
+	if err != nil {
+		return err
+	}
+	crypt, impl, err := o.newCipher(key)
+	clear(key)
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	start := time.Now()
+	n, err := o.stream(ctx, e, crypt)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return errors.New("interrupted; no output written")
+		}
+		return err
+	}
+	if o.verbose {
+		d := time.Since(start)
+		fmt.Fprintf(e.stderr, "xts %s: %d bytes (%d sectors of %d) in %.3f s, %.0f MB/s (%s, %s, %d threads)\n",
+			name, n, n/int64(o.num.sectorSize), o.num.sectorSize, d.Seconds(), float64(n)/d.Seconds()/1e6,
+			impl, o.num, runtime.GOMAXPROCS(0))
+	}
+	return nil
+}
+
+// validate checks the command line before anything is opened.
+func (o *cryptOptions) validate(pos []string) error {
+	if len(pos) != 2 {
+		return usagef("want INPUT and OUTPUT, got %d argument(s)", len(pos))
+	}
+	o.in, o.out = pos[0], pos[1]
+	if o.keyFile == "" {
+		return usagef("--key-file is required (the key is never taken from the command line)")
+	}
+	if o.keyFile == "-" && o.in == "-" {
+		return usagef("--key-file - and INPUT - cannot both read standard input")
+	}
+	switch o.cipher {
+	case "aes-xts-plain64":
+	case "aes-xts-plain":
+		o.num.plain32 = true
+	default:
+		return usagef("--cipher %q: want aes-xts-plain64 or aes-xts-plain", o.cipher)
+	}
+	if err := o.num.validate(); err != nil {
+		return err
+	}
+	if u := o.num.unitsPerSector(); o.offset%u != 0 {
+		return usagef("--offset %d: with --sector-size %d it must be a multiple of %d", o.offset, o.num.sectorSize, u)
+	}
+	if o.offset > 1<<54 { // 2^63 bytes: beyond any file offset
+		return usagef("--offset %d is too large", o.offset)
+	}
+	return nil
+}
+
+// readKey reads the raw XTS key. It never accepts more or fewer bytes than
+// a valid key, so a passphrase file or a hex dump is caught here.
+func readKey(stdin io.Reader, path string) ([]byte, error) {
+	var r io.Reader = stdin
+	name := "standard input"
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("key file: %w", err)
+		}
+		defer f.Close()
+		r, name = f, path
+	}
+	key := make([]byte, 65)
+	n, err := io.ReadFull(r, key)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		clear(key)
+		return nil, fmt.Errorf("reading key file %s: %w", name, err)
+	}
+	key = key[:n]
+	switch n {
+	case 32, 48, 64:
+		if isHex(key) {
+			clear(key)
+			return nil, fmt.Errorf("bad key: key file %s holds only hex digits; it must hold the raw key bytes (convert it with xxd -r -p)", name)
+		}
+		return key, nil
+	case 65:
+		clear(key)
+		return nil, fmt.Errorf("bad key: key file %s holds more than 64 bytes; want exactly 32, 48 or 64 raw bytes", name)
+	default:
+		clear(key)
+		return nil, fmt.Errorf("bad key: key file %s holds %d bytes; want exactly 32, 48 or 64 raw bytes", name, n)
+	}
+}
+
+// isHex reports whether b is all hexadecimal digits: a key written out as
+// text by mistake. A random raw key looks like that with probability
+// (22/256)^32 < 1e-33.
+func isHex(b []byte) bool {
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// newCipher builds the cipher for the image and returns the function that
+// transforms a run of sectors in place, and the implementation's name.
+// Every core is already busy with a chunk of its own, so the cipher must
+// not split calls across cores again.
+func (o *cryptOptions) newCipher(key []byte) (sectorFunc, string, error) {
+	opts := []xts.Option{xts.WithoutParallelism()}
+	if step := o.num.step(); step > 1 {
+		opts = append(opts, xts.WithTweakUnit(512))
+	}
+	c, err := xts.NewCipher(aes.NewCipher, key, opts...)
+	if err != nil {
+		return nil, "", fmt.Errorf("bad key: %w", err)
+	}
+	ss := o.num.sectorSize
+	if o.encrypt {
+		return func(buf []byte, iv uint64) { c.EncryptSectors(buf, buf, ss, iv) }, c.Implementation(), nil
+	}
+	return func(buf []byte, iv uint64) { c.DecryptSectors(buf, buf, ss, iv) }, c.Implementation(), nil
+}
+
+// stream opens the input and output, runs the pipeline, and commits the
+// output only if everything succeeded.
+func (o *cryptOptions) stream(ctx context.Context, e *env, crypt sectorFunc) (int64, error) {
+	in, inInfo, expected, err := o.openInput(e)
+	if err != nil {
+		return 0, err
+	}
+	if f, ok := in.(*os.File); ok && o.in != "-" {
+		defer f.Close()
+	}
+
+	var w io.Writer
+	var out *atomicOutput
+	if o.out == "-" {
+		if f, ok := e.stdout.(*os.File); ok && inInfo != nil {
+			if fi, err := f.Stat(); err == nil && os.SameFile(fi, inInfo) {
+				return 0, errors.New("input and output are the same file (standard output is the input)")
+			}
+		}
+		w = e.stdout
+	} else {
+		path, err := checkOutput(o.out, o.force, inInfo)
+		if err != nil {
+			return 0, err
+		}
+		if out, err = createOutput(path, o.force); err != nil {
+			return 0, err
+		}
+		w = out
+	}
+
+	label := "encrypting"
+	if !o.encrypt {
+		label = "decrypting"
+	}
+	bar := newProgressBar(e.stderr, label, expected)
+	workers := runtime.GOMAXPROCS(0)
+	p := &pipeline{
+		crypt:      crypt,
+		num:        o.num,
+		chunkSize:  o.chunkSize,
+		workers:    workers,
+		buffers:    min(2*workers+2, 64),
+		expected:   expected,
+		onProgress: bar.add,
+	}
+	n, err := p.run(ctx, in, w)
+	bar.finish()
+	if out != nil {
+		if err != nil {
+			out.abort()
+			return n, err
+		}
+		return n, out.commit()
+	}
+	return n, err
+}
+
+// openInput opens the input, leaves out --offset, and returns the number
+// of bytes that must follow (-1 when it cannot be known: a pipe). A file
+// whose size is known is checked here, before any work.
+func (o *cryptOptions) openInput(e *env) (r io.Reader, info os.FileInfo, expected int64, err error) {
+	skip := int64(o.offset) * 512
+	if o.in == "-" {
+		r = e.stdin
+		if f, ok := e.stdin.(*os.File); ok {
+			info, _ = f.Stat()
+		}
+		if skip > 0 {
+			n, err := io.CopyN(io.Discard, r, skip)
+			if err != nil {
+				return nil, nil, 0, fmt.Errorf("short read: input ended within --offset (%d of %d bytes)", n, skip)
+			}
+		}
+		return r, info, -1, nil
+	}
+	f, err := os.Open(o.in)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("input: %w", err)
+	}
+	info, err = f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, 0, fmt.Errorf("input: %w", err)
+	}
+	if info.IsDir() {
+		f.Close()
+		return nil, nil, 0, fmt.Errorf("input %s is a directory", o.in)
+	}
+	expected = -1
+	// Regular files and block devices can say how long they are.
+	if size, err := f.Seek(0, io.SeekEnd); err == nil && (info.Mode().IsRegular() || info.Mode()&os.ModeDevice != 0) {
+		if size < skip {
+			f.Close()
+			return nil, nil, 0, fmt.Errorf("short read: input %s holds %d bytes, less than --offset (%d bytes)", o.in, size, skip)
+		}
+		expected = size - skip
+		if expected%int64(o.num.sectorSize) != 0 {
+			f.Close()
+			return nil, nil, 0, fmt.Errorf("input length %d bytes (after --offset) is not a multiple of the sector size %d", expected, o.num.sectorSize)
+		}
+		if expected == 0 {
+			f.Close()
+			return nil, nil, 0, errors.New("input is empty (nothing after --offset)")
+		}
+		if _, err := f.Seek(skip, io.SeekStart); err != nil {
+			f.Close()
+			return nil, nil, 0, fmt.Errorf("input: %w", err)
+		}
+		return f, info, expected, nil
+	}
+	// A pipe or character device given by name: read past the offset.
+	f.Seek(0, io.SeekStart) // undo the probe where seeking worked at all
+	if n, err := io.CopyN(io.Discard, f, skip); err != nil {
+		f.Close()
+		return nil, nil, 0, fmt.Errorf("short read: input ended within --offset (%d of %d bytes)", n, skip)
+	}
+	return f, info, -1, nil
+}

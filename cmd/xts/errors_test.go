@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// errCase is a command line that must fail with code and a message that
+// contains msg, leaving the directory as it was.
+type errCase struct {
+	name  string
+	args  []string // "{dir}" is replaced by the test's directory
+	stdin []byte
+	code  int
+	msg   string
+}
+
+// setupErrDir makes a directory with a good key, a good image, and the
+// awkward files the cases use.
+func setupErrDir(t *testing.T) string {
+	dir := t.TempDir()
+	key := randBytes(t, 64)
+	writeFile(t, dir, "key", key)
+	writeFile(t, dir, "key31", randBytes(t, 31))
+	writeFile(t, dir, "key65", randBytes(t, 65))
+	writeFile(t, dir, "keyhex", fmt.Appendf(nil, "%x", randBytes(t, 32)))
+	writeFile(t, dir, "keyeq", append(append([]byte{}, key[:32]...), key[:32]...))
+	writeFile(t, dir, "img", randBytes(t, 8192))
+	writeFile(t, dir, "odd", randBytes(t, 8192+100))
+	writeFile(t, dir, "img4608", randBytes(t, 4608))
+	writeFile(t, dir, "empty", nil)
+	writeFile(t, dir, "exists", []byte("keep me"))
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "img"), filepath.Join(dir, "imglink")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestErrors(t *testing.T) {
+	cases := []errCase{
+		// Usage errors: exit 2.
+		{"no command", nil, nil, 2, "Usage"},
+		{"unknown command", []string{"frobnicate"}, nil, 2, `unknown command "frobnicate"`},
+		{"unknown flag", []string{"encrypt", "--key-file", "{dir}/key", "--bogus", "{dir}/img", "{dir}/out"}, nil, 2, "bogus"},
+		{"no key file", []string{"encrypt", "{dir}/img", "{dir}/out"}, nil, 2, "--key-file is required"},
+		{"one path", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/img"}, nil, 2, "want INPUT and OUTPUT"},
+		{"three paths", []string{"decrypt", "--key-file", "{dir}/key", "{dir}/img", "{dir}/out", "{dir}/x"}, nil, 2, "want INPUT and OUTPUT"},
+		{"bad cipher", []string{"encrypt", "--key-file", "{dir}/key", "--cipher", "aes-cbc-essiv", "{dir}/img", "{dir}/out"}, nil, 2, "--cipher"},
+		{"bad sector size", []string{"encrypt", "--key-file", "{dir}/key", "--sector-size", "8192", "{dir}/img", "{dir}/out"}, nil, 2, "--sector-size 8192"},
+		{"misaligned skip", []string{"encrypt", "--key-file", "{dir}/key", "--sector-size", "4096", "--skip", "4", "{dir}/img", "{dir}/out"}, nil, 2, "--skip 4"},
+		{"misaligned offset", []string{"encrypt", "--key-file", "{dir}/key", "--sector-size", "1024", "--offset", "1", "{dir}/img", "{dir}/out"}, nil, 2, "--offset 1"},
+		{"negative skip", []string{"encrypt", "--key-file", "{dir}/key", "--skip", "-1", "{dir}/img", "{dir}/out"}, nil, 2, "skip"},
+		{"key and input on stdin", []string{"encrypt", "--key-file", "-", "-", "{dir}/out"}, nil, 2, "standard input"},
+
+		// Failures: exit 1, one message, nothing written.
+		{"missing key file", []string{"encrypt", "--key-file", "{dir}/nokey", "{dir}/img", "{dir}/out"}, nil, 1, "key file"},
+		{"short key", []string{"encrypt", "--key-file", "{dir}/key31", "{dir}/img", "{dir}/out"}, nil, 1, "bad key: key file {dir}/key31 holds 31 bytes"},
+		{"long key", []string{"encrypt", "--key-file", "{dir}/key65", "{dir}/img", "{dir}/out"}, nil, 1, "more than 64 bytes"},
+		{"hex key", []string{"encrypt", "--key-file", "{dir}/keyhex", "{dir}/img", "{dir}/out"}, nil, 1, "only hex digits"},
+		{"short key on stdin", []string{"encrypt", "--key-file", "-", "{dir}/img", "{dir}/out"}, []byte("short"), 1, "bad key: key file standard input holds 5 bytes"},
+		{"equal key halves", []string{"encrypt", "--key-file", "{dir}/keyeq", "{dir}/img", "{dir}/out"}, nil, 1, "bad key"},
+		{"missing input", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/none", "{dir}/out"}, nil, 1, "input"},
+		{"input is a directory", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/sub", "{dir}/out"}, nil, 1, "is a directory"},
+		{"not whole sectors", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/odd", "{dir}/out"}, nil, 1, "input length 8292 bytes (after --offset) is not a multiple of the sector size 512"},
+		{"not whole 4096 sectors", []string{"decrypt", "--key-file", "{dir}/key", "--sector-size", "4096", "{dir}/img4608", "{dir}/out"}, nil, 1, "input length 4608 bytes (after --offset) is not a multiple of the sector size 4096"},
+		{"not whole sectors on stdin", []string{"encrypt", "--key-file", "{dir}/key", "-", "{dir}/out"}, make([]byte, 1000), 1, "input length 1000 bytes (after --offset) is not a multiple of the sector size 512"},
+		{"offset past the end", []string{"encrypt", "--key-file", "{dir}/key", "--offset", "17", "{dir}/img", "{dir}/out"}, nil, 1, "short read"},
+		{"offset past the end on stdin", []string{"encrypt", "--key-file", "{dir}/key", "--offset", "3", "-", "{dir}/out"}, make([]byte, 1024), 1, "short read: input ended within --offset"},
+		{"empty input", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/empty", "{dir}/out"}, nil, 1, "input is empty"},
+		{"empty stdin", []string{"encrypt", "--key-file", "{dir}/key", "-", "{dir}/out"}, nil, 1, "input is empty"},
+		{"nothing after offset", []string{"encrypt", "--key-file", "{dir}/key", "--offset", "16", "{dir}/img", "{dir}/out"}, nil, 1, "input is empty"},
+		{"output exists", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/img", "{dir}/exists"}, nil, 1, "output {dir}/exists already exists (use --force"},
+		{"same file", []string{"encrypt", "--key-file", "{dir}/key", "--force", "{dir}/img", "{dir}/img"}, nil, 1, "input and output are the same file"},
+		{"same file via link", []string{"encrypt", "--key-file", "{dir}/key", "--force", "{dir}/imglink", "{dir}/img"}, nil, 1, "input and output are the same file"},
+		{"output is a directory", []string{"encrypt", "--key-file", "{dir}/key", "--force", "{dir}/img", "{dir}/sub"}, nil, 1, "not a regular file"},
+		{"output directory missing", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/img", "{dir}/nodir/out"}, nil, 1, "creating the output"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := setupErrDir(t)
+			before := dirNames(t, dir)
+			sub := func(s string) string { return strings.ReplaceAll(s, "{dir}", dir) }
+			args := make([]string, len(c.args))
+			for i, a := range c.args {
+				args[i] = sub(a)
+			}
+			r := runCmd(t, bytes.NewReader(c.stdin), args...)
+			if r.code != c.code {
+				t.Errorf("exit %d, want %d; stderr %q", r.code, c.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, sub(c.msg)) {
+				t.Errorf("stderr %q does not contain %q", r.stderr, sub(c.msg))
+			}
+			if c.code == 1 {
+				// One clear line for a failure.
+				if n := strings.Count(strings.TrimRight(r.stderr, "\n"), "\n"); n != 0 {
+					t.Errorf("stderr has %d lines, want 1: %q", n+1, r.stderr)
+				}
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout %q, want nothing", r.stdout)
+			}
+			if after := dirNames(t, dir); !slices.Equal(before, after) {
+				t.Errorf("directory changed: %v -> %v", before, after)
+			}
+			if got := readFile(t, filepath.Join(dir, "exists")); string(got) != "keep me" {
+				t.Errorf("existing output changed to %q", got)
+			}
+		})
+	}
+}
+
+// failingReader returns good data and then an error, like a disk that
+// fails mid-read.
+type failingReader struct{ left int }
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	if f.left == 0 {
+		return 0, errors.New("device error")
+	}
+	n := min(len(p), f.left)
+	f.left -= n
+	return n, nil
+}
+
+// TestReadErrorLeavesNothing: an input that fails after several chunks
+// makes the command fail and leaves no output file.
+func TestReadErrorLeavesNothing(t *testing.T) {
+	withChunkSize(t, 4096)
+	dir := t.TempDir()
+	keyPath := writeFile(t, dir, "key", randBytes(t, 64))
+	out := filepath.Join(dir, "out")
+	var so, se bytes.Buffer
+	code := run([]string{"encrypt", "--key-file", keyPath, "-", out}, &failingReader{left: 10 * 4096}, &so, &se)
+	if code != 1 || !strings.Contains(se.String(), "reading input: device error") {
+		t.Fatalf("exit %d, stderr %q", code, se.String())
+	}
+	if names := dirNames(t, dir); !slices.Equal(names, []string{"key"}) {
+		t.Fatalf("directory holds %v after a failed run", names)
+	}
+}
+
+// failingWriter accepts some bytes and then fails, like a full disk.
+type failingWriter struct{ left int }
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	if len(p) > f.left {
+		return 0, errors.New("no space left on device")
+	}
+	f.left -= len(p)
+	return len(p), nil
+}
+
+func TestWriteErrorFails(t *testing.T) {
+	withChunkSize(t, 4096)
+	dir := t.TempDir()
+	keyPath := writeFile(t, dir, "key", randBytes(t, 64))
+	var se bytes.Buffer
+	code := run([]string{"encrypt", "--key-file", keyPath, "-", "-"}, bytes.NewReader(make([]byte, 64*4096)), &failingWriter{left: 3 * 4096}, &se)
+	if code != 1 || !strings.Contains(se.String(), "writing output: no space left on device") {
+		t.Fatalf("exit %d, stderr %q", code, se.String())
+	}
+}
+
+// TestHelp: every command has --help, printed to stdout with status 0.
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"help"}, {"bench", "--help"}, {"info", "-h"}, {"encrypt", "--help"}, {"decrypt", "--help"}} {
+		r := runCmd(t, nil, args...)
+		if r.code != 0 || !strings.Contains(r.stdout, "Usage") || r.stderr != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	r := runCmd(t, nil, "encrypt", "--help")
+	for _, flag := range []string{"--key-file", "--cipher", "--sector-size", "--iv-large-sectors", "--skip", "--offset", "--force", "cryptsetup open"} {
+		if !strings.Contains(r.stdout, flag) {
+			t.Errorf("encrypt --help does not mention %s", flag)
+		}
+	}
+}

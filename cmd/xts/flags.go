@@ -1,0 +1,126 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// cmdFlags is a command's flag set and the help text --help prints.
+type cmdFlags struct {
+	*flag.FlagSet
+	usage string
+	out   io.Writer
+}
+
+// newFlagSet returns a flag set that reports errors through parseFlags
+// instead of printing them, so that every command fails the same way: one
+// line on stderr and exit status 2, the help only when asked for.
+func newFlagSet(name, usage string, out io.Writer) *cmdFlags {
+	fs := flag.NewFlagSet("xts "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &cmdFlags{FlagSet: fs, usage: usage, out: out}
+}
+
+// printFlags lists the flags GNU-style, with two dashes (both spellings
+// are accepted), the value's name taken from `backquotes` in the usage.
+func printFlags(out io.Writer, fs *flag.FlagSet) {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		return
+	}
+	fmt.Fprintln(out, "\nFlags:")
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		dashes := "--"
+		if len(f.Name) == 1 {
+			dashes = "-"
+		}
+		line := "  " + dashes + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			usage += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(out, "%s\n      %s\n", line, usage)
+	})
+}
+
+// parseFlags parses args allowing flags and positional arguments in any
+// order (`xts encrypt in.img out.img --key-file k` works as well as the
+// flags-first form); "--" ends the flags. --help prints the usage to
+// stdout and returns errHelpShown.
+func parseFlags(fs *cmdFlags, args []string) ([]string, error) {
+	var pos []string
+	for {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(fs.out, fs.usage)
+			printFlags(fs.out, fs.FlagSet)
+			return nil, errHelpShown
+		}
+		if err != nil {
+			return nil, &usageError{err.Error()}
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		// The flag package stops before the first non-flag, or just after
+		// a "--" that it consumed: then everything left is positional.
+		if i := len(args) - len(rest) - 1; i >= 0 && args[i] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// parseInts parses a comma-separated list of positive integers.
+func parseInts(flagName, s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil || v <= 0 {
+			return nil, usagef("--%s: %q is not a positive integer", flagName, f)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, usagef("--%s: empty list", flagName)
+	}
+	return out, nil
+}
+
+// parseList splits a comma-separated list, checking each entry against
+// allowed (when not nil) and removing duplicates.
+func parseList(flagName, s string, allowed []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" || seen[f] {
+			continue
+		}
+		if allowed != nil && !slices.Contains(allowed, f) {
+			return nil, usagef("--%s: unknown value %q (one of %s)", flagName, f, strings.Join(allowed, ", "))
+		}
+		seen[f] = true
+		out = append(out, f)
+	}
+	if len(out) == 0 {
+		return nil, usagef("--%s: empty list", flagName)
+	}
+	return out, nil
+}

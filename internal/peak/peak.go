@@ -1,0 +1,113 @@
+// Package peak measures this CPU's AES round throughput, the hardware limit
+// that AES-XTS throughput is compared against.
+//
+// AES-XTS needs at least one AES round per 16-byte block per round key: 10,
+// 12 or 14 rounds for AES-128, -192 or -256. Tweaks, XORs, loads and stores
+// can hide beside the rounds but never make them cheaper, so a core that
+// retires R block-rounds per second cannot exceed 16·R/rounds bytes per
+// second. The loops here issue 12 independent rounds per iteration (more
+// than latency × throughput on any current core), on the widest registers
+// the CPU and OS allow.
+package peak
+
+import (
+	"errors"
+	"runtime"
+	"time"
+)
+
+// RoundsPerIter is the number of AES instructions in one iteration of every
+// generated loop.
+const RoundsPerIter = 12
+
+// ErrUnavailable is returned where no loop can run: not amd64, the purego
+// build tag, or a CPU without AES-NI.
+var ErrUnavailable = errors.New("peak: AES round bound unavailable on this CPU or build")
+
+// A Loop is one generated AES round loop.
+type Loop struct {
+	Name    string // e.g. "vaesenc-zmm"
+	Width   int    // bytes per register: 16, 32 or 64
+	run     func(n uint64)
+	missing string // what the CPU or OS lacks; "" when the loop can run
+}
+
+// Runnable reports whether this CPU and OS can run the loop.
+func (l Loop) Runnable() bool { return l.run != nil && l.missing == "" }
+
+// Missing says what the CPU or OS lacks for the loop, or "" if nothing.
+func (l Loop) Missing() string { return l.missing }
+
+// Loops lists every loop known on this platform, narrowest first, runnable
+// or not.
+func Loops() []Loop { return loops() }
+
+// Widest returns the runnable loop with the widest registers.
+func Widest() (Loop, error) {
+	var best Loop
+	for _, l := range loops() {
+		if l.Runnable() && l.Width >= best.Width {
+			best = l
+		}
+	}
+	if !best.Runnable() {
+		return Loop{}, ErrUnavailable
+	}
+	return best, nil
+}
+
+// Rate runs the loop for about d after calibrating it and returns the
+// measured block-rounds per second (one block-round = one AES round on one
+// 16-byte block). The caller takes the best of several calls: interference
+// only ever makes a run slower.
+func (l Loop) Rate(d time.Duration) float64 {
+	if !l.Runnable() {
+		return 0
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	// Calibrate: grow n until one run takes long enough to time reliably,
+	// then scale it to d.
+	n := uint64(1 << 10)
+	t := l.timed(n)
+	for t < 2*time.Millisecond && n < 1<<40 {
+		n *= 4
+		t = l.timed(n)
+	}
+	if want := uint64(float64(n) * d.Seconds() / t.Seconds()); want > n {
+		n = want
+		t = l.timed(n)
+	}
+	rounds := float64(n) * RoundsPerIter * float64(l.Width/16)
+	return rounds / t.Seconds()
+}
+
+func (l Loop) timed(n uint64) time.Duration {
+	start := time.Now()
+	l.run(n)
+	return time.Since(start)
+}
+
+// Rounds returns the AES round count for a key of keyBits bits (128, 192
+// or 256), or 0 for any other size.
+func Rounds(keyBits int) int {
+	switch keyBits {
+	case 128:
+		return 10
+	case 192:
+		return 12
+	case 256:
+		return 14
+	}
+	return 0
+}
+
+// BoundMBps converts block-rounds per second into the AES-XTS throughput
+// limit in MB/s (10^6 bytes per second) for a key of keyBits bits.
+func BoundMBps(blockRoundsPerSec float64, keyBits int) float64 {
+	r := Rounds(keyBits)
+	if r == 0 {
+		return 0
+	}
+	return 16 * blockRoundsPerSec / float64(r) / 1e6
+}
