@@ -741,7 +741,7 @@ DATA xtsCTSMask<>+31(SB)/1, $0xff
 GLOBL xtsCTSMask<>(SB), RODATA|NOPTR, $32
 
 // func encryptAESNI(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
-// Requires: AES, CMOV, SSE2, SSSE3
+// Requires: AES, CMOV, SSE, SSE2, SSSE3
 TEXT ·encryptAESNI(SB), NOSPLIT, $0-72
 	MOVQ ks+0(FP), AX
 	MOVQ dst_base+8(FP), DI
@@ -773,7 +773,8 @@ TEXT ·encryptAESNI(SB), NOSPLIT, $0-72
 	// serial chain before any data can move: wider variants run it in every lane
 	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
 	// follows it, and the first round's XOR has a fixed address per key size.
-	MOVOU  (DX), X4
+	MOVQ   (DX), X4
+	MOVHPS 8(DX), X4
 	TESTQ  $0x00000001, R8
 	JZ     tweak_ready_7
 	CMPQ   BX, $0x0c
@@ -1201,7 +1202,7 @@ ret_5:
 	RET
 
 // func decryptAESNI(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
-// Requires: AES, CMOV, SSE2, SSSE3
+// Requires: AES, CMOV, SSE, SSE2, SSSE3
 TEXT ·decryptAESNI(SB), NOSPLIT, $0-72
 	MOVQ ks+0(FP), AX
 	MOVQ dst_base+8(FP), DI
@@ -1233,7 +1234,8 @@ TEXT ·decryptAESNI(SB), NOSPLIT, $0-72
 	// serial chain before any data can move: wider variants run it in every lane
 	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
 	// follows it, and the first round's XOR has a fixed address per key size.
-	MOVOU  (DX), X4
+	MOVQ   (DX), X4
+	MOVHPS 8(DX), X4
 	TESTQ  $0x00000001, R8
 	JZ     tweak_ready_7
 	CMPQ   BX, $0x0c
@@ -1693,7 +1695,8 @@ TEXT ·encryptAESNIAVX(SB), NOSPLIT, $0-72
 	// serial chain before any data can move: wider variants run it in every lane
 	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
 	// follows it, and the first round's XOR has a fixed address per key size.
-	VMOVDQU (DX), X4
+	VMOVQ   (DX), X4
+	VPINSRQ $0x01, 8(DX), X4, X4
 	TESTQ   $0x00000001, R8
 	JZ      tweak_ready_7
 	CMPQ    BX, $0x0c
@@ -2131,7 +2134,8 @@ TEXT ·decryptAESNIAVX(SB), NOSPLIT, $0-72
 	// serial chain before any data can move: wider variants run it in every lane
 	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
 	// follows it, and the first round's XOR has a fixed address per key size.
-	VMOVDQU (DX), X4
+	VMOVQ   (DX), X4
+	VPINSRQ $0x01, 8(DX), X4, X4
 	TESTQ   $0x00000001, R8
 	JZ      tweak_ready_7
 	CMPQ    BX, $0x0c
@@ -2569,7 +2573,9 @@ TEXT ·encryptVAESAVX2(SB), NOSPLIT, $0-72
 	// serial chain before any data can move: wider variants run it in every lane
 	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
 	// follows it, and the first round's XOR has a fixed address per key size.
-	VBROADCASTI128 (DX), Y4
+	VPBROADCASTQ   (DX), Y4
+	VPBROADCASTQ   8(DX), Y13
+	VPUNPCKLQDQ    Y13, Y4, Y4
 	TESTQ          $0x00000001, R8
 	JZ             tweak_ready_7
 	VBROADCASTI128 480(AX), Y0
@@ -3121,7 +3127,9 @@ TEXT ·decryptVAESAVX2(SB), NOSPLIT, $0-72
 	// serial chain before any data can move: wider variants run it in every lane
 	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
 	// follows it, and the first round's XOR has a fixed address per key size.
-	VBROADCASTI128 (DX), Y4
+	VPBROADCASTQ   (DX), Y4
+	VPBROADCASTQ   8(DX), Y13
+	VPUNPCKLQDQ    Y13, Y4, Y4
 	TESTQ          $0x00000001, R8
 	JZ             tweak_ready_7
 	VBROADCASTI128 480(AX), Y0
@@ -3673,7 +3681,9 @@ TEXT ·encryptVAESAVX10_256(SB), NOSPLIT, $0-72
 	// serial chain before any data can move: wider variants run it in every lane
 	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
 	// follows it, and the first round's XOR has a fixed address per key size.
-	VBROADCASTI32X4 (DX), Y4
+	VPBROADCASTQ    (DX), Y4
+	VPBROADCASTQ    8(DX), Y13
+	VPUNPCKLQDQ     Y13, Y4, Y4
 	TESTQ           $0x00000001, R8
 	JZ              tweak_ready_7
 	VBROADCASTI32X4 480(AX), Y16
@@ -4078,7 +4088,9 @@ TEXT ·decryptVAESAVX10_256(SB), NOSPLIT, $0-72
 	// serial chain before any data can move: wider variants run it in every lane
 	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
 	// follows it, and the first round's XOR has a fixed address per key size.
-	VBROADCASTI32X4 (DX), Y4
+	VPBROADCASTQ    (DX), Y4
+	VPBROADCASTQ    8(DX), Y13
+	VPUNPCKLQDQ     Y13, Y4, Y4
 	TESTQ           $0x00000001, R8
 	JZ              tweak_ready_7
 	VBROADCASTI32X4 480(AX), Y16
@@ -4483,7 +4495,9 @@ TEXT ·encryptVAESAVX10_512(SB), NOSPLIT, $0-72
 	// serial chain before any data can move: wider variants run it in every lane
 	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
 	// follows it, and the first round's XOR has a fixed address per key size.
-	VBROADCASTI32X4 (DX), Z4
+	VPBROADCASTQ    (DX), Z4
+	VPBROADCASTQ    8(DX), Z13
+	VPUNPCKLQDQ     Z13, Z4, Z4
 	TESTQ           $0x00000001, R8
 	JZ              tweak_ready_7
 	VBROADCASTI32X4 480(AX), Z16
@@ -4888,7 +4902,9 @@ TEXT ·decryptVAESAVX10_512(SB), NOSPLIT, $0-72
 	// serial chain before any data can move: wider variants run it in every lane
 	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
 	// follows it, and the first round's XOR has a fixed address per key size.
-	VBROADCASTI32X4 (DX), Z4
+	VPBROADCASTQ    (DX), Z4
+	VPBROADCASTQ    8(DX), Z13
+	VPUNPCKLQDQ     Z13, Z4, Z4
 	TESTQ           $0x00000001, R8
 	JZ              tweak_ready_7
 	VBROADCASTI32X4 480(AX), Z16

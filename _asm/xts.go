@@ -176,7 +176,7 @@ func genXTSRoutine(p xtsParams, dec bool) {
 	xt := g.x(g.t[0])
 	tweakReady := g.label("tweak_ready")
 	if L == 1 {
-		g.loadu(Mem{Base: rTweakP}, xt)
+		g.loadTweak128(xt)
 		TESTQ(U32(1), rFlags)
 		JZ(LabelRef(tweakReady))
 		tk := func(row int) Mem { return Mem{Base: rKS, Disp: ksTweak + 16*row} }
@@ -184,7 +184,9 @@ func genXTSRoutine(p xtsParams, dec bool) {
 			func(row int) { g.aes(false, row == 14, tk(row), xt) })
 	} else {
 		tv := g.v(g.t[0])
-		g.loadKey(Mem{Base: rTweakP}, tv)
+		VPBROADCASTQ(Mem{Base: rTweakP}, tv)
+		VPBROADCASTQ(Mem{Base: rTweakP, Disp: 8}, g.v(g.s[0]))
+		VPUNPCKLQDQ(g.v(g.s[0]), tv, tv)
 		TESTQ(U32(1), rFlags)
 		JZ(LabelRef(tweakReady))
 		tk := func(row int) reg.VecPhysical { return g.v(g.tweakKeyReg(row)) }
@@ -417,6 +419,20 @@ func (g *xg) mainStep() {
 	for j := 0; j < 4; j++ {
 		g.storeu(g.v(g.d[j]), Mem{Base: rDst, Disp: j * g.vlen})
 	}
+}
+
+// loadTweak128 loads *tweak as two 8-byte halves: callers usually build
+// it with two 8-byte stores, which cannot forward to one 16-byte load (the
+// load would wait for the stores to retire, and consecutive calls would no
+// longer overlap).
+func (g *xg) loadTweak128(x reg.VecPhysical) {
+	if !g.vex {
+		MOVQ(Mem{Base: rTweakP}, x)
+		MOVHPS(Mem{Base: rTweakP, Disp: 8}, x)
+		return
+	}
+	VMOVQ(Mem{Base: rTweakP}, x)
+	VPINSRQ(U8(1), Mem{Base: rTweakP, Disp: 8}, x, x)
 }
 
 // tweakKeyReg returns the register that holds tweak-key row during the
