@@ -375,9 +375,8 @@ func (g *xg) mainStep() {
 		}
 	}
 	// Where the tweak computation goes, measured on Zen 4: with zmm all of
-	// it before the rounds, with ymm and 32 registers spread over rows 5-7
-	// (the first rounds every key size runs), with 16 registers over rows
-	// 5-13 (their loop relies most on overlapping consecutive steps).
+	// it before the rounds, with ymm spread over rows 5-7 (the first rounds
+	// every key size runs), with xmm over rows 5-13.
 	fill := g.nextTweaks()
 	spreadFrom, spreadTo := 5, 13
 	switch {
@@ -386,7 +385,7 @@ func (g *xg) mainStep() {
 			f()
 		}
 		fill = nil
-	case g.avx512:
+	case g.vlen == 32:
 		spreadTo = 7
 	}
 	g.rounds(func(row int) {
