@@ -56,12 +56,14 @@ var (
 // 32 registers (AVX-512): data 0-3, tweaks 4-7, last-round keys 8-11
 // (K14 ^ tweak), 0x87 constant 12, scratch 13, 14, 30, 31, round key
 // rows s..14 in 15 (the first row of this key size) and 16-29 (rows 1-14),
-// all broadcast once per call.
+// all broadcast once per call. The tweak key's rows 0-14 use 16-30 first.
 //
 // 16 registers: data 0-3, tweaks 4-7, next tweaks 8-11, constant 12
-// (0x87 for VPCLMULQDQ, or the doubling mask for xmm), scratch 13, a round
-// key loaded per round 14, first round key 15. The other round keys are
-// memory operands (xmm) or broadcast per round (ymm).
+// (0x87 for VPCLMULQDQ, or the doubling mask for xmm), scratch 13, first
+// round key 15; the other round keys are memory operands (xmm) or
+// broadcast per round into 14 (ymm, where a memory operand would need
+// the key twice in memory). The ymm tweak encryption holds its key in
+// all registers but the tweak's.
 type xg struct {
 	xtsParams
 	dec    bool
@@ -101,10 +103,11 @@ func (g *xg) key0Mem(off int) Mem {
 // unit (or a part of one) per call. Outline:
 //
 //	load arguments; bulk = len &^ 15, less the last full block if stealing
-//	if flags&1: T = AES-Enc(tweak key, *tweak)
+//	T = *tweak (in every lane); if flags&1: T = AES-Enc(tweak key, T)
 //	load round keys and constants
-//	if bulk >= vector: first tweak vector T·x^0..T·x^(L-1)
-//	if bulk >= 4 vectors: three more, then the main loop, 4 vectors a step
+//	if bulk >= 4 vectors: tweak vectors 0-3 (T·x^0 .. T·x^(4L-1)), then
+//	    the main loop, 4 vectors a step, next tweaks between the rounds
+//	else if bulk >= 1 vector: tweak vector 0
 //	one vector at a time, then (ymm, zmm) one block at a time
 //	ciphertext stealing if len % 16 != 0
 //	if flags&2: *tweak = T·x^(len/16)
