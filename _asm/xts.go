@@ -214,7 +214,6 @@ func genXTSRoutine(p xtsParams, dec bool) {
 		g.loadu(xtsDouble, g.x(g.poly))
 	}
 
-
 	if L > 1 {
 		Comment("Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),")
 		Comment("all four at once (per-lane shift counts, one multiply for the carries).")
