@@ -741,7 +741,7 @@ DATA xtsCTSMask<>+31(SB)/1, $0xff
 GLOBL xtsCTSMask<>(SB), RODATA|NOPTR, $32
 
 // func encryptAESNI(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
-// Requires: AES, CMOV, SSE2, SSSE3
+// Requires: AES, CMOV, SSE, SSE2, SSSE3
 TEXT ·encryptAESNI(SB), NOSPLIT, $0-72
 	MOVQ ks+0(FP), AX
 	MOVQ dst_base+8(FP), DI
@@ -757,6 +757,10 @@ TEXT ·encryptAESNI(SB), NOSPLIT, $0-72
 	SHLQ $0x04, R11
 	SUBQ R11, R10
 
+	// Fewer than 16 bytes breaks the contract: do nothing rather than misread.
+	CMPQ CX, $0x10
+	JB   ret_5
+
 	// Bulk bytes: the full blocks, less the last one when stealing.
 	MOVQ    CX, R9
 	ANDQ    $0x0f, R9
@@ -769,29 +773,30 @@ TEXT ·encryptAESNI(SB), NOSPLIT, $0-72
 	// serial chain before any data can move: wider variants run it in every lane
 	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
 	// follows it, and the first round's XOR has a fixed address per key size.
-	MOVOU  (DX), X4
+	MOVQ   (DX), X4
+	MOVHPS 8(DX), X4
 	TESTQ  $0x00000001, R8
-	JZ     tweak_ready_1
+	JZ     tweak_ready_7
 	CMPQ   BX, $0x0c
-	JB     aes128_2
-	JE     aes192_3
+	JB     aes128_8
+	JE     aes192_9
 	PXOR   480(AX), X4
 	AESENC 496(AX), X4
 	AESENC 512(AX), X4
 	AESENC 528(AX), X4
 	AESENC 544(AX), X4
-	JMP    aes_common_4
+	JMP    aes_common_10
 
-aes192_3:
+aes192_9:
 	PXOR   512(AX), X4
 	AESENC 528(AX), X4
 	AESENC 544(AX), X4
-	JMP    aes_common_4
+	JMP    aes_common_10
 
-aes128_2:
+aes128_8:
 	PXOR 544(AX), X4
 
-aes_common_4:
+aes_common_10:
 	AESENC     560(AX), X4
 	AESENC     576(AX), X4
 	AESENC     592(AX), X4
@@ -803,12 +808,12 @@ aes_common_4:
 	AESENC     688(AX), X4
 	AESENCLAST 704(AX), X4
 
-tweak_ready_1:
+tweak_ready_7:
 	// Round keys and constants.
 	MOVOA (AX)(R10*1), X15
 	MOVOU xtsDouble<>+0(SB), X12
 	CMPQ  CX, $0x00000040
-	JB    vector_tail_5
+	JB    vector_tail_1
 
 	// Tweaks of blocks 1-3.
 	PSHUFD $0x13, X4, X13
@@ -831,7 +836,7 @@ tweak_ready_1:
 	PXOR   X13, X7
 
 	// Main loop: 4 vectors per step.
-loop_10:
+loop_6:
 	MOVOU  (SI), X0
 	PXOR   X4, X0
 	PXOR   X15, X0
@@ -1055,7 +1060,7 @@ aes128_15:
 	ADDQ       $0x00000040, DI
 	SUBQ       $0x00000040, CX
 	CMPQ       CX, $0x00000040
-	JAE        loop_10
+	JAE        loop_6
 	JMP        loop_end_14
 
 loop_half_13:
@@ -1066,9 +1071,9 @@ loop_half_13:
 
 loop_end_14:
 	// One vector at a time.
-vector_tail_5:
+vector_tail_1:
 	CMPQ   CX, $0x00000010
-	JB     steal_7
+	JB     steal_3
 	MOVOU  (SI), X0
 	PXOR   X15, X0
 	PXOR   X4, X0
@@ -1104,12 +1109,12 @@ aes128_17:
 	ADDQ       $0x00000010, SI
 	ADDQ       $0x00000010, DI
 	SUBQ       $0x00000010, CX
-	JMP        vector_tail_5
+	JMP        vector_tail_1
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_7:
+steal_3:
 	TESTQ  R9, R9
-	JZ     done_8
+	JZ     done_4
 	MOVO   X4, X5
 	PSHUFD $0x13, X4, X13
 	PSRAL  $0x1f, X13
@@ -1188,16 +1193,16 @@ aes128_21:
 	MOVOU      X0, (DI)(R9*1)
 	MOVOU      X1, (DI)
 
-done_8:
+done_4:
 	TESTQ $0x00000002, R8
-	JZ    ret_9
+	JZ    ret_5
 	MOVOU X4, (DX)
 
-ret_9:
+ret_5:
 	RET
 
 // func decryptAESNI(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
-// Requires: AES, CMOV, SSE2, SSSE3
+// Requires: AES, CMOV, SSE, SSE2, SSSE3
 TEXT ·decryptAESNI(SB), NOSPLIT, $0-72
 	MOVQ ks+0(FP), AX
 	MOVQ dst_base+8(FP), DI
@@ -1213,6 +1218,10 @@ TEXT ·decryptAESNI(SB), NOSPLIT, $0-72
 	SHLQ $0x04, R11
 	SUBQ R11, R10
 
+	// Fewer than 16 bytes breaks the contract: do nothing rather than misread.
+	CMPQ CX, $0x10
+	JB   ret_5
+
 	// Bulk bytes: the full blocks, less the last one when stealing.
 	MOVQ    CX, R9
 	ANDQ    $0x0f, R9
@@ -1225,29 +1234,30 @@ TEXT ·decryptAESNI(SB), NOSPLIT, $0-72
 	// serial chain before any data can move: wider variants run it in every lane
 	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
 	// follows it, and the first round's XOR has a fixed address per key size.
-	MOVOU  (DX), X4
+	MOVQ   (DX), X4
+	MOVHPS 8(DX), X4
 	TESTQ  $0x00000001, R8
-	JZ     tweak_ready_1
+	JZ     tweak_ready_7
 	CMPQ   BX, $0x0c
-	JB     aes128_2
-	JE     aes192_3
+	JB     aes128_8
+	JE     aes192_9
 	PXOR   480(AX), X4
 	AESENC 496(AX), X4
 	AESENC 512(AX), X4
 	AESENC 528(AX), X4
 	AESENC 544(AX), X4
-	JMP    aes_common_4
+	JMP    aes_common_10
 
-aes192_3:
+aes192_9:
 	PXOR   512(AX), X4
 	AESENC 528(AX), X4
 	AESENC 544(AX), X4
-	JMP    aes_common_4
+	JMP    aes_common_10
 
-aes128_2:
+aes128_8:
 	PXOR 544(AX), X4
 
-aes_common_4:
+aes_common_10:
 	AESENC     560(AX), X4
 	AESENC     576(AX), X4
 	AESENC     592(AX), X4
@@ -1259,12 +1269,12 @@ aes_common_4:
 	AESENC     688(AX), X4
 	AESENCLAST 704(AX), X4
 
-tweak_ready_1:
+tweak_ready_7:
 	// Round keys and constants.
 	MOVOA 240(AX)(R10*1), X15
 	MOVOU xtsDouble<>+0(SB), X12
 	CMPQ  CX, $0x00000040
-	JB    vector_tail_5
+	JB    vector_tail_1
 
 	// Tweaks of blocks 1-3.
 	PSHUFD $0x13, X4, X13
@@ -1287,7 +1297,7 @@ tweak_ready_1:
 	PXOR   X13, X7
 
 	// Main loop: 4 vectors per step.
-loop_10:
+loop_6:
 	MOVOU  (SI), X0
 	PXOR   X4, X0
 	PXOR   X15, X0
@@ -1511,7 +1521,7 @@ aes128_15:
 	ADDQ       $0x00000040, DI
 	SUBQ       $0x00000040, CX
 	CMPQ       CX, $0x00000040
-	JAE        loop_10
+	JAE        loop_6
 	JMP        loop_end_14
 
 loop_half_13:
@@ -1522,9 +1532,9 @@ loop_half_13:
 
 loop_end_14:
 	// One vector at a time.
-vector_tail_5:
+vector_tail_1:
 	CMPQ   CX, $0x00000010
-	JB     steal_7
+	JB     steal_3
 	MOVOU  (SI), X0
 	PXOR   X15, X0
 	PXOR   X4, X0
@@ -1560,12 +1570,12 @@ aes128_17:
 	ADDQ       $0x00000010, SI
 	ADDQ       $0x00000010, DI
 	SUBQ       $0x00000010, CX
-	JMP        vector_tail_5
+	JMP        vector_tail_1
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_7:
+steal_3:
 	TESTQ  R9, R9
-	JZ     done_8
+	JZ     done_4
 	MOVO   X4, X5
 	PSHUFD $0x13, X4, X13
 	PSRAL  $0x1f, X13
@@ -1644,12 +1654,12 @@ aes128_21:
 	MOVOU      X0, (DI)(R9*1)
 	MOVOU      X1, (DI)
 
-done_8:
+done_4:
 	TESTQ $0x00000002, R8
-	JZ    ret_9
+	JZ    ret_5
 	MOVOU X4, (DX)
 
-ret_9:
+ret_5:
 	RET
 
 // func encryptAESNIAVX(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
@@ -1669,6 +1679,10 @@ TEXT ·encryptAESNIAVX(SB), NOSPLIT, $0-72
 	SHLQ $0x04, R11
 	SUBQ R11, R10
 
+	// Fewer than 16 bytes breaks the contract: do nothing rather than misread.
+	CMPQ CX, $0x10
+	JB   ret_5
+
 	// Bulk bytes: the full blocks, less the last one when stealing.
 	MOVQ    CX, R9
 	ANDQ    $0x0f, R9
@@ -1681,29 +1695,30 @@ TEXT ·encryptAESNIAVX(SB), NOSPLIT, $0-72
 	// serial chain before any data can move: wider variants run it in every lane
 	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
 	// follows it, and the first round's XOR has a fixed address per key size.
-	VMOVDQU (DX), X4
+	VMOVQ   (DX), X4
+	VPINSRQ $0x01, 8(DX), X4, X4
 	TESTQ   $0x00000001, R8
-	JZ      tweak_ready_1
+	JZ      tweak_ready_7
 	CMPQ    BX, $0x0c
-	JB      aes128_2
-	JE      aes192_3
+	JB      aes128_8
+	JE      aes192_9
 	VPXOR   480(AX), X4, X4
 	VAESENC 496(AX), X4, X4
 	VAESENC 512(AX), X4, X4
 	VAESENC 528(AX), X4, X4
 	VAESENC 544(AX), X4, X4
-	JMP     aes_common_4
+	JMP     aes_common_10
 
-aes192_3:
+aes192_9:
 	VPXOR   512(AX), X4, X4
 	VAESENC 528(AX), X4, X4
 	VAESENC 544(AX), X4, X4
-	JMP     aes_common_4
+	JMP     aes_common_10
 
-aes128_2:
+aes128_8:
 	VPXOR 544(AX), X4, X4
 
-aes_common_4:
+aes_common_10:
 	VAESENC     560(AX), X4, X4
 	VAESENC     576(AX), X4, X4
 	VAESENC     592(AX), X4, X4
@@ -1715,12 +1730,12 @@ aes_common_4:
 	VAESENC     688(AX), X4, X4
 	VAESENCLAST 704(AX), X4, X4
 
-tweak_ready_1:
+tweak_ready_7:
 	// Round keys and constants.
 	VMOVDQA (AX)(R10*1), X15
 	VMOVDQU xtsDouble<>+0(SB), X12
 	CMPQ    CX, $0x00000040
-	JB      vector_tail_5
+	JB      vector_tail_1
 
 	// Tweaks of blocks 1-3.
 	VPSHUFD $0x13, X4, X13
@@ -1740,7 +1755,7 @@ tweak_ready_1:
 	VPXOR   X13, X7, X7
 
 	// Main loop: 4 vectors per step.
-loop_10:
+loop_6:
 	VPXOR   (SI), X4, X0
 	VPXOR   X15, X0, X0
 	VPXOR   16(SI), X5, X1
@@ -1948,7 +1963,7 @@ aes128_15:
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
 	CMPQ        CX, $0x00000040
-	JAE         loop_10
+	JAE         loop_6
 	JMP         loop_end_14
 
 loop_half_13:
@@ -1959,9 +1974,9 @@ loop_half_13:
 
 loop_end_14:
 	// One vector at a time.
-vector_tail_5:
+vector_tail_1:
 	CMPQ    CX, $0x00000010
-	JB      steal_7
+	JB      steal_3
 	VMOVDQU (SI), X0
 	VPXOR   X15, X0, X0
 	VPXOR   X4, X0, X0
@@ -1996,12 +2011,12 @@ aes128_17:
 	ADDQ        $0x00000010, SI
 	ADDQ        $0x00000010, DI
 	SUBQ        $0x00000010, CX
-	JMP         vector_tail_5
+	JMP         vector_tail_1
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_7:
+steal_3:
 	TESTQ   R9, R9
-	JZ      done_8
+	JZ      done_4
 	VMOVDQA X4, X5
 	VPSHUFD $0x13, X4, X13
 	VPSRAD  $0x1f, X13, X13
@@ -2078,12 +2093,12 @@ aes128_21:
 	VMOVDQU     X0, (DI)(R9*1)
 	VMOVDQU     X1, (DI)
 
-done_8:
+done_4:
 	TESTQ   $0x00000002, R8
-	JZ      ret_9
+	JZ      ret_5
 	VMOVDQU X4, (DX)
 
-ret_9:
+ret_5:
 	RET
 
 // func decryptAESNIAVX(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
@@ -2103,6 +2118,10 @@ TEXT ·decryptAESNIAVX(SB), NOSPLIT, $0-72
 	SHLQ $0x04, R11
 	SUBQ R11, R10
 
+	// Fewer than 16 bytes breaks the contract: do nothing rather than misread.
+	CMPQ CX, $0x10
+	JB   ret_5
+
 	// Bulk bytes: the full blocks, less the last one when stealing.
 	MOVQ    CX, R9
 	ANDQ    $0x0f, R9
@@ -2115,29 +2134,30 @@ TEXT ·decryptAESNIAVX(SB), NOSPLIT, $0-72
 	// serial chain before any data can move: wider variants run it in every lane
 	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
 	// follows it, and the first round's XOR has a fixed address per key size.
-	VMOVDQU (DX), X4
+	VMOVQ   (DX), X4
+	VPINSRQ $0x01, 8(DX), X4, X4
 	TESTQ   $0x00000001, R8
-	JZ      tweak_ready_1
+	JZ      tweak_ready_7
 	CMPQ    BX, $0x0c
-	JB      aes128_2
-	JE      aes192_3
+	JB      aes128_8
+	JE      aes192_9
 	VPXOR   480(AX), X4, X4
 	VAESENC 496(AX), X4, X4
 	VAESENC 512(AX), X4, X4
 	VAESENC 528(AX), X4, X4
 	VAESENC 544(AX), X4, X4
-	JMP     aes_common_4
+	JMP     aes_common_10
 
-aes192_3:
+aes192_9:
 	VPXOR   512(AX), X4, X4
 	VAESENC 528(AX), X4, X4
 	VAESENC 544(AX), X4, X4
-	JMP     aes_common_4
+	JMP     aes_common_10
 
-aes128_2:
+aes128_8:
 	VPXOR 544(AX), X4, X4
 
-aes_common_4:
+aes_common_10:
 	VAESENC     560(AX), X4, X4
 	VAESENC     576(AX), X4, X4
 	VAESENC     592(AX), X4, X4
@@ -2149,12 +2169,12 @@ aes_common_4:
 	VAESENC     688(AX), X4, X4
 	VAESENCLAST 704(AX), X4, X4
 
-tweak_ready_1:
+tweak_ready_7:
 	// Round keys and constants.
 	VMOVDQA 240(AX)(R10*1), X15
 	VMOVDQU xtsDouble<>+0(SB), X12
 	CMPQ    CX, $0x00000040
-	JB      vector_tail_5
+	JB      vector_tail_1
 
 	// Tweaks of blocks 1-3.
 	VPSHUFD $0x13, X4, X13
@@ -2174,7 +2194,7 @@ tweak_ready_1:
 	VPXOR   X13, X7, X7
 
 	// Main loop: 4 vectors per step.
-loop_10:
+loop_6:
 	VPXOR   (SI), X4, X0
 	VPXOR   X15, X0, X0
 	VPXOR   16(SI), X5, X1
@@ -2382,7 +2402,7 @@ aes128_15:
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
 	CMPQ        CX, $0x00000040
-	JAE         loop_10
+	JAE         loop_6
 	JMP         loop_end_14
 
 loop_half_13:
@@ -2393,9 +2413,9 @@ loop_half_13:
 
 loop_end_14:
 	// One vector at a time.
-vector_tail_5:
+vector_tail_1:
 	CMPQ    CX, $0x00000010
-	JB      steal_7
+	JB      steal_3
 	VMOVDQU (SI), X0
 	VPXOR   X15, X0, X0
 	VPXOR   X4, X0, X0
@@ -2430,12 +2450,12 @@ aes128_17:
 	ADDQ        $0x00000010, SI
 	ADDQ        $0x00000010, DI
 	SUBQ        $0x00000010, CX
-	JMP         vector_tail_5
+	JMP         vector_tail_1
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_7:
+steal_3:
 	TESTQ   R9, R9
-	JZ      done_8
+	JZ      done_4
 	VMOVDQA X4, X5
 	VPSHUFD $0x13, X4, X13
 	VPSRAD  $0x1f, X13, X13
@@ -2512,12 +2532,12 @@ aes128_21:
 	VMOVDQU     X0, (DI)(R9*1)
 	VMOVDQU     X1, (DI)
 
-done_8:
+done_4:
 	TESTQ   $0x00000002, R8
-	JZ      ret_9
+	JZ      ret_5
 	VMOVDQU X4, (DX)
 
-ret_9:
+ret_5:
 	RET
 
 // func encryptVAESAVX2(ks *keySchedule, dst []byte, src []byte, tweak *[16]byte, flags uint64)
@@ -2537,6 +2557,10 @@ TEXT ·encryptVAESAVX2(SB), NOSPLIT, $0-72
 	SHLQ $0x04, R11
 	SUBQ R11, R10
 
+	// Fewer than 16 bytes breaks the contract: do nothing rather than misread.
+	CMPQ CX, $0x10
+	JB   ret_5
+
 	// Bulk bytes: the full blocks, less the last one when stealing.
 	MOVQ    CX, R9
 	ANDQ    $0x0f, R9
@@ -2549,9 +2573,11 @@ TEXT ·encryptVAESAVX2(SB), NOSPLIT, $0-72
 	// serial chain before any data can move: wider variants run it in every lane
 	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
 	// follows it, and the first round's XOR has a fixed address per key size.
-	VBROADCASTI128 (DX), Y4
+	VPBROADCASTQ   (DX), Y4
+	VPBROADCASTQ   8(DX), Y13
+	VPUNPCKLQDQ    Y13, Y4, Y4
 	TESTQ          $0x00000001, R8
-	JZ             tweak_ready_1
+	JZ             tweak_ready_7
 	VBROADCASTI128 480(AX), Y0
 	VBROADCASTI128 496(AX), Y1
 	VBROADCASTI128 512(AX), Y2
@@ -2568,25 +2594,25 @@ TEXT ·encryptVAESAVX2(SB), NOSPLIT, $0-72
 	VBROADCASTI128 688(AX), Y14
 	VBROADCASTI128 704(AX), Y15
 	CMPQ           BX, $0x0c
-	JB             aes128_2
-	JE             aes192_3
+	JB             aes128_8
+	JE             aes192_9
 	VPXOR          Y0, Y4, Y4
 	VAESENC        Y1, Y4, Y4
 	VAESENC        Y2, Y4, Y4
 	VAESENC        Y3, Y4, Y4
 	VAESENC        Y5, Y4, Y4
-	JMP            aes_common_4
+	JMP            aes_common_10
 
-aes192_3:
+aes192_9:
 	VPXOR   Y2, Y4, Y4
 	VAESENC Y3, Y4, Y4
 	VAESENC Y5, Y4, Y4
-	JMP     aes_common_4
+	JMP     aes_common_10
 
-aes128_2:
+aes128_8:
 	VPXOR Y5, Y4, Y4
 
-aes_common_4:
+aes_common_10:
 	VAESENC     Y6, Y4, Y4
 	VAESENC     Y7, Y4, Y4
 	VAESENC     Y8, Y4, Y4
@@ -2598,7 +2624,7 @@ aes_common_4:
 	VAESENC     Y14, Y4, Y4
 	VAESENCLAST Y15, Y4, Y4
 
-tweak_ready_1:
+tweak_ready_7:
 	// Round keys and constants.
 	VBROADCASTI128 (AX)(R10*1), Y15
 	VBROADCASTI128 xtsPoly<>+0(SB), Y12
@@ -2606,7 +2632,7 @@ tweak_ready_1:
 	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
 	// all four at once (per-lane shift counts, one multiply for the carries).
 	CMPQ       CX, $0x00000020
-	JB         block_tail_6
+	JB         block_tail_2
 	CMPQ       CX, $0x00000080
 	JAE        four_vectors_11
 	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
@@ -2615,7 +2641,7 @@ tweak_ready_1:
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
 	VPXOR      Y13, Y4, Y4
 	VPXOR      Y8, Y4, Y4
-	JMP        vector_tail_5
+	JMP        vector_tail_1
 
 four_vectors_11:
 	VPSRLVQ    xtsShr256<>+96(SB), Y4, Y13
@@ -2644,7 +2670,7 @@ four_vectors_11:
 	VPXOR      Y8, Y4, Y4
 
 	// Main loop: 4 vectors per step.
-loop_10:
+loop_6:
 	VPXOR          (SI), Y4, Y0
 	VPXOR          Y15, Y0, Y0
 	VPXOR          32(SI), Y5, Y1
@@ -2687,60 +2713,60 @@ aes128_12:
 	VAESENC        Y14, Y3, Y3
 	VPSRLDQ        $0x0f, Y4, Y13
 	VPSLLDQ        $0x01, Y4, Y8
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VPXOR          Y13, Y8, Y8
+	VPSRLDQ        $0x0f, Y5, Y13
+	VPSLLDQ        $0x01, Y5, Y9
 	VBROADCASTI128 96(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
 	VPCLMULQDQ     $0x00, Y12, Y13, Y13
-	VPXOR          Y13, Y8, Y8
+	VPXOR          Y13, Y9, Y9
+	VPSRLDQ        $0x0f, Y6, Y13
+	VPSLLDQ        $0x01, Y6, Y10
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VBROADCASTI128 112(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPSRLDQ        $0x0f, Y5, Y13
-	VPSLLDQ        $0x01, Y5, Y9
+	VPXOR          Y13, Y10, Y10
+	VPSRLDQ        $0x0f, Y7, Y13
+	VPSLLDQ        $0x01, Y7, Y11
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VPXOR          Y13, Y11, Y11
 	VBROADCASTI128 128(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPCLMULQDQ     $0x00, Y12, Y13, Y13
-	VPXOR          Y13, Y9, Y9
 	VBROADCASTI128 144(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPSRLDQ        $0x0f, Y6, Y13
-	VPSLLDQ        $0x01, Y6, Y10
 	VBROADCASTI128 160(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPCLMULQDQ     $0x00, Y12, Y13, Y13
-	VPXOR          Y13, Y10, Y10
 	VBROADCASTI128 176(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPSRLDQ        $0x0f, Y7, Y13
-	VPSLLDQ        $0x01, Y7, Y11
 	VBROADCASTI128 192(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VBROADCASTI128 208(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPXOR          Y13, Y11, Y11
 	VBROADCASTI128 224(AX), Y14
 	VPXOR          Y14, Y4, Y4
 	VAESENCLAST    Y4, Y0, Y0
@@ -2801,60 +2827,60 @@ aes128_16:
 	VAESENC        Y14, Y3, Y3
 	VPSRLDQ        $0x0f, Y8, Y13
 	VPSLLDQ        $0x01, Y8, Y4
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VPXOR          Y13, Y4, Y4
+	VPSRLDQ        $0x0f, Y9, Y13
+	VPSLLDQ        $0x01, Y9, Y5
 	VBROADCASTI128 96(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
 	VPCLMULQDQ     $0x00, Y12, Y13, Y13
-	VPXOR          Y13, Y4, Y4
+	VPXOR          Y13, Y5, Y5
+	VPSRLDQ        $0x0f, Y10, Y13
+	VPSLLDQ        $0x01, Y10, Y6
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VBROADCASTI128 112(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPSRLDQ        $0x0f, Y9, Y13
-	VPSLLDQ        $0x01, Y9, Y5
+	VPXOR          Y13, Y6, Y6
+	VPSRLDQ        $0x0f, Y11, Y13
+	VPSLLDQ        $0x01, Y11, Y7
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VPXOR          Y13, Y7, Y7
 	VBROADCASTI128 128(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPCLMULQDQ     $0x00, Y12, Y13, Y13
-	VPXOR          Y13, Y5, Y5
 	VBROADCASTI128 144(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPSRLDQ        $0x0f, Y10, Y13
-	VPSLLDQ        $0x01, Y10, Y6
 	VBROADCASTI128 160(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPCLMULQDQ     $0x00, Y12, Y13, Y13
-	VPXOR          Y13, Y6, Y6
 	VBROADCASTI128 176(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPSRLDQ        $0x0f, Y11, Y13
-	VPSLLDQ        $0x01, Y11, Y7
 	VBROADCASTI128 192(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VBROADCASTI128 208(AX), Y14
 	VAESENC        Y14, Y0, Y0
 	VAESENC        Y14, Y1, Y1
 	VAESENC        Y14, Y2, Y2
 	VAESENC        Y14, Y3, Y3
-	VPXOR          Y13, Y7, Y7
 	VBROADCASTI128 224(AX), Y14
 	VPXOR          Y14, Y8, Y8
 	VAESENCLAST    Y8, Y0, Y0
@@ -2872,7 +2898,7 @@ aes128_16:
 	ADDQ           $0x00000080, DI
 	SUBQ           $0x00000080, CX
 	CMPQ           CX, $0x00000080
-	JAE            loop_10
+	JAE            loop_6
 	JMP            loop_end_15
 
 loop_half_14:
@@ -2883,9 +2909,9 @@ loop_half_14:
 
 loop_end_15:
 	// One vector at a time.
-vector_tail_5:
+vector_tail_1:
 	CMPQ           CX, $0x00000020
-	JB             block_tail_6
+	JB             block_tail_2
 	VMOVDQU        (SI), Y0
 	VPXOR          Y15, Y0, Y0
 	VPXOR          Y4, Y0, Y0
@@ -2935,12 +2961,12 @@ aes128_18:
 	ADDQ           $0x00000020, SI
 	ADDQ           $0x00000020, DI
 	SUBQ           $0x00000020, CX
-	JMP            vector_tail_5
+	JMP            vector_tail_1
 
 	// One block at a time.
-block_tail_6:
+block_tail_2:
 	CMPQ    CX, $0x10
-	JB      steal_7
+	JB      steal_3
 	VMOVDQU (SI), X0
 	VPXOR   X15, X0, X0
 	VPXOR   X4, X0, X0
@@ -2976,12 +3002,12 @@ aes128_20:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_6
+	JMP         block_tail_2
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_7:
+steal_3:
 	TESTQ      R9, R9
-	JZ         done_8
+	JZ         done_4
 	VMOVDQA    X4, X5
 	VPSRLQ     $0x3f, X4, X13
 	VPSLLQ     $0x01, X4, X4
@@ -3059,12 +3085,12 @@ aes128_24:
 	VMOVDQU     X0, (DI)(R9*1)
 	VMOVDQU     X1, (DI)
 
-done_8:
+done_4:
 	TESTQ   $0x00000002, R8
-	JZ      ret_9
+	JZ      ret_5
 	VMOVDQU X4, (DX)
 
-ret_9:
+ret_5:
 	VZEROUPPER
 	RET
 
@@ -3085,6 +3111,10 @@ TEXT ·decryptVAESAVX2(SB), NOSPLIT, $0-72
 	SHLQ $0x04, R11
 	SUBQ R11, R10
 
+	// Fewer than 16 bytes breaks the contract: do nothing rather than misread.
+	CMPQ CX, $0x10
+	JB   ret_5
+
 	// Bulk bytes: the full blocks, less the last one when stealing.
 	MOVQ    CX, R9
 	ANDQ    $0x0f, R9
@@ -3097,9 +3127,11 @@ TEXT ·decryptVAESAVX2(SB), NOSPLIT, $0-72
 	// serial chain before any data can move: wider variants run it in every lane
 	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
 	// follows it, and the first round's XOR has a fixed address per key size.
-	VBROADCASTI128 (DX), Y4
+	VPBROADCASTQ   (DX), Y4
+	VPBROADCASTQ   8(DX), Y13
+	VPUNPCKLQDQ    Y13, Y4, Y4
 	TESTQ          $0x00000001, R8
-	JZ             tweak_ready_1
+	JZ             tweak_ready_7
 	VBROADCASTI128 480(AX), Y0
 	VBROADCASTI128 496(AX), Y1
 	VBROADCASTI128 512(AX), Y2
@@ -3116,25 +3148,25 @@ TEXT ·decryptVAESAVX2(SB), NOSPLIT, $0-72
 	VBROADCASTI128 688(AX), Y14
 	VBROADCASTI128 704(AX), Y15
 	CMPQ           BX, $0x0c
-	JB             aes128_2
-	JE             aes192_3
+	JB             aes128_8
+	JE             aes192_9
 	VPXOR          Y0, Y4, Y4
 	VAESENC        Y1, Y4, Y4
 	VAESENC        Y2, Y4, Y4
 	VAESENC        Y3, Y4, Y4
 	VAESENC        Y5, Y4, Y4
-	JMP            aes_common_4
+	JMP            aes_common_10
 
-aes192_3:
+aes192_9:
 	VPXOR   Y2, Y4, Y4
 	VAESENC Y3, Y4, Y4
 	VAESENC Y5, Y4, Y4
-	JMP     aes_common_4
+	JMP     aes_common_10
 
-aes128_2:
+aes128_8:
 	VPXOR Y5, Y4, Y4
 
-aes_common_4:
+aes_common_10:
 	VAESENC     Y6, Y4, Y4
 	VAESENC     Y7, Y4, Y4
 	VAESENC     Y8, Y4, Y4
@@ -3146,7 +3178,7 @@ aes_common_4:
 	VAESENC     Y14, Y4, Y4
 	VAESENCLAST Y15, Y4, Y4
 
-tweak_ready_1:
+tweak_ready_7:
 	// Round keys and constants.
 	VBROADCASTI128 240(AX)(R10*1), Y15
 	VBROADCASTI128 xtsPoly<>+0(SB), Y12
@@ -3154,7 +3186,7 @@ tweak_ready_1:
 	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
 	// all four at once (per-lane shift counts, one multiply for the carries).
 	CMPQ       CX, $0x00000020
-	JB         block_tail_6
+	JB         block_tail_2
 	CMPQ       CX, $0x00000080
 	JAE        four_vectors_11
 	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
@@ -3163,7 +3195,7 @@ tweak_ready_1:
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
 	VPXOR      Y13, Y4, Y4
 	VPXOR      Y8, Y4, Y4
-	JMP        vector_tail_5
+	JMP        vector_tail_1
 
 four_vectors_11:
 	VPSRLVQ    xtsShr256<>+96(SB), Y4, Y13
@@ -3192,7 +3224,7 @@ four_vectors_11:
 	VPXOR      Y8, Y4, Y4
 
 	// Main loop: 4 vectors per step.
-loop_10:
+loop_6:
 	VPXOR          (SI), Y4, Y0
 	VPXOR          Y15, Y0, Y0
 	VPXOR          32(SI), Y5, Y1
@@ -3235,60 +3267,60 @@ aes128_12:
 	VAESDEC        Y14, Y3, Y3
 	VPSRLDQ        $0x0f, Y4, Y13
 	VPSLLDQ        $0x01, Y4, Y8
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VPXOR          Y13, Y8, Y8
+	VPSRLDQ        $0x0f, Y5, Y13
+	VPSLLDQ        $0x01, Y5, Y9
 	VBROADCASTI128 336(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
 	VPCLMULQDQ     $0x00, Y12, Y13, Y13
-	VPXOR          Y13, Y8, Y8
+	VPXOR          Y13, Y9, Y9
+	VPSRLDQ        $0x0f, Y6, Y13
+	VPSLLDQ        $0x01, Y6, Y10
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VBROADCASTI128 352(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPSRLDQ        $0x0f, Y5, Y13
-	VPSLLDQ        $0x01, Y5, Y9
+	VPXOR          Y13, Y10, Y10
+	VPSRLDQ        $0x0f, Y7, Y13
+	VPSLLDQ        $0x01, Y7, Y11
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VPXOR          Y13, Y11, Y11
 	VBROADCASTI128 368(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPCLMULQDQ     $0x00, Y12, Y13, Y13
-	VPXOR          Y13, Y9, Y9
 	VBROADCASTI128 384(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPSRLDQ        $0x0f, Y6, Y13
-	VPSLLDQ        $0x01, Y6, Y10
 	VBROADCASTI128 400(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPCLMULQDQ     $0x00, Y12, Y13, Y13
-	VPXOR          Y13, Y10, Y10
 	VBROADCASTI128 416(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPSRLDQ        $0x0f, Y7, Y13
-	VPSLLDQ        $0x01, Y7, Y11
 	VBROADCASTI128 432(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VBROADCASTI128 448(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPXOR          Y13, Y11, Y11
 	VBROADCASTI128 464(AX), Y14
 	VPXOR          Y14, Y4, Y4
 	VAESDECLAST    Y4, Y0, Y0
@@ -3349,60 +3381,60 @@ aes128_16:
 	VAESDEC        Y14, Y3, Y3
 	VPSRLDQ        $0x0f, Y8, Y13
 	VPSLLDQ        $0x01, Y8, Y4
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VPXOR          Y13, Y4, Y4
+	VPSRLDQ        $0x0f, Y9, Y13
+	VPSLLDQ        $0x01, Y9, Y5
 	VBROADCASTI128 336(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
 	VPCLMULQDQ     $0x00, Y12, Y13, Y13
-	VPXOR          Y13, Y4, Y4
+	VPXOR          Y13, Y5, Y5
+	VPSRLDQ        $0x0f, Y10, Y13
+	VPSLLDQ        $0x01, Y10, Y6
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VBROADCASTI128 352(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPSRLDQ        $0x0f, Y9, Y13
-	VPSLLDQ        $0x01, Y9, Y5
+	VPXOR          Y13, Y6, Y6
+	VPSRLDQ        $0x0f, Y11, Y13
+	VPSLLDQ        $0x01, Y11, Y7
+	VPCLMULQDQ     $0x00, Y12, Y13, Y13
+	VPXOR          Y13, Y7, Y7
 	VBROADCASTI128 368(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPCLMULQDQ     $0x00, Y12, Y13, Y13
-	VPXOR          Y13, Y5, Y5
 	VBROADCASTI128 384(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPSRLDQ        $0x0f, Y10, Y13
-	VPSLLDQ        $0x01, Y10, Y6
 	VBROADCASTI128 400(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPCLMULQDQ     $0x00, Y12, Y13, Y13
-	VPXOR          Y13, Y6, Y6
 	VBROADCASTI128 416(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPSRLDQ        $0x0f, Y11, Y13
-	VPSLLDQ        $0x01, Y11, Y7
 	VBROADCASTI128 432(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPCLMULQDQ     $0x00, Y12, Y13, Y13
 	VBROADCASTI128 448(AX), Y14
 	VAESDEC        Y14, Y0, Y0
 	VAESDEC        Y14, Y1, Y1
 	VAESDEC        Y14, Y2, Y2
 	VAESDEC        Y14, Y3, Y3
-	VPXOR          Y13, Y7, Y7
 	VBROADCASTI128 464(AX), Y14
 	VPXOR          Y14, Y8, Y8
 	VAESDECLAST    Y8, Y0, Y0
@@ -3420,7 +3452,7 @@ aes128_16:
 	ADDQ           $0x00000080, DI
 	SUBQ           $0x00000080, CX
 	CMPQ           CX, $0x00000080
-	JAE            loop_10
+	JAE            loop_6
 	JMP            loop_end_15
 
 loop_half_14:
@@ -3431,9 +3463,9 @@ loop_half_14:
 
 loop_end_15:
 	// One vector at a time.
-vector_tail_5:
+vector_tail_1:
 	CMPQ           CX, $0x00000020
-	JB             block_tail_6
+	JB             block_tail_2
 	VMOVDQU        (SI), Y0
 	VPXOR          Y15, Y0, Y0
 	VPXOR          Y4, Y0, Y0
@@ -3483,12 +3515,12 @@ aes128_18:
 	ADDQ           $0x00000020, SI
 	ADDQ           $0x00000020, DI
 	SUBQ           $0x00000020, CX
-	JMP            vector_tail_5
+	JMP            vector_tail_1
 
 	// One block at a time.
-block_tail_6:
+block_tail_2:
 	CMPQ    CX, $0x10
-	JB      steal_7
+	JB      steal_3
 	VMOVDQU (SI), X0
 	VPXOR   X15, X0, X0
 	VPXOR   X4, X0, X0
@@ -3524,12 +3556,12 @@ aes128_20:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_6
+	JMP         block_tail_2
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_7:
+steal_3:
 	TESTQ      R9, R9
-	JZ         done_8
+	JZ         done_4
 	VMOVDQA    X4, X5
 	VPSRLQ     $0x3f, X4, X13
 	VPSLLQ     $0x01, X4, X4
@@ -3607,12 +3639,12 @@ aes128_24:
 	VMOVDQU     X0, (DI)(R9*1)
 	VMOVDQU     X1, (DI)
 
-done_8:
+done_4:
 	TESTQ   $0x00000002, R8
-	JZ      ret_9
+	JZ      ret_5
 	VMOVDQU X4, (DX)
 
-ret_9:
+ret_5:
 	VZEROUPPER
 	RET
 
@@ -3633,6 +3665,10 @@ TEXT ·encryptVAESAVX10_256(SB), NOSPLIT, $0-72
 	SHLQ $0x04, R11
 	SUBQ R11, R10
 
+	// Fewer than 16 bytes breaks the contract: do nothing rather than misread.
+	CMPQ CX, $0x10
+	JB   ret_5
+
 	// Bulk bytes: the full blocks, less the last one when stealing.
 	MOVQ    CX, R9
 	ANDQ    $0x0f, R9
@@ -3645,9 +3681,11 @@ TEXT ·encryptVAESAVX10_256(SB), NOSPLIT, $0-72
 	// serial chain before any data can move: wider variants run it in every lane
 	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
 	// follows it, and the first round's XOR has a fixed address per key size.
-	VBROADCASTI32X4 (DX), Y4
+	VPBROADCASTQ    (DX), Y4
+	VPBROADCASTQ    8(DX), Y13
+	VPUNPCKLQDQ     Y13, Y4, Y4
 	TESTQ           $0x00000001, R8
-	JZ              tweak_ready_1
+	JZ              tweak_ready_7
 	VBROADCASTI32X4 480(AX), Y16
 	VBROADCASTI32X4 496(AX), Y17
 	VBROADCASTI32X4 512(AX), Y18
@@ -3664,25 +3702,25 @@ TEXT ·encryptVAESAVX10_256(SB), NOSPLIT, $0-72
 	VBROADCASTI32X4 688(AX), Y29
 	VBROADCASTI32X4 704(AX), Y30
 	CMPQ            BX, $0x0c
-	JB              aes128_2
-	JE              aes192_3
+	JB              aes128_8
+	JE              aes192_9
 	VPXORD          Y16, Y4, Y4
 	VAESENC         Y17, Y4, Y4
 	VAESENC         Y18, Y4, Y4
 	VAESENC         Y19, Y4, Y4
 	VAESENC         Y20, Y4, Y4
-	JMP             aes_common_4
+	JMP             aes_common_10
 
-aes192_3:
+aes192_9:
 	VPXORD  Y18, Y4, Y4
 	VAESENC Y19, Y4, Y4
 	VAESENC Y20, Y4, Y4
-	JMP     aes_common_4
+	JMP     aes_common_10
 
-aes128_2:
+aes128_8:
 	VPXORD Y20, Y4, Y4
 
-aes_common_4:
+aes_common_10:
 	VAESENC     Y21, Y4, Y4
 	VAESENC     Y22, Y4, Y4
 	VAESENC     Y23, Y4, Y4
@@ -3694,7 +3732,7 @@ aes_common_4:
 	VAESENC     Y29, Y4, Y4
 	VAESENCLAST Y30, Y4, Y4
 
-tweak_ready_1:
+tweak_ready_7:
 	// Round keys and constants.
 	VBROADCASTI32X4 (AX)(R10*1), Y15
 	VBROADCASTI32X4 16(AX), Y16
@@ -3716,7 +3754,7 @@ tweak_ready_1:
 	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
 	// all four at once (per-lane shift counts, one multiply for the carries).
 	CMPQ       CX, $0x00000020
-	JB         block_tail_6
+	JB         block_tail_2
 	CMPQ       CX, $0x00000080
 	JAE        four_vectors_11
 	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
@@ -3724,7 +3762,7 @@ tweak_ready_1:
 	VPSLLDQ    $0x08, Y13, Y8
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
 	VPTERNLOGD $0x96, Y13, Y8, Y4
-	JMP        vector_tail_5
+	JMP        vector_tail_1
 
 four_vectors_11:
 	VPSRLVQ    xtsShr256<>+96(SB), Y4, Y13
@@ -3749,7 +3787,7 @@ four_vectors_11:
 	VPTERNLOGD $0x96, Y13, Y8, Y4
 
 	// Main loop: 4 vectors per step.
-loop_10:
+loop_6:
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y4, Y0
 	VMOVDQU64  32(SI), Y1
@@ -3796,6 +3834,10 @@ aes128_12:
 	VPSLLQ      $0x02, Y13, Y14
 	VPSLLQ      $0x07, Y13, Y13
 	VPTERNLOGD  $0x96, Y13, Y14, Y4
+	VAESENC     Y21, Y0, Y0
+	VAESENC     Y21, Y1, Y1
+	VAESENC     Y21, Y2, Y2
+	VAESENC     Y21, Y3, Y3
 	VPSRLDQ     $0x0f, Y5, Y30
 	VPSLLDQ     $0x01, Y5, Y5
 	VPSLLQ      $0x01, Y30, Y31
@@ -3807,6 +3849,10 @@ aes128_12:
 	VPSLLDQ     $0x01, Y6, Y6
 	VPSLLQ      $0x01, Y13, Y14
 	VPTERNLOGD  $0x96, Y13, Y14, Y6
+	VAESENC     Y22, Y0, Y0
+	VAESENC     Y22, Y1, Y1
+	VAESENC     Y22, Y2, Y2
+	VAESENC     Y22, Y3, Y3
 	VPSLLQ      $0x02, Y13, Y14
 	VPSLLQ      $0x07, Y13, Y13
 	VPTERNLOGD  $0x96, Y13, Y14, Y6
@@ -3817,14 +3863,6 @@ aes128_12:
 	VPSLLQ      $0x02, Y30, Y31
 	VPSLLQ      $0x07, Y30, Y30
 	VPTERNLOGD  $0x96, Y30, Y31, Y7
-	VAESENC     Y21, Y0, Y0
-	VAESENC     Y21, Y1, Y1
-	VAESENC     Y21, Y2, Y2
-	VAESENC     Y21, Y3, Y3
-	VAESENC     Y22, Y0, Y0
-	VAESENC     Y22, Y1, Y1
-	VAESENC     Y22, Y2, Y2
-	VAESENC     Y22, Y3, Y3
 	VAESENC     Y23, Y0, Y0
 	VAESENC     Y23, Y1, Y1
 	VAESENC     Y23, Y2, Y2
@@ -3861,12 +3899,12 @@ aes128_12:
 	ADDQ        $0x00000080, DI
 	SUBQ        $0x00000080, CX
 	CMPQ        CX, $0x00000080
-	JAE         loop_10
+	JAE         loop_6
 
 	// One vector at a time.
-vector_tail_5:
+vector_tail_1:
 	CMPQ       CX, $0x00000020
-	JB         block_tail_6
+	JB         block_tail_2
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y4, Y0
 	CMPQ       BX, $0x0c
@@ -3900,12 +3938,12 @@ aes128_14:
 	ADDQ        $0x00000020, SI
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000020, CX
-	JMP         vector_tail_5
+	JMP         vector_tail_1
 
 	// One block at a time.
-block_tail_6:
+block_tail_2:
 	CMPQ       CX, $0x10
-	JB         steal_7
+	JB         steal_3
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	CMPQ       BX, $0x0c
@@ -3939,12 +3977,12 @@ aes128_16:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_6
+	JMP         block_tail_2
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_7:
+steal_3:
 	TESTQ      R9, R9
-	JZ         done_8
+	JZ         done_4
 	VMOVDQA64  X4, X5
 	VPSRLQ     $0x3f, X4, X13
 	VPSLLQ     $0x01, X4, X4
@@ -4008,12 +4046,12 @@ aes128_20:
 	VAESENCLAST X30, X1, X1
 	VMOVDQU64   X1, (DI)
 
-done_8:
+done_4:
 	TESTQ     $0x00000002, R8
-	JZ        ret_9
+	JZ        ret_5
 	VMOVDQU64 X4, (DX)
 
-ret_9:
+ret_5:
 	VZEROUPPER
 	RET
 
@@ -4034,6 +4072,10 @@ TEXT ·decryptVAESAVX10_256(SB), NOSPLIT, $0-72
 	SHLQ $0x04, R11
 	SUBQ R11, R10
 
+	// Fewer than 16 bytes breaks the contract: do nothing rather than misread.
+	CMPQ CX, $0x10
+	JB   ret_5
+
 	// Bulk bytes: the full blocks, less the last one when stealing.
 	MOVQ    CX, R9
 	ANDQ    $0x0f, R9
@@ -4046,9 +4088,11 @@ TEXT ·decryptVAESAVX10_256(SB), NOSPLIT, $0-72
 	// serial chain before any data can move: wider variants run it in every lane
 	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
 	// follows it, and the first round's XOR has a fixed address per key size.
-	VBROADCASTI32X4 (DX), Y4
+	VPBROADCASTQ    (DX), Y4
+	VPBROADCASTQ    8(DX), Y13
+	VPUNPCKLQDQ     Y13, Y4, Y4
 	TESTQ           $0x00000001, R8
-	JZ              tweak_ready_1
+	JZ              tweak_ready_7
 	VBROADCASTI32X4 480(AX), Y16
 	VBROADCASTI32X4 496(AX), Y17
 	VBROADCASTI32X4 512(AX), Y18
@@ -4065,25 +4109,25 @@ TEXT ·decryptVAESAVX10_256(SB), NOSPLIT, $0-72
 	VBROADCASTI32X4 688(AX), Y29
 	VBROADCASTI32X4 704(AX), Y30
 	CMPQ            BX, $0x0c
-	JB              aes128_2
-	JE              aes192_3
+	JB              aes128_8
+	JE              aes192_9
 	VPXORD          Y16, Y4, Y4
 	VAESENC         Y17, Y4, Y4
 	VAESENC         Y18, Y4, Y4
 	VAESENC         Y19, Y4, Y4
 	VAESENC         Y20, Y4, Y4
-	JMP             aes_common_4
+	JMP             aes_common_10
 
-aes192_3:
+aes192_9:
 	VPXORD  Y18, Y4, Y4
 	VAESENC Y19, Y4, Y4
 	VAESENC Y20, Y4, Y4
-	JMP     aes_common_4
+	JMP     aes_common_10
 
-aes128_2:
+aes128_8:
 	VPXORD Y20, Y4, Y4
 
-aes_common_4:
+aes_common_10:
 	VAESENC     Y21, Y4, Y4
 	VAESENC     Y22, Y4, Y4
 	VAESENC     Y23, Y4, Y4
@@ -4095,7 +4139,7 @@ aes_common_4:
 	VAESENC     Y29, Y4, Y4
 	VAESENCLAST Y30, Y4, Y4
 
-tweak_ready_1:
+tweak_ready_7:
 	// Round keys and constants.
 	VBROADCASTI32X4 240(AX)(R10*1), Y15
 	VBROADCASTI32X4 256(AX), Y16
@@ -4117,7 +4161,7 @@ tweak_ready_1:
 	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
 	// all four at once (per-lane shift counts, one multiply for the carries).
 	CMPQ       CX, $0x00000020
-	JB         block_tail_6
+	JB         block_tail_2
 	CMPQ       CX, $0x00000080
 	JAE        four_vectors_11
 	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
@@ -4125,7 +4169,7 @@ tweak_ready_1:
 	VPSLLDQ    $0x08, Y13, Y8
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
 	VPTERNLOGD $0x96, Y13, Y8, Y4
-	JMP        vector_tail_5
+	JMP        vector_tail_1
 
 four_vectors_11:
 	VPSRLVQ    xtsShr256<>+96(SB), Y4, Y13
@@ -4150,7 +4194,7 @@ four_vectors_11:
 	VPTERNLOGD $0x96, Y13, Y8, Y4
 
 	// Main loop: 4 vectors per step.
-loop_10:
+loop_6:
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y4, Y0
 	VMOVDQU64  32(SI), Y1
@@ -4197,6 +4241,10 @@ aes128_12:
 	VPSLLQ      $0x02, Y13, Y14
 	VPSLLQ      $0x07, Y13, Y13
 	VPTERNLOGD  $0x96, Y13, Y14, Y4
+	VAESDEC     Y21, Y0, Y0
+	VAESDEC     Y21, Y1, Y1
+	VAESDEC     Y21, Y2, Y2
+	VAESDEC     Y21, Y3, Y3
 	VPSRLDQ     $0x0f, Y5, Y30
 	VPSLLDQ     $0x01, Y5, Y5
 	VPSLLQ      $0x01, Y30, Y31
@@ -4208,6 +4256,10 @@ aes128_12:
 	VPSLLDQ     $0x01, Y6, Y6
 	VPSLLQ      $0x01, Y13, Y14
 	VPTERNLOGD  $0x96, Y13, Y14, Y6
+	VAESDEC     Y22, Y0, Y0
+	VAESDEC     Y22, Y1, Y1
+	VAESDEC     Y22, Y2, Y2
+	VAESDEC     Y22, Y3, Y3
 	VPSLLQ      $0x02, Y13, Y14
 	VPSLLQ      $0x07, Y13, Y13
 	VPTERNLOGD  $0x96, Y13, Y14, Y6
@@ -4218,14 +4270,6 @@ aes128_12:
 	VPSLLQ      $0x02, Y30, Y31
 	VPSLLQ      $0x07, Y30, Y30
 	VPTERNLOGD  $0x96, Y30, Y31, Y7
-	VAESDEC     Y21, Y0, Y0
-	VAESDEC     Y21, Y1, Y1
-	VAESDEC     Y21, Y2, Y2
-	VAESDEC     Y21, Y3, Y3
-	VAESDEC     Y22, Y0, Y0
-	VAESDEC     Y22, Y1, Y1
-	VAESDEC     Y22, Y2, Y2
-	VAESDEC     Y22, Y3, Y3
 	VAESDEC     Y23, Y0, Y0
 	VAESDEC     Y23, Y1, Y1
 	VAESDEC     Y23, Y2, Y2
@@ -4262,12 +4306,12 @@ aes128_12:
 	ADDQ        $0x00000080, DI
 	SUBQ        $0x00000080, CX
 	CMPQ        CX, $0x00000080
-	JAE         loop_10
+	JAE         loop_6
 
 	// One vector at a time.
-vector_tail_5:
+vector_tail_1:
 	CMPQ       CX, $0x00000020
-	JB         block_tail_6
+	JB         block_tail_2
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y4, Y0
 	CMPQ       BX, $0x0c
@@ -4301,12 +4345,12 @@ aes128_14:
 	ADDQ        $0x00000020, SI
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000020, CX
-	JMP         vector_tail_5
+	JMP         vector_tail_1
 
 	// One block at a time.
-block_tail_6:
+block_tail_2:
 	CMPQ       CX, $0x10
-	JB         steal_7
+	JB         steal_3
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	CMPQ       BX, $0x0c
@@ -4340,12 +4384,12 @@ aes128_16:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_6
+	JMP         block_tail_2
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_7:
+steal_3:
 	TESTQ      R9, R9
-	JZ         done_8
+	JZ         done_4
 	VMOVDQA64  X4, X5
 	VPSRLQ     $0x3f, X4, X13
 	VPSLLQ     $0x01, X4, X4
@@ -4409,12 +4453,12 @@ aes128_20:
 	VAESDECLAST X30, X1, X1
 	VMOVDQU64   X1, (DI)
 
-done_8:
+done_4:
 	TESTQ     $0x00000002, R8
-	JZ        ret_9
+	JZ        ret_5
 	VMOVDQU64 X4, (DX)
 
-ret_9:
+ret_5:
 	VZEROUPPER
 	RET
 
@@ -4435,6 +4479,10 @@ TEXT ·encryptVAESAVX10_512(SB), NOSPLIT, $0-72
 	SHLQ $0x04, R11
 	SUBQ R11, R10
 
+	// Fewer than 16 bytes breaks the contract: do nothing rather than misread.
+	CMPQ CX, $0x10
+	JB   ret_5
+
 	// Bulk bytes: the full blocks, less the last one when stealing.
 	MOVQ    CX, R9
 	ANDQ    $0x0f, R9
@@ -4447,9 +4495,11 @@ TEXT ·encryptVAESAVX10_512(SB), NOSPLIT, $0-72
 	// serial chain before any data can move: wider variants run it in every lane
 	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
 	// follows it, and the first round's XOR has a fixed address per key size.
-	VBROADCASTI32X4 (DX), Z4
+	VPBROADCASTQ    (DX), Z4
+	VPBROADCASTQ    8(DX), Z13
+	VPUNPCKLQDQ     Z13, Z4, Z4
 	TESTQ           $0x00000001, R8
-	JZ              tweak_ready_1
+	JZ              tweak_ready_7
 	VBROADCASTI32X4 480(AX), Z16
 	VBROADCASTI32X4 496(AX), Z17
 	VBROADCASTI32X4 512(AX), Z18
@@ -4466,25 +4516,25 @@ TEXT ·encryptVAESAVX10_512(SB), NOSPLIT, $0-72
 	VBROADCASTI32X4 688(AX), Z29
 	VBROADCASTI32X4 704(AX), Z30
 	CMPQ            BX, $0x0c
-	JB              aes128_2
-	JE              aes192_3
+	JB              aes128_8
+	JE              aes192_9
 	VPXORD          Z16, Z4, Z4
 	VAESENC         Z17, Z4, Z4
 	VAESENC         Z18, Z4, Z4
 	VAESENC         Z19, Z4, Z4
 	VAESENC         Z20, Z4, Z4
-	JMP             aes_common_4
+	JMP             aes_common_10
 
-aes192_3:
+aes192_9:
 	VPXORD  Z18, Z4, Z4
 	VAESENC Z19, Z4, Z4
 	VAESENC Z20, Z4, Z4
-	JMP     aes_common_4
+	JMP     aes_common_10
 
-aes128_2:
+aes128_8:
 	VPXORD Z20, Z4, Z4
 
-aes_common_4:
+aes_common_10:
 	VAESENC     Z21, Z4, Z4
 	VAESENC     Z22, Z4, Z4
 	VAESENC     Z23, Z4, Z4
@@ -4496,7 +4546,7 @@ aes_common_4:
 	VAESENC     Z29, Z4, Z4
 	VAESENCLAST Z30, Z4, Z4
 
-tweak_ready_1:
+tweak_ready_7:
 	// Round keys and constants.
 	VBROADCASTI32X4 (AX)(R10*1), Z15
 	VBROADCASTI32X4 16(AX), Z16
@@ -4518,7 +4568,7 @@ tweak_ready_1:
 	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
 	// all four at once (per-lane shift counts, one multiply for the carries).
 	CMPQ       CX, $0x00000040
-	JB         block_tail_6
+	JB         block_tail_2
 	CMPQ       CX, $0x00000100
 	JAE        four_vectors_11
 	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
@@ -4526,7 +4576,7 @@ tweak_ready_1:
 	VPSLLDQ    $0x08, Z13, Z8
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
 	VPTERNLOGD $0x96, Z13, Z8, Z4
-	JMP        vector_tail_5
+	JMP        vector_tail_1
 
 four_vectors_11:
 	VPSRLVQ    xtsShr512<>+192(SB), Z4, Z13
@@ -4551,7 +4601,7 @@ four_vectors_11:
 	VPTERNLOGD $0x96, Z13, Z8, Z4
 
 	// Main loop: 4 vectors per step.
-loop_10:
+loop_6:
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z4, Z0
 	VMOVDQU64  64(SI), Z1
@@ -4663,12 +4713,12 @@ aes128_12:
 	ADDQ        $0x00000100, DI
 	SUBQ        $0x00000100, CX
 	CMPQ        CX, $0x00000100
-	JAE         loop_10
+	JAE         loop_6
 
 	// One vector at a time.
-vector_tail_5:
+vector_tail_1:
 	CMPQ       CX, $0x00000040
-	JB         block_tail_6
+	JB         block_tail_2
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z4, Z0
 	CMPQ       BX, $0x0c
@@ -4702,12 +4752,12 @@ aes128_14:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
-	JMP         vector_tail_5
+	JMP         vector_tail_1
 
 	// One block at a time.
-block_tail_6:
+block_tail_2:
 	CMPQ       CX, $0x10
-	JB         steal_7
+	JB         steal_3
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	CMPQ       BX, $0x0c
@@ -4741,12 +4791,12 @@ aes128_16:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_6
+	JMP         block_tail_2
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_7:
+steal_3:
 	TESTQ      R9, R9
-	JZ         done_8
+	JZ         done_4
 	VMOVDQA64  X4, X5
 	VPSRLQ     $0x3f, X4, X13
 	VPSLLQ     $0x01, X4, X4
@@ -4810,12 +4860,12 @@ aes128_20:
 	VAESENCLAST X30, X1, X1
 	VMOVDQU64   X1, (DI)
 
-done_8:
+done_4:
 	TESTQ     $0x00000002, R8
-	JZ        ret_9
+	JZ        ret_5
 	VMOVDQU64 X4, (DX)
 
-ret_9:
+ret_5:
 	VZEROUPPER
 	RET
 
@@ -4836,6 +4886,10 @@ TEXT ·decryptVAESAVX10_512(SB), NOSPLIT, $0-72
 	SHLQ $0x04, R11
 	SUBQ R11, R10
 
+	// Fewer than 16 bytes breaks the contract: do nothing rather than misread.
+	CMPQ CX, $0x10
+	JB   ret_5
+
 	// Bulk bytes: the full blocks, less the last one when stealing.
 	MOVQ    CX, R9
 	ANDQ    $0x0f, R9
@@ -4848,9 +4902,11 @@ TEXT ·decryptVAESAVX10_512(SB), NOSPLIT, $0-72
 	// serial chain before any data can move: wider variants run it in every lane
 	// (the IV broadcast on load, the tweak key in registers) so that no shuffle
 	// follows it, and the first round's XOR has a fixed address per key size.
-	VBROADCASTI32X4 (DX), Z4
+	VPBROADCASTQ    (DX), Z4
+	VPBROADCASTQ    8(DX), Z13
+	VPUNPCKLQDQ     Z13, Z4, Z4
 	TESTQ           $0x00000001, R8
-	JZ              tweak_ready_1
+	JZ              tweak_ready_7
 	VBROADCASTI32X4 480(AX), Z16
 	VBROADCASTI32X4 496(AX), Z17
 	VBROADCASTI32X4 512(AX), Z18
@@ -4867,25 +4923,25 @@ TEXT ·decryptVAESAVX10_512(SB), NOSPLIT, $0-72
 	VBROADCASTI32X4 688(AX), Z29
 	VBROADCASTI32X4 704(AX), Z30
 	CMPQ            BX, $0x0c
-	JB              aes128_2
-	JE              aes192_3
+	JB              aes128_8
+	JE              aes192_9
 	VPXORD          Z16, Z4, Z4
 	VAESENC         Z17, Z4, Z4
 	VAESENC         Z18, Z4, Z4
 	VAESENC         Z19, Z4, Z4
 	VAESENC         Z20, Z4, Z4
-	JMP             aes_common_4
+	JMP             aes_common_10
 
-aes192_3:
+aes192_9:
 	VPXORD  Z18, Z4, Z4
 	VAESENC Z19, Z4, Z4
 	VAESENC Z20, Z4, Z4
-	JMP     aes_common_4
+	JMP     aes_common_10
 
-aes128_2:
+aes128_8:
 	VPXORD Z20, Z4, Z4
 
-aes_common_4:
+aes_common_10:
 	VAESENC     Z21, Z4, Z4
 	VAESENC     Z22, Z4, Z4
 	VAESENC     Z23, Z4, Z4
@@ -4897,7 +4953,7 @@ aes_common_4:
 	VAESENC     Z29, Z4, Z4
 	VAESENCLAST Z30, Z4, Z4
 
-tweak_ready_1:
+tweak_ready_7:
 	// Round keys and constants.
 	VBROADCASTI32X4 240(AX)(R10*1), Z15
 	VBROADCASTI32X4 256(AX), Z16
@@ -4919,7 +4975,7 @@ tweak_ready_1:
 	// Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),
 	// all four at once (per-lane shift counts, one multiply for the carries).
 	CMPQ       CX, $0x00000040
-	JB         block_tail_6
+	JB         block_tail_2
 	CMPQ       CX, $0x00000100
 	JAE        four_vectors_11
 	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
@@ -4927,7 +4983,7 @@ tweak_ready_1:
 	VPSLLDQ    $0x08, Z13, Z8
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
 	VPTERNLOGD $0x96, Z13, Z8, Z4
-	JMP        vector_tail_5
+	JMP        vector_tail_1
 
 four_vectors_11:
 	VPSRLVQ    xtsShr512<>+192(SB), Z4, Z13
@@ -4952,7 +5008,7 @@ four_vectors_11:
 	VPTERNLOGD $0x96, Z13, Z8, Z4
 
 	// Main loop: 4 vectors per step.
-loop_10:
+loop_6:
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z4, Z0
 	VMOVDQU64  64(SI), Z1
@@ -5064,12 +5120,12 @@ aes128_12:
 	ADDQ        $0x00000100, DI
 	SUBQ        $0x00000100, CX
 	CMPQ        CX, $0x00000100
-	JAE         loop_10
+	JAE         loop_6
 
 	// One vector at a time.
-vector_tail_5:
+vector_tail_1:
 	CMPQ       CX, $0x00000040
-	JB         block_tail_6
+	JB         block_tail_2
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z4, Z0
 	CMPQ       BX, $0x0c
@@ -5103,12 +5159,12 @@ aes128_14:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
-	JMP         vector_tail_5
+	JMP         vector_tail_1
 
 	// One block at a time.
-block_tail_6:
+block_tail_2:
 	CMPQ       CX, $0x10
-	JB         steal_7
+	JB         steal_3
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	CMPQ       BX, $0x0c
@@ -5142,12 +5198,12 @@ aes128_16:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_6
+	JMP         block_tail_2
 
 	// Ciphertext stealing (IEEE 1619): the last full block and the partial one.
-steal_7:
+steal_3:
 	TESTQ      R9, R9
-	JZ         done_8
+	JZ         done_4
 	VMOVDQA64  X4, X5
 	VPSRLQ     $0x3f, X4, X13
 	VPSLLQ     $0x01, X4, X4
@@ -5211,11 +5267,11 @@ aes128_20:
 	VAESDECLAST X30, X1, X1
 	VMOVDQU64   X1, (DI)
 
-done_8:
+done_4:
 	TESTQ     $0x00000002, R8
-	JZ        ret_9
+	JZ        ret_5
 	VMOVDQU64 X4, (DX)
 
-ret_9:
+ret_5:
 	VZEROUPPER
 	RET

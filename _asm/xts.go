@@ -56,12 +56,14 @@ var (
 // 32 registers (AVX-512): data 0-3, tweaks 4-7, last-round keys 8-11
 // (K14 ^ tweak), 0x87 constant 12, scratch 13, 14, 30, 31, round key
 // rows s..14 in 15 (the first row of this key size) and 16-29 (rows 1-14),
-// all broadcast once per call.
+// all broadcast once per call. The tweak key's rows 0-14 use 16-30 first.
 //
 // 16 registers: data 0-3, tweaks 4-7, next tweaks 8-11, constant 12
-// (0x87 for VPCLMULQDQ, or the doubling mask for xmm), scratch 13, a round
-// key loaded per round 14, first round key 15. The other round keys are
-// memory operands (xmm) or broadcast per round (ymm).
+// (0x87 for VPCLMULQDQ, or the doubling mask for xmm), scratch 13, first
+// round key 15; the other round keys are memory operands (xmm) or
+// broadcast per round into 14 (ymm, where a memory operand would need
+// the key twice in memory). The ymm tweak encryption holds its key in
+// all registers but the tweak's.
 type xg struct {
 	xtsParams
 	dec    bool
@@ -101,10 +103,11 @@ func (g *xg) key0Mem(off int) Mem {
 // unit (or a part of one) per call. Outline:
 //
 //	load arguments; bulk = len &^ 15, less the last full block if stealing
-//	if flags&1: T = AES-Enc(tweak key, *tweak)
+//	T = *tweak (in every lane); if flags&1: T = AES-Enc(tweak key, T)
 //	load round keys and constants
-//	if bulk >= vector: first tweak vector T·x^0..T·x^(L-1)
-//	if bulk >= 4 vectors: three more, then the main loop, 4 vectors a step
+//	if bulk >= 4 vectors: tweak vectors 0-3 (T·x^0 .. T·x^(4L-1)), then
+//	    the main loop, 4 vectors a step, next tweaks between the rounds
+//	else if bulk >= 1 vector: tweak vector 0
 //	one vector at a time, then (ymm, zmm) one block at a time
 //	ciphertext stealing if len % 16 != 0
 //	if flags&2: *tweak = T·x^(len/16)
@@ -150,6 +153,17 @@ func genXTSRoutine(p xtsParams, dec bool) {
 	SHLQ(U8(4), rT1)
 	SUBQ(rT1, rKey0)
 
+	vtail := g.label("vector_tail")
+	btail := g.label("block_tail")
+	cts := g.label("steal")
+	done := g.label("done")
+	ret := g.label("ret")
+	loop := g.label("loop")
+
+	Comment("Fewer than 16 bytes breaks the contract: do nothing rather than misread.")
+	CMPQ(rLen, U8(16))
+	JB(LabelRef(ret))
+
 	Comment("Bulk bytes: the full blocks, less the last one when stealing.")
 	MOVQ(rLen, rTail)
 	ANDQ(U8(15), rTail)
@@ -165,7 +179,7 @@ func genXTSRoutine(p xtsParams, dec bool) {
 	xt := g.x(g.t[0])
 	tweakReady := g.label("tweak_ready")
 	if L == 1 {
-		g.loadu(Mem{Base: rTweakP}, xt)
+		g.loadTweak128(xt)
 		TESTQ(U32(1), rFlags)
 		JZ(LabelRef(tweakReady))
 		tk := func(row int) Mem { return Mem{Base: rKS, Disp: ksTweak + 16*row} }
@@ -173,7 +187,9 @@ func genXTSRoutine(p xtsParams, dec bool) {
 			func(row int) { g.aes(false, row == 14, tk(row), xt) })
 	} else {
 		tv := g.v(g.t[0])
-		g.loadKey(Mem{Base: rTweakP}, tv)
+		VPBROADCASTQ(Mem{Base: rTweakP}, tv)
+		VPBROADCASTQ(Mem{Base: rTweakP, Disp: 8}, g.v(g.s[0]))
+		VPUNPCKLQDQ(g.v(g.s[0]), tv, tv)
 		TESTQ(U32(1), rFlags)
 		JZ(LabelRef(tweakReady))
 		tk := func(row int) reg.VecPhysical { return g.v(g.tweakKeyReg(row)) }
@@ -197,13 +213,6 @@ func genXTSRoutine(p xtsParams, dec bool) {
 	} else {
 		g.loadu(xtsDouble, g.x(g.poly))
 	}
-
-	vtail := g.label("vector_tail")
-	btail := g.label("block_tail")
-	cts := g.label("steal")
-	done := g.label("done")
-	ret := g.label("ret")
-	loop := g.label("loop")
 
 	if L > 1 {
 		Comment("Tweak vectors from T in every lane: lane l of vector j gets T·x^(jL+l),")
@@ -368,9 +377,8 @@ func (g *xg) mainStep() {
 		}
 	}
 	// Where the tweak computation goes, measured on Zen 4: with zmm all of
-	// it before the rounds, with ymm and 32 registers all after the first
-	// round every key size runs (row 5), with 16 registers spread over rows
-	// 5-13 (their loop relies most on overlapping consecutive steps).
+	// it before the rounds, with ymm spread over rows 5-7 (the first rounds
+	// every key size runs), with xmm over rows 5-13.
 	fill := g.nextTweaks()
 	spreadFrom, spreadTo := 5, 13
 	switch {
@@ -379,8 +387,8 @@ func (g *xg) mainStep() {
 			f()
 		}
 		fill = nil
-	case g.avx512:
-		spreadTo = 5
+	case g.vlen == 32:
+		spreadTo = 7
 	}
 	g.rounds(func(row int) {
 		if row < 14 {
@@ -412,6 +420,20 @@ func (g *xg) mainStep() {
 	for j := 0; j < 4; j++ {
 		g.storeu(g.v(g.d[j]), Mem{Base: rDst, Disp: j * g.vlen})
 	}
+}
+
+// loadTweak128 loads *tweak as two 8-byte halves: callers usually build
+// it with two 8-byte stores, which cannot forward to one 16-byte load (the
+// load would wait for the stores to retire, and consecutive calls would no
+// longer overlap).
+func (g *xg) loadTweak128(x reg.VecPhysical) {
+	if !g.vex {
+		MOVQ(Mem{Base: rTweakP}, x)
+		MOVHPS(Mem{Base: rTweakP, Disp: 8}, x)
+		return
+	}
+	VMOVQ(Mem{Base: rTweakP}, x)
+	VPINSRQ(U8(1), Mem{Base: rTweakP, Disp: 8}, x, x)
 }
 
 // tweakKeyReg returns the register that holds tweak-key row during the
