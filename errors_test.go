@@ -31,6 +31,7 @@ func TestKeyErrors(t *testing.T) {
 		{"aes 16", aes.NewCipher, k(16), nil, ErrKeySize, "AES-XTS needs 32, 48 or 64"},
 		{"aes 40", aes.NewCipher, k(40), nil, ErrKeySize, "AES-XTS needs 32, 48 or 64"},
 		{"aes 128", aes.NewCipher, k(128), nil, ErrKeySize, "AES-XTS needs 32, 48 or 64"},
+		{"aes 40 equal halves", aes.NewCipher, make([]byte, 40), nil, ErrKeySize, "AES-XTS needs 32, 48 or 64"},
 		{"equal halves", aes.NewCipher, make([]byte, 64), nil, ErrEqualKeyHalves, "equal"},
 		{"equal halves generic", wrappedAES, make([]byte, 32), nil, ErrEqualKeyHalves, "equal"},
 		{"unknown impl", aes.NewCipher, k(64), []Option{WithImplementation("nope")}, ErrImplementation, `"nope" is not one of`},

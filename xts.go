@@ -63,15 +63,16 @@ func NewCipher(cipherFunc func([]byte) (cipher.Block, error), key []byte, opts .
 		return nil, fmt.Errorf("%w: %d bytes is not two equal halves", ErrKeySize, len(key))
 	}
 	half := len(key) / 2
+	aesKey := isAES(cipherFunc)
+	if aesKey && half != 16 && half != 24 && half != 32 {
+		return nil, fmt.Errorf("%w: %d bytes; AES-XTS needs 32, 48 or 64", ErrKeySize, len(key))
+	}
 	if !cfg.allowEqualHalves && subtle.ConstantTimeCompare(key[:half], key[half:]) == 1 {
 		return nil, ErrEqualKeyHalves
 	}
 
 	c := &Cipher{cfg: cfg}
-	if isAES(cipherFunc) {
-		if half != 16 && half != 24 && half != 32 {
-			return nil, fmt.Errorf("%w: %d bytes; AES-XTS needs 32, 48 or 64", ErrKeySize, len(key))
-		}
+	if aesKey {
 		r := theRegistry()
 		i := r.def
 		if cfg.impl != "" {
