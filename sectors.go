@@ -55,13 +55,27 @@ func (c *Cipher) sectorsCall(dst, src []byte, sectorSize int, first uint64, decr
 		return
 	}
 
-	// Split into workers nearly equal runs of whole sectors. A worker's
-	// panic is carried back and re-raised here, in the caller.
+	// Split into workers nearly equal runs of whole sectors; the calling
+	// goroutine takes the last run itself. A panic in any run is carried
+	// back and re-raised here, after every worker has finished, so that no
+	// goroutine outlives the call.
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
 		panicked any
 	)
+	run := func(lo, hi int, s uint64) {
+		defer func() {
+			if r := recover(); r != nil {
+				mu.Lock()
+				if panicked == nil {
+					panicked = r
+				}
+				mu.Unlock()
+			}
+		}()
+		c.sectorsSerial(dst[lo:hi], src[lo:hi], sectorSize, s, step, decrypt)
+	}
 	start := 0
 	for w := range workers {
 		count := n / workers
@@ -71,18 +85,11 @@ func (c *Cipher) sectorsCall(dst, src []byte, sectorSize int, first uint64, decr
 		lo, hi := start*sectorSize, (start+count)*sectorSize
 		s := first + uint64(start)*step
 		start += count
-		wg.Go(func() {
-			defer func() {
-				if r := recover(); r != nil {
-					mu.Lock()
-					if panicked == nil {
-						panicked = r
-					}
-					mu.Unlock()
-				}
-			}()
-			c.sectorsSerial(dst[lo:hi], src[lo:hi], sectorSize, s, step, decrypt)
-		})
+		if w == workers-1 {
+			run(lo, hi, s)
+		} else {
+			wg.Go(func() { run(lo, hi, s) })
+		}
 	}
 	wg.Wait()
 	if panicked != nil {
