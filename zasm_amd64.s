@@ -5318,43 +5318,43 @@ batch_2:
 	SUBQ CX, R13
 	MOVQ CX, R8
 	CMPQ R13, R8
-	JB   lane_repeat_3
+	JB   lane_repeat_6
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_4
+	JMP  lane_ready_7
 
-lane_repeat_3:
+lane_repeat_6:
 	XORQ R8, R8
 
-lane_ready_4:
+lane_ready_7:
 	MOVQ DX, X5
 	LEAQ (R8)(CX*1), R9
 	CMPQ R13, R9
-	JB   lane_repeat_5
+	JB   lane_repeat_8
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_6
+	JMP  lane_ready_9
 
-lane_repeat_5:
+lane_repeat_8:
 	MOVQ R8, R9
 
-lane_ready_6:
+lane_ready_9:
 	MOVQ DX, X6
 	LEAQ (R9)(CX*1), R11
 	CMPQ R13, R11
-	JB   lane_repeat_7
+	JB   lane_repeat_10
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_8
+	JMP  lane_ready_11
 
-lane_repeat_7:
+lane_repeat_10:
 	MOVQ R9, R11
 
-lane_ready_8:
+lane_ready_11:
 	MOVQ DX, X7
 	ADDQ step+72(FP), DX
 
 	// The batch's tweaks: one tweak-key chain for all four IVs.
 	CMPQ   BX, $0x0c
-	JB     aes128_9
-	JE     aes192_10
+	JB     aes128_12
+	JE     aes192_13
 	PXOR   480(AX), X4
 	PXOR   480(AX), X5
 	PXOR   480(AX), X6
@@ -5375,9 +5375,9 @@ lane_ready_8:
 	AESENC 544(AX), X5
 	AESENC 544(AX), X6
 	AESENC 544(AX), X7
-	JMP    aes_common_11
+	JMP    aes_common_14
 
-aes192_10:
+aes192_13:
 	PXOR   512(AX), X4
 	PXOR   512(AX), X5
 	PXOR   512(AX), X6
@@ -5390,15 +5390,15 @@ aes192_10:
 	AESENC 544(AX), X5
 	AESENC 544(AX), X6
 	AESENC 544(AX), X7
-	JMP    aes_common_11
+	JMP    aes_common_14
 
-aes128_9:
+aes128_12:
 	PXOR 544(AX), X4
 	PXOR 544(AX), X5
 	PXOR 544(AX), X6
 	PXOR 544(AX), X7
 
-aes_common_11:
+aes_common_14:
 	AESENC     560(AX), X4
 	AESENC     560(AX), X5
 	AESENC     560(AX), X6
@@ -5440,10 +5440,10 @@ aes_common_11:
 	AESENCLAST 704(AX), X6
 	AESENCLAST 704(AX), X7
 	CMPQ       CX, $0x00000010
-	JB         batch_end_14
+	JB         batch_end_5
 
 	// Main loop: L blocks of each of the four sectors per step.
-loop_12:
+loop_3:
 	MOVOU  (SI), X0
 	PXOR   X4, X0
 	PXOR   X15, X0
@@ -5667,7 +5667,7 @@ aes128_19:
 	ADDQ       $0x00000010, DI
 	SUBQ       $0x00000010, CX
 	CMPQ       CX, $0x00000010
-	JAE        loop_12
+	JAE        loop_3
 	JMP        loop_end_18
 
 loop_half_17:
@@ -5678,7 +5678,7 @@ loop_half_17:
 
 loop_end_18:
 	// Next batch: past lane 3's sector (lane 0's pointers have moved one sector).
-batch_end_14:
+batch_end_5:
 	ADDQ R11, SI
 	ADDQ R11, DI
 	SUBQ sectorSize+56(FP), R12
@@ -5730,43 +5730,43 @@ batch_2:
 	SUBQ CX, R13
 	MOVQ CX, R8
 	CMPQ R13, R8
-	JB   lane_repeat_3
+	JB   lane_repeat_6
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_4
+	JMP  lane_ready_7
 
-lane_repeat_3:
+lane_repeat_6:
 	XORQ R8, R8
 
-lane_ready_4:
+lane_ready_7:
 	MOVQ DX, X5
 	LEAQ (R8)(CX*1), R9
 	CMPQ R13, R9
-	JB   lane_repeat_5
+	JB   lane_repeat_8
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_6
+	JMP  lane_ready_9
 
-lane_repeat_5:
+lane_repeat_8:
 	MOVQ R8, R9
 
-lane_ready_6:
+lane_ready_9:
 	MOVQ DX, X6
 	LEAQ (R9)(CX*1), R11
 	CMPQ R13, R11
-	JB   lane_repeat_7
+	JB   lane_repeat_10
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_8
+	JMP  lane_ready_11
 
-lane_repeat_7:
+lane_repeat_10:
 	MOVQ R9, R11
 
-lane_ready_8:
+lane_ready_11:
 	MOVQ DX, X7
 	ADDQ step+72(FP), DX
 
 	// The batch's tweaks: one tweak-key chain for all four IVs.
 	CMPQ   BX, $0x0c
-	JB     aes128_9
-	JE     aes192_10
+	JB     aes128_12
+	JE     aes192_13
 	PXOR   480(AX), X4
 	PXOR   480(AX), X5
 	PXOR   480(AX), X6
@@ -5787,9 +5787,9 @@ lane_ready_8:
 	AESENC 544(AX), X5
 	AESENC 544(AX), X6
 	AESENC 544(AX), X7
-	JMP    aes_common_11
+	JMP    aes_common_14
 
-aes192_10:
+aes192_13:
 	PXOR   512(AX), X4
 	PXOR   512(AX), X5
 	PXOR   512(AX), X6
@@ -5802,15 +5802,15 @@ aes192_10:
 	AESENC 544(AX), X5
 	AESENC 544(AX), X6
 	AESENC 544(AX), X7
-	JMP    aes_common_11
+	JMP    aes_common_14
 
-aes128_9:
+aes128_12:
 	PXOR 544(AX), X4
 	PXOR 544(AX), X5
 	PXOR 544(AX), X6
 	PXOR 544(AX), X7
 
-aes_common_11:
+aes_common_14:
 	AESENC     560(AX), X4
 	AESENC     560(AX), X5
 	AESENC     560(AX), X6
@@ -5852,10 +5852,10 @@ aes_common_11:
 	AESENCLAST 704(AX), X6
 	AESENCLAST 704(AX), X7
 	CMPQ       CX, $0x00000010
-	JB         batch_end_14
+	JB         batch_end_5
 
 	// Main loop: L blocks of each of the four sectors per step.
-loop_12:
+loop_3:
 	MOVOU  (SI), X0
 	PXOR   X4, X0
 	PXOR   X15, X0
@@ -6079,7 +6079,7 @@ aes128_19:
 	ADDQ       $0x00000010, DI
 	SUBQ       $0x00000010, CX
 	CMPQ       CX, $0x00000010
-	JAE        loop_12
+	JAE        loop_3
 	JMP        loop_end_18
 
 loop_half_17:
@@ -6090,7 +6090,7 @@ loop_half_17:
 
 loop_end_18:
 	// Next batch: past lane 3's sector (lane 0's pointers have moved one sector).
-batch_end_14:
+batch_end_5:
 	ADDQ R11, SI
 	ADDQ R11, DI
 	SUBQ sectorSize+56(FP), R12
@@ -6142,43 +6142,43 @@ batch_2:
 	SUBQ CX, R13
 	MOVQ CX, R8
 	CMPQ R13, R8
-	JB   lane_repeat_3
+	JB   lane_repeat_6
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_4
+	JMP  lane_ready_7
 
-lane_repeat_3:
+lane_repeat_6:
 	XORQ R8, R8
 
-lane_ready_4:
+lane_ready_7:
 	VMOVQ DX, X5
 	LEAQ  (R8)(CX*1), R9
 	CMPQ  R13, R9
-	JB    lane_repeat_5
+	JB    lane_repeat_8
 	ADDQ  step+72(FP), DX
-	JMP   lane_ready_6
+	JMP   lane_ready_9
 
-lane_repeat_5:
+lane_repeat_8:
 	MOVQ R8, R9
 
-lane_ready_6:
+lane_ready_9:
 	VMOVQ DX, X6
 	LEAQ  (R9)(CX*1), R11
 	CMPQ  R13, R11
-	JB    lane_repeat_7
+	JB    lane_repeat_10
 	ADDQ  step+72(FP), DX
-	JMP   lane_ready_8
+	JMP   lane_ready_11
 
-lane_repeat_7:
+lane_repeat_10:
 	MOVQ R9, R11
 
-lane_ready_8:
+lane_ready_11:
 	VMOVQ DX, X7
 	ADDQ  step+72(FP), DX
 
 	// The batch's tweaks: one tweak-key chain for all four IVs.
 	CMPQ    BX, $0x0c
-	JB      aes128_9
-	JE      aes192_10
+	JB      aes128_12
+	JE      aes192_13
 	VPXOR   480(AX), X4, X4
 	VPXOR   480(AX), X5, X5
 	VPXOR   480(AX), X6, X6
@@ -6199,9 +6199,9 @@ lane_ready_8:
 	VAESENC 544(AX), X5, X5
 	VAESENC 544(AX), X6, X6
 	VAESENC 544(AX), X7, X7
-	JMP     aes_common_11
+	JMP     aes_common_14
 
-aes192_10:
+aes192_13:
 	VPXOR   512(AX), X4, X4
 	VPXOR   512(AX), X5, X5
 	VPXOR   512(AX), X6, X6
@@ -6214,15 +6214,15 @@ aes192_10:
 	VAESENC 544(AX), X5, X5
 	VAESENC 544(AX), X6, X6
 	VAESENC 544(AX), X7, X7
-	JMP     aes_common_11
+	JMP     aes_common_14
 
-aes128_9:
+aes128_12:
 	VPXOR 544(AX), X4, X4
 	VPXOR 544(AX), X5, X5
 	VPXOR 544(AX), X6, X6
 	VPXOR 544(AX), X7, X7
 
-aes_common_11:
+aes_common_14:
 	VAESENC     560(AX), X4, X4
 	VAESENC     560(AX), X5, X5
 	VAESENC     560(AX), X6, X6
@@ -6264,10 +6264,10 @@ aes_common_11:
 	VAESENCLAST 704(AX), X6, X6
 	VAESENCLAST 704(AX), X7, X7
 	CMPQ        CX, $0x00000010
-	JB          batch_end_14
+	JB          batch_end_5
 
 	// Main loop: L blocks of each of the four sectors per step.
-loop_12:
+loop_3:
 	VPXOR   (SI), X4, X0
 	VPXOR   X15, X0, X0
 	VPXOR   (SI)(R8*1), X5, X1
@@ -6475,7 +6475,7 @@ aes128_19:
 	ADDQ        $0x00000010, DI
 	SUBQ        $0x00000010, CX
 	CMPQ        CX, $0x00000010
-	JAE         loop_12
+	JAE         loop_3
 	JMP         loop_end_18
 
 loop_half_17:
@@ -6486,7 +6486,7 @@ loop_half_17:
 
 loop_end_18:
 	// Next batch: past lane 3's sector (lane 0's pointers have moved one sector).
-batch_end_14:
+batch_end_5:
 	ADDQ R11, SI
 	ADDQ R11, DI
 	SUBQ sectorSize+56(FP), R12
@@ -6538,43 +6538,43 @@ batch_2:
 	SUBQ CX, R13
 	MOVQ CX, R8
 	CMPQ R13, R8
-	JB   lane_repeat_3
+	JB   lane_repeat_6
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_4
+	JMP  lane_ready_7
 
-lane_repeat_3:
+lane_repeat_6:
 	XORQ R8, R8
 
-lane_ready_4:
+lane_ready_7:
 	VMOVQ DX, X5
 	LEAQ  (R8)(CX*1), R9
 	CMPQ  R13, R9
-	JB    lane_repeat_5
+	JB    lane_repeat_8
 	ADDQ  step+72(FP), DX
-	JMP   lane_ready_6
+	JMP   lane_ready_9
 
-lane_repeat_5:
+lane_repeat_8:
 	MOVQ R8, R9
 
-lane_ready_6:
+lane_ready_9:
 	VMOVQ DX, X6
 	LEAQ  (R9)(CX*1), R11
 	CMPQ  R13, R11
-	JB    lane_repeat_7
+	JB    lane_repeat_10
 	ADDQ  step+72(FP), DX
-	JMP   lane_ready_8
+	JMP   lane_ready_11
 
-lane_repeat_7:
+lane_repeat_10:
 	MOVQ R9, R11
 
-lane_ready_8:
+lane_ready_11:
 	VMOVQ DX, X7
 	ADDQ  step+72(FP), DX
 
 	// The batch's tweaks: one tweak-key chain for all four IVs.
 	CMPQ    BX, $0x0c
-	JB      aes128_9
-	JE      aes192_10
+	JB      aes128_12
+	JE      aes192_13
 	VPXOR   480(AX), X4, X4
 	VPXOR   480(AX), X5, X5
 	VPXOR   480(AX), X6, X6
@@ -6595,9 +6595,9 @@ lane_ready_8:
 	VAESENC 544(AX), X5, X5
 	VAESENC 544(AX), X6, X6
 	VAESENC 544(AX), X7, X7
-	JMP     aes_common_11
+	JMP     aes_common_14
 
-aes192_10:
+aes192_13:
 	VPXOR   512(AX), X4, X4
 	VPXOR   512(AX), X5, X5
 	VPXOR   512(AX), X6, X6
@@ -6610,15 +6610,15 @@ aes192_10:
 	VAESENC 544(AX), X5, X5
 	VAESENC 544(AX), X6, X6
 	VAESENC 544(AX), X7, X7
-	JMP     aes_common_11
+	JMP     aes_common_14
 
-aes128_9:
+aes128_12:
 	VPXOR 544(AX), X4, X4
 	VPXOR 544(AX), X5, X5
 	VPXOR 544(AX), X6, X6
 	VPXOR 544(AX), X7, X7
 
-aes_common_11:
+aes_common_14:
 	VAESENC     560(AX), X4, X4
 	VAESENC     560(AX), X5, X5
 	VAESENC     560(AX), X6, X6
@@ -6660,10 +6660,10 @@ aes_common_11:
 	VAESENCLAST 704(AX), X6, X6
 	VAESENCLAST 704(AX), X7, X7
 	CMPQ        CX, $0x00000010
-	JB          batch_end_14
+	JB          batch_end_5
 
 	// Main loop: L blocks of each of the four sectors per step.
-loop_12:
+loop_3:
 	VPXOR   (SI), X4, X0
 	VPXOR   X15, X0, X0
 	VPXOR   (SI)(R8*1), X5, X1
@@ -6871,7 +6871,7 @@ aes128_19:
 	ADDQ        $0x00000010, DI
 	SUBQ        $0x00000010, CX
 	CMPQ        CX, $0x00000010
-	JAE         loop_12
+	JAE         loop_3
 	JMP         loop_end_18
 
 loop_half_17:
@@ -6882,7 +6882,7 @@ loop_half_17:
 
 loop_end_18:
 	// Next batch: past lane 3's sector (lane 0's pointers have moved one sector).
-batch_end_14:
+batch_end_5:
 	ADDQ R11, SI
 	ADDQ R11, DI
 	SUBQ sectorSize+56(FP), R12
@@ -6934,45 +6934,45 @@ batch_2:
 	SUBQ CX, R13
 	MOVQ CX, R8
 	CMPQ R13, R8
-	JB   lane_repeat_3
+	JB   lane_repeat_6
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_4
+	JMP  lane_ready_7
 
-lane_repeat_3:
+lane_repeat_6:
 	XORQ R8, R8
 
-lane_ready_4:
+lane_ready_7:
 	VMOVQ       DX, X13
 	VINSERTI128 $0x01, X13, Y4, Y4
 	LEAQ        (R8)(CX*1), R9
 	CMPQ        R13, R9
-	JB          lane_repeat_5
+	JB          lane_repeat_8
 	ADDQ        step+72(FP), DX
-	JMP         lane_ready_6
+	JMP         lane_ready_9
 
-lane_repeat_5:
+lane_repeat_8:
 	MOVQ R8, R9
 
-lane_ready_6:
+lane_ready_9:
 	VMOVQ DX, X5
 	LEAQ  (R9)(CX*1), R11
 	CMPQ  R13, R11
-	JB    lane_repeat_7
+	JB    lane_repeat_10
 	ADDQ  step+72(FP), DX
-	JMP   lane_ready_8
+	JMP   lane_ready_11
 
-lane_repeat_7:
+lane_repeat_10:
 	MOVQ R9, R11
 
-lane_ready_8:
+lane_ready_11:
 	VMOVQ       DX, X13
 	VINSERTI128 $0x01, X13, Y5, Y5
 	ADDQ        step+72(FP), DX
 
 	// The batch's tweaks: one tweak-key chain for all four IVs.
 	CMPQ           BX, $0x0c
-	JB             aes128_9
-	JE             aes192_10
+	JB             aes128_12
+	JE             aes192_13
 	VBROADCASTI128 480(AX), Y14
 	VPXOR          Y14, Y4, Y4
 	VPXOR          Y14, Y5, Y5
@@ -6988,9 +6988,9 @@ lane_ready_8:
 	VBROADCASTI128 544(AX), Y14
 	VAESENC        Y14, Y4, Y4
 	VAESENC        Y14, Y5, Y5
-	JMP            aes_common_11
+	JMP            aes_common_14
 
-aes192_10:
+aes192_13:
 	VBROADCASTI128 512(AX), Y14
 	VPXOR          Y14, Y4, Y4
 	VPXOR          Y14, Y5, Y5
@@ -7000,14 +7000,14 @@ aes192_10:
 	VBROADCASTI128 544(AX), Y14
 	VAESENC        Y14, Y4, Y4
 	VAESENC        Y14, Y5, Y5
-	JMP            aes_common_11
+	JMP            aes_common_14
 
-aes128_9:
+aes128_12:
 	VBROADCASTI128 544(AX), Y14
 	VPXOR          Y14, Y4, Y4
 	VPXOR          Y14, Y5, Y5
 
-aes_common_11:
+aes_common_14:
 	VBROADCASTI128 560(AX), Y14
 	VAESENC        Y14, Y4, Y4
 	VAESENC        Y14, Y5, Y5
@@ -7069,10 +7069,10 @@ aes_common_11:
 	VPXOR      Y13, Y7, Y7
 	VPXOR      Y11, Y7, Y7
 	CMPQ       CX, $0x00000020
-	JB         block_tail_13
+	JB         block_tail_4
 
 	// Main loop: L blocks of each of the four sectors per step.
-loop_12:
+loop_3:
 	VPXOR          (SI), Y4, Y0
 	VPXOR          Y15, Y0, Y0
 	VPXOR          (SI)(R8*1), Y5, Y1
@@ -7316,7 +7316,7 @@ aes128_19:
 	ADDQ           $0x00000020, DI
 	SUBQ           $0x00000020, CX
 	CMPQ           CX, $0x00000020
-	JAE            loop_12
+	JAE            loop_3
 	JMP            loop_end_18
 
 loop_half_17:
@@ -7327,9 +7327,9 @@ loop_half_17:
 
 loop_end_18:
 	// The rest of each sector, one block of each at a time.
-block_tail_13:
+block_tail_4:
 	CMPQ    CX, $0x10
-	JB      batch_end_14
+	JB      batch_end_5
 	VMOVDQU (SI), X0
 	VPXOR   X15, X0, X0
 	VPXOR   X4, X0, X0
@@ -7440,10 +7440,10 @@ aes128_21:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_13
+	JMP         block_tail_4
 
 	// Next batch: past lane 3's sector (lane 0's pointers have moved one sector).
-batch_end_14:
+batch_end_5:
 	ADDQ R11, SI
 	ADDQ R11, DI
 	SUBQ sectorSize+56(FP), R12
@@ -7496,45 +7496,45 @@ batch_2:
 	SUBQ CX, R13
 	MOVQ CX, R8
 	CMPQ R13, R8
-	JB   lane_repeat_3
+	JB   lane_repeat_6
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_4
+	JMP  lane_ready_7
 
-lane_repeat_3:
+lane_repeat_6:
 	XORQ R8, R8
 
-lane_ready_4:
+lane_ready_7:
 	VMOVQ       DX, X13
 	VINSERTI128 $0x01, X13, Y4, Y4
 	LEAQ        (R8)(CX*1), R9
 	CMPQ        R13, R9
-	JB          lane_repeat_5
+	JB          lane_repeat_8
 	ADDQ        step+72(FP), DX
-	JMP         lane_ready_6
+	JMP         lane_ready_9
 
-lane_repeat_5:
+lane_repeat_8:
 	MOVQ R8, R9
 
-lane_ready_6:
+lane_ready_9:
 	VMOVQ DX, X5
 	LEAQ  (R9)(CX*1), R11
 	CMPQ  R13, R11
-	JB    lane_repeat_7
+	JB    lane_repeat_10
 	ADDQ  step+72(FP), DX
-	JMP   lane_ready_8
+	JMP   lane_ready_11
 
-lane_repeat_7:
+lane_repeat_10:
 	MOVQ R9, R11
 
-lane_ready_8:
+lane_ready_11:
 	VMOVQ       DX, X13
 	VINSERTI128 $0x01, X13, Y5, Y5
 	ADDQ        step+72(FP), DX
 
 	// The batch's tweaks: one tweak-key chain for all four IVs.
 	CMPQ           BX, $0x0c
-	JB             aes128_9
-	JE             aes192_10
+	JB             aes128_12
+	JE             aes192_13
 	VBROADCASTI128 480(AX), Y14
 	VPXOR          Y14, Y4, Y4
 	VPXOR          Y14, Y5, Y5
@@ -7550,9 +7550,9 @@ lane_ready_8:
 	VBROADCASTI128 544(AX), Y14
 	VAESENC        Y14, Y4, Y4
 	VAESENC        Y14, Y5, Y5
-	JMP            aes_common_11
+	JMP            aes_common_14
 
-aes192_10:
+aes192_13:
 	VBROADCASTI128 512(AX), Y14
 	VPXOR          Y14, Y4, Y4
 	VPXOR          Y14, Y5, Y5
@@ -7562,14 +7562,14 @@ aes192_10:
 	VBROADCASTI128 544(AX), Y14
 	VAESENC        Y14, Y4, Y4
 	VAESENC        Y14, Y5, Y5
-	JMP            aes_common_11
+	JMP            aes_common_14
 
-aes128_9:
+aes128_12:
 	VBROADCASTI128 544(AX), Y14
 	VPXOR          Y14, Y4, Y4
 	VPXOR          Y14, Y5, Y5
 
-aes_common_11:
+aes_common_14:
 	VBROADCASTI128 560(AX), Y14
 	VAESENC        Y14, Y4, Y4
 	VAESENC        Y14, Y5, Y5
@@ -7631,10 +7631,10 @@ aes_common_11:
 	VPXOR      Y13, Y7, Y7
 	VPXOR      Y11, Y7, Y7
 	CMPQ       CX, $0x00000020
-	JB         block_tail_13
+	JB         block_tail_4
 
 	// Main loop: L blocks of each of the four sectors per step.
-loop_12:
+loop_3:
 	VPXOR          (SI), Y4, Y0
 	VPXOR          Y15, Y0, Y0
 	VPXOR          (SI)(R8*1), Y5, Y1
@@ -7878,7 +7878,7 @@ aes128_19:
 	ADDQ           $0x00000020, DI
 	SUBQ           $0x00000020, CX
 	CMPQ           CX, $0x00000020
-	JAE            loop_12
+	JAE            loop_3
 	JMP            loop_end_18
 
 loop_half_17:
@@ -7889,9 +7889,9 @@ loop_half_17:
 
 loop_end_18:
 	// The rest of each sector, one block of each at a time.
-block_tail_13:
+block_tail_4:
 	CMPQ    CX, $0x10
-	JB      batch_end_14
+	JB      batch_end_5
 	VMOVDQU (SI), X0
 	VPXOR   X15, X0, X0
 	VPXOR   X4, X0, X0
@@ -8002,10 +8002,10 @@ aes128_21:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_13
+	JMP         block_tail_4
 
 	// Next batch: past lane 3's sector (lane 0's pointers have moved one sector).
-batch_end_14:
+batch_end_5:
 	ADDQ R11, SI
 	ADDQ R11, DI
 	SUBQ sectorSize+56(FP), R12
@@ -8058,155 +8058,398 @@ TEXT ·encryptSectorsVAESAVX10_256(SB), NOSPLIT, $0-80
 	VBROADCASTI32X4 224(AX), Y29
 	VBROADCASTI32X4 xtsPoly<>+0(SB), Y12
 
+	// The first batch's tweaks; every later batch's are encrypted one batch ahead.
+	VMOVQ           DX, X30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y30, Y30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X31
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y31, Y31
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_6
+	JE              aes192_7
+	VBROADCASTI32X4 480(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 496(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 512(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_8
+
+aes192_7:
+	VBROADCASTI32X4 512(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_8
+
+aes128_6:
+	VBROADCASTI32X4 544(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+
+aes_common_8:
+	VBROADCASTI32X4 560(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 576(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 592(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 608(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 624(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 640(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 656(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 672(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 688(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 704(AX), Y13
+	VAESENCLAST     Y13, Y30, Y30
+	VAESENCLAST     Y13, Y31, Y31
+
 	// Batches of four sectors.
 batch_2:
 	MOVQ sectorSize+56(FP), CX
 
 	// Stop before a partial sector (the caller rules it out).
-	CMPQ  R12, CX
-	JB    ret_1
-	VMOVQ DX, X4
+	CMPQ R12, CX
+	JB   ret_1
+	MOVQ CX, R13
+	SHLQ $0x02, R13
+	CMPQ R12, R13
+	JB   partial_batch_9
+	MOVQ CX, R8
+	LEAQ (CX)(CX*1), R9
+	LEAQ (R9)(CX*1), R11
+
+	// Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).
+	VPERMQ     $0x44, Y30, Y4
+	VPSRLVQ    xtsShr256<>+32(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y4, Y8
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y8
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y4
+	VPERMQ     $0xee, Y30, Y5
+	VPSRLVQ    xtsShr256<>+32(SB), Y5, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y5, Y9
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y9
+	VPSRLVQ    xtsShr256<>+0(SB), Y5, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y5, Y5
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y5
+	VPERMQ     $0x44, Y31, Y6
+	VPSRLVQ    xtsShr256<>+32(SB), Y6, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y6, Y10
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y10
+	VPSRLVQ    xtsShr256<>+0(SB), Y6, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y6, Y6
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y6
+	VPERMQ     $0xee, Y31, Y7
+	VPSRLVQ    xtsShr256<>+32(SB), Y7, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y7, Y11
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y11
+	VPSRLVQ    xtsShr256<>+0(SB), Y7, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y7, Y7
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y7
+
+	// The next batch's IVs and their encryption: the out-of-order core runs this
+	// chain alongside this batch's data rounds, so its latency is hidden.
+	VMOVQ           DX, X30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y30, Y30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X31
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y31, Y31
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_11
+	JE              aes192_12
+	VBROADCASTI32X4 480(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 496(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 512(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_13
+
+aes192_12:
+	VBROADCASTI32X4 512(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_13
+
+aes128_11:
+	VBROADCASTI32X4 544(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+
+aes_common_13:
+	VBROADCASTI32X4 560(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 576(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 592(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 608(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 624(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 640(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 656(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 672(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 688(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 704(AX), Y13
+	VAESENCLAST     Y13, Y30, Y30
+	VAESENCLAST     Y13, Y31, Y31
+	JMP             batch_ready_10
+
+	// A last batch of fewer than four sectors: repeat the last one in the
+	// missing lanes, and encrypt its IVs here.
+partial_batch_9:
+	MOVQ  step+72(FP), R13
+	SHLQ  $0x02, R13
+	SUBQ  R13, DX
+	VMOVQ DX, X30
 
 	// Lane j exists if a whole sector is left at its offset: total - sectorSize >= offset.
 	MOVQ R12, R13
 	SUBQ CX, R13
 	MOVQ CX, R8
 	CMPQ R13, R8
-	JB   lane_repeat_3
+	JB   lane_repeat_14
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_4
+	JMP  lane_ready_15
 
-lane_repeat_3:
+lane_repeat_14:
 	XORQ R8, R8
 
-lane_ready_4:
+lane_ready_15:
 	VMOVQ        DX, X13
-	VINSERTI32X4 $0x01, X13, Y4, Y4
+	VINSERTI32X4 $0x01, X13, Y30, Y30
 	LEAQ         (R8)(CX*1), R9
 	CMPQ         R13, R9
-	JB           lane_repeat_5
+	JB           lane_repeat_16
 	ADDQ         step+72(FP), DX
-	JMP          lane_ready_6
+	JMP          lane_ready_17
 
-lane_repeat_5:
+lane_repeat_16:
 	MOVQ R8, R9
 
-lane_ready_6:
-	VMOVQ DX, X5
+lane_ready_17:
+	VMOVQ DX, X31
 	LEAQ  (R9)(CX*1), R11
 	CMPQ  R13, R11
-	JB    lane_repeat_7
+	JB    lane_repeat_18
 	ADDQ  step+72(FP), DX
-	JMP   lane_ready_8
+	JMP   lane_ready_19
 
-lane_repeat_7:
+lane_repeat_18:
 	MOVQ R9, R11
 
-lane_ready_8:
-	VMOVQ        DX, X13
-	VINSERTI32X4 $0x01, X13, Y5, Y5
-	ADDQ         step+72(FP), DX
-
-	// The batch's tweaks: one tweak-key chain for all four IVs.
+lane_ready_19:
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y31, Y31
+	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_9
-	JE              aes192_10
+	JB              aes128_20
+	JE              aes192_21
 	VBROADCASTI32X4 480(AX), Y13
-	VPXORD          Y13, Y4, Y4
-	VPXORD          Y13, Y5, Y5
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
 	VBROADCASTI32X4 496(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 512(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 528(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 544(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
-	JMP             aes_common_11
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_22
 
-aes192_10:
+aes192_21:
 	VBROADCASTI32X4 512(AX), Y13
-	VPXORD          Y13, Y4, Y4
-	VPXORD          Y13, Y5, Y5
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
 	VBROADCASTI32X4 528(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 544(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
-	JMP             aes_common_11
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_22
 
-aes128_9:
+aes128_20:
 	VBROADCASTI32X4 544(AX), Y13
-	VPXORD          Y13, Y4, Y4
-	VPXORD          Y13, Y5, Y5
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
 
-aes_common_11:
+aes_common_22:
 	VBROADCASTI32X4 560(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 576(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 592(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 608(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 624(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 640(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 656(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 672(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 688(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 704(AX), Y13
-	VAESENCLAST     Y13, Y4, Y4
-	VAESENCLAST     Y13, Y5, Y5
+	VAESENCLAST     Y13, Y30, Y30
+	VAESENCLAST     Y13, Y31, Y31
 
-	// Tweak vector j: E(IV_j) in every lane, lane l times x^l.
-	VPERMQ     $0xee, Y5, Y7
-	VPERMQ     $0x44, Y5, Y6
-	VPERMQ     $0xee, Y4, Y5
-	VPERMQ     $0x44, Y4, Y4
+	// Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).
+	VPERMQ     $0x44, Y30, Y4
+	VPSRLVQ    xtsShr256<>+32(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y4, Y8
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y8
 	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
 	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
-	VPSLLDQ    $0x08, Y13, Y8
+	VPSLLDQ    $0x08, Y13, Y14
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
-	VPTERNLOGD $0x96, Y13, Y8, Y4
+	VPTERNLOGD $0x96, Y13, Y14, Y4
+	VPERMQ     $0xee, Y30, Y5
+	VPSRLVQ    xtsShr256<>+32(SB), Y5, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y5, Y9
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y9
 	VPSRLVQ    xtsShr256<>+0(SB), Y5, Y13
 	VPSLLVQ    xtsShl256<>+0(SB), Y5, Y5
-	VPSLLDQ    $0x08, Y13, Y9
+	VPSLLDQ    $0x08, Y13, Y14
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
-	VPTERNLOGD $0x96, Y13, Y9, Y5
+	VPTERNLOGD $0x96, Y13, Y14, Y5
+	VPERMQ     $0x44, Y31, Y6
+	VPSRLVQ    xtsShr256<>+32(SB), Y6, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y6, Y10
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y10
 	VPSRLVQ    xtsShr256<>+0(SB), Y6, Y13
 	VPSLLVQ    xtsShl256<>+0(SB), Y6, Y6
-	VPSLLDQ    $0x08, Y13, Y10
+	VPSLLDQ    $0x08, Y13, Y14
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
-	VPTERNLOGD $0x96, Y13, Y10, Y6
+	VPTERNLOGD $0x96, Y13, Y14, Y6
+	VPERMQ     $0xee, Y31, Y7
+	VPSRLVQ    xtsShr256<>+32(SB), Y7, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y7, Y11
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y11
 	VPSRLVQ    xtsShr256<>+0(SB), Y7, Y13
 	VPSLLVQ    xtsShl256<>+0(SB), Y7, Y7
-	VPSLLDQ    $0x08, Y13, Y11
+	VPSLLDQ    $0x08, Y13, Y14
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
-	VPTERNLOGD $0x96, Y13, Y11, Y7
-	CMPQ       CX, $0x00000020
-	JB         block_tail_13
+	VPTERNLOGD $0x96, Y13, Y14, Y7
 
-	// Main loop: L blocks of each of the four sectors per step.
-loop_12:
+batch_ready_10:
+	CMPQ CX, $0x00000020
+	JB   block_tail_4
+
+	// Main loop: L blocks of each of the four sectors per step, unrolled twice:
+	// the tweak set of one step advances by x^(2L) while the other is in use.
+	// The first step: the other set is still to be used.
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y4, Y0
 	VMOVDQU64  (SI)(R8*1), Y1
@@ -8216,8 +8459,8 @@ loop_12:
 	VMOVDQU64  (SI)(R11*1), Y3
 	VPTERNLOGD $0x96, Y15, Y7, Y3
 	CMPQ       BX, $0x0c
-	JB         aes128_15
-	JE         aes192_16
+	JB         aes128_24
+	JE         aes192_25
 	VAESENC    Y16, Y0, Y0
 	VAESENC    Y16, Y1, Y1
 	VAESENC    Y16, Y2, Y2
@@ -8227,7 +8470,7 @@ loop_12:
 	VAESENC    Y17, Y2, Y2
 	VAESENC    Y17, Y3, Y3
 
-aes192_16:
+aes192_25:
 	VAESENC Y18, Y0, Y0
 	VAESENC Y18, Y1, Y1
 	VAESENC Y18, Y2, Y2
@@ -8237,63 +8480,19 @@ aes192_16:
 	VAESENC Y19, Y2, Y2
 	VAESENC Y19, Y3, Y3
 
-aes128_15:
+aes128_24:
 	VAESENC     Y20, Y0, Y0
 	VAESENC     Y20, Y1, Y1
 	VAESENC     Y20, Y2, Y2
 	VAESENC     Y20, Y3, Y3
-	VPXORD      Y29, Y4, Y8
-	VPXORD      Y29, Y5, Y9
-	VPXORD      Y29, Y6, Y10
-	VPXORD      Y29, Y7, Y11
-	VPSRLQ      $0x3e, Y4, Y13
-	VPSLLQ      $0x02, Y4, Y4
-	VPSLLDQ     $0x08, Y13, Y14
-	VPSRLDQ     $0x08, Y13, Y13
-	VPTERNLOGD  $0x96, Y13, Y14, Y4
-	VPSLLQ      $0x01, Y13, Y14
-	VPSLLQ      $0x02, Y13, Y13
-	VPTERNLOGD  $0x96, Y13, Y14, Y4
-	VPSLLQ      $0x05, Y13, Y13
-	VPXORD      Y13, Y4, Y4
-	VPSRLQ      $0x3e, Y5, Y30
 	VAESENC     Y21, Y0, Y0
 	VAESENC     Y21, Y1, Y1
 	VAESENC     Y21, Y2, Y2
 	VAESENC     Y21, Y3, Y3
-	VPSLLQ      $0x02, Y5, Y5
-	VPSLLDQ     $0x08, Y30, Y31
-	VPSRLDQ     $0x08, Y30, Y30
-	VPTERNLOGD  $0x96, Y30, Y31, Y5
-	VPSLLQ      $0x01, Y30, Y31
-	VPSLLQ      $0x02, Y30, Y30
-	VPTERNLOGD  $0x96, Y30, Y31, Y5
-	VPSLLQ      $0x05, Y30, Y30
-	VPXORD      Y30, Y5, Y5
-	VPSRLQ      $0x3e, Y6, Y13
-	VPSLLQ      $0x02, Y6, Y6
-	VPSLLDQ     $0x08, Y13, Y14
-	VPSRLDQ     $0x08, Y13, Y13
-	VPTERNLOGD  $0x96, Y13, Y14, Y6
-	VPSLLQ      $0x01, Y13, Y14
 	VAESENC     Y22, Y0, Y0
 	VAESENC     Y22, Y1, Y1
 	VAESENC     Y22, Y2, Y2
 	VAESENC     Y22, Y3, Y3
-	VPSLLQ      $0x02, Y13, Y13
-	VPTERNLOGD  $0x96, Y13, Y14, Y6
-	VPSLLQ      $0x05, Y13, Y13
-	VPXORD      Y13, Y6, Y6
-	VPSRLQ      $0x3e, Y7, Y30
-	VPSLLQ      $0x02, Y7, Y7
-	VPSLLDQ     $0x08, Y30, Y31
-	VPSRLDQ     $0x08, Y30, Y30
-	VPTERNLOGD  $0x96, Y30, Y31, Y7
-	VPSLLQ      $0x01, Y30, Y31
-	VPSLLQ      $0x02, Y30, Y30
-	VPTERNLOGD  $0x96, Y30, Y31, Y7
-	VPSLLQ      $0x05, Y30, Y30
-	VPXORD      Y30, Y7, Y7
 	VAESENC     Y23, Y0, Y0
 	VAESENC     Y23, Y1, Y1
 	VAESENC     Y23, Y2, Y2
@@ -8318,24 +8517,244 @@ aes128_15:
 	VAESENC     Y28, Y1, Y1
 	VAESENC     Y28, Y2, Y2
 	VAESENC     Y28, Y3, Y3
-	VAESENCLAST Y8, Y0, Y0
-	VAESENCLAST Y9, Y1, Y1
-	VAESENCLAST Y10, Y2, Y2
-	VAESENCLAST Y11, Y3, Y3
+	VAESENCLAST Y29, Y0, Y0
+	VAESENCLAST Y29, Y1, Y1
+	VAESENCLAST Y29, Y2, Y2
+	VAESENCLAST Y29, Y3, Y3
+	VPXORD      Y4, Y0, Y0
 	VMOVDQU64   Y0, (DI)
+	VPXORD      Y5, Y1, Y1
 	VMOVDQU64   Y1, (DI)(R8*1)
+	VPXORD      Y6, Y2, Y2
 	VMOVDQU64   Y2, (DI)(R9*1)
+	VPXORD      Y7, Y3, Y3
 	VMOVDQU64   Y3, (DI)(R11*1)
 	ADDQ        $0x00000020, SI
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000020, CX
 	CMPQ        CX, $0x00000020
-	JAE         loop_12
+	JB          after_second_23
+
+loop_3:
+	VMOVDQU64  (SI), Y0
+	VPTERNLOGD $0x96, Y15, Y8, Y0
+	VMOVDQU64  (SI)(R8*1), Y1
+	VPTERNLOGD $0x96, Y15, Y9, Y1
+	VMOVDQU64  (SI)(R9*1), Y2
+	VPTERNLOGD $0x96, Y15, Y10, Y2
+	VMOVDQU64  (SI)(R11*1), Y3
+	VPTERNLOGD $0x96, Y15, Y11, Y3
+	CMPQ       BX, $0x0c
+	JB         aes128_26
+	JE         aes192_27
+	VAESENC    Y16, Y0, Y0
+	VAESENC    Y16, Y1, Y1
+	VAESENC    Y16, Y2, Y2
+	VAESENC    Y16, Y3, Y3
+	VAESENC    Y17, Y0, Y0
+	VAESENC    Y17, Y1, Y1
+	VAESENC    Y17, Y2, Y2
+	VAESENC    Y17, Y3, Y3
+
+aes192_27:
+	VAESENC Y18, Y0, Y0
+	VAESENC Y18, Y1, Y1
+	VAESENC Y18, Y2, Y2
+	VAESENC Y18, Y3, Y3
+	VAESENC Y19, Y0, Y0
+	VAESENC Y19, Y1, Y1
+	VAESENC Y19, Y2, Y2
+	VAESENC Y19, Y3, Y3
+
+aes128_26:
+	VAESENC     Y20, Y0, Y0
+	VAESENC     Y20, Y1, Y1
+	VAESENC     Y20, Y2, Y2
+	VAESENC     Y20, Y3, Y3
+	VPSRLQ      $0x3c, Y4, Y13
+	VPSLLQ      $0x04, Y4, Y4
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y21, Y0, Y0
+	VAESENC     Y21, Y1, Y1
+	VAESENC     Y21, Y2, Y2
+	VAESENC     Y21, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y4
+	VPSRLQ      $0x3c, Y5, Y13
+	VAESENC     Y22, Y0, Y0
+	VAESENC     Y22, Y1, Y1
+	VAESENC     Y22, Y2, Y2
+	VAESENC     Y22, Y3, Y3
+	VPSLLQ      $0x04, Y5, Y5
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y23, Y0, Y0
+	VAESENC     Y23, Y1, Y1
+	VAESENC     Y23, Y2, Y2
+	VAESENC     Y23, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y5
+	VAESENC     Y24, Y0, Y0
+	VAESENC     Y24, Y1, Y1
+	VAESENC     Y24, Y2, Y2
+	VAESENC     Y24, Y3, Y3
+	VPSRLQ      $0x3c, Y6, Y13
+	VPSLLQ      $0x04, Y6, Y6
+	VAESENC     Y25, Y0, Y0
+	VAESENC     Y25, Y1, Y1
+	VAESENC     Y25, Y2, Y2
+	VAESENC     Y25, Y3, Y3
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VAESENC     Y26, Y0, Y0
+	VAESENC     Y26, Y1, Y1
+	VAESENC     Y26, Y2, Y2
+	VAESENC     Y26, Y3, Y3
+	VPTERNLOGD  $0x96, Y13, Y14, Y6
+	VPSRLQ      $0x3c, Y7, Y13
+	VAESENC     Y27, Y0, Y0
+	VAESENC     Y27, Y1, Y1
+	VAESENC     Y27, Y2, Y2
+	VAESENC     Y27, Y3, Y3
+	VPSLLQ      $0x04, Y7, Y7
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y28, Y0, Y0
+	VAESENC     Y28, Y1, Y1
+	VAESENC     Y28, Y2, Y2
+	VAESENC     Y28, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y7
+	VAESENCLAST Y29, Y0, Y0
+	VAESENCLAST Y29, Y1, Y1
+	VAESENCLAST Y29, Y2, Y2
+	VAESENCLAST Y29, Y3, Y3
+	VPXORD      Y8, Y0, Y0
+	VMOVDQU64   Y0, (DI)
+	VPXORD      Y9, Y1, Y1
+	VMOVDQU64   Y1, (DI)(R8*1)
+	VPXORD      Y10, Y2, Y2
+	VMOVDQU64   Y2, (DI)(R9*1)
+	VPXORD      Y11, Y3, Y3
+	VMOVDQU64   Y3, (DI)(R11*1)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000020, CX
+	CMPQ        CX, $0x00000020
+	JB          block_tail_4
+	VMOVDQU64   (SI), Y0
+	VPTERNLOGD  $0x96, Y15, Y4, Y0
+	VMOVDQU64   (SI)(R8*1), Y1
+	VPTERNLOGD  $0x96, Y15, Y5, Y1
+	VMOVDQU64   (SI)(R9*1), Y2
+	VPTERNLOGD  $0x96, Y15, Y6, Y2
+	VMOVDQU64   (SI)(R11*1), Y3
+	VPTERNLOGD  $0x96, Y15, Y7, Y3
+	CMPQ        BX, $0x0c
+	JB          aes128_28
+	JE          aes192_29
+	VAESENC     Y16, Y0, Y0
+	VAESENC     Y16, Y1, Y1
+	VAESENC     Y16, Y2, Y2
+	VAESENC     Y16, Y3, Y3
+	VAESENC     Y17, Y0, Y0
+	VAESENC     Y17, Y1, Y1
+	VAESENC     Y17, Y2, Y2
+	VAESENC     Y17, Y3, Y3
+
+aes192_29:
+	VAESENC Y18, Y0, Y0
+	VAESENC Y18, Y1, Y1
+	VAESENC Y18, Y2, Y2
+	VAESENC Y18, Y3, Y3
+	VAESENC Y19, Y0, Y0
+	VAESENC Y19, Y1, Y1
+	VAESENC Y19, Y2, Y2
+	VAESENC Y19, Y3, Y3
+
+aes128_28:
+	VAESENC     Y20, Y0, Y0
+	VAESENC     Y20, Y1, Y1
+	VAESENC     Y20, Y2, Y2
+	VAESENC     Y20, Y3, Y3
+	VPSRLQ      $0x3c, Y8, Y13
+	VPSLLQ      $0x04, Y8, Y8
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y21, Y0, Y0
+	VAESENC     Y21, Y1, Y1
+	VAESENC     Y21, Y2, Y2
+	VAESENC     Y21, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y8
+	VPSRLQ      $0x3c, Y9, Y13
+	VAESENC     Y22, Y0, Y0
+	VAESENC     Y22, Y1, Y1
+	VAESENC     Y22, Y2, Y2
+	VAESENC     Y22, Y3, Y3
+	VPSLLQ      $0x04, Y9, Y9
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y23, Y0, Y0
+	VAESENC     Y23, Y1, Y1
+	VAESENC     Y23, Y2, Y2
+	VAESENC     Y23, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y9
+	VAESENC     Y24, Y0, Y0
+	VAESENC     Y24, Y1, Y1
+	VAESENC     Y24, Y2, Y2
+	VAESENC     Y24, Y3, Y3
+	VPSRLQ      $0x3c, Y10, Y13
+	VPSLLQ      $0x04, Y10, Y10
+	VAESENC     Y25, Y0, Y0
+	VAESENC     Y25, Y1, Y1
+	VAESENC     Y25, Y2, Y2
+	VAESENC     Y25, Y3, Y3
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VAESENC     Y26, Y0, Y0
+	VAESENC     Y26, Y1, Y1
+	VAESENC     Y26, Y2, Y2
+	VAESENC     Y26, Y3, Y3
+	VPTERNLOGD  $0x96, Y13, Y14, Y10
+	VPSRLQ      $0x3c, Y11, Y13
+	VAESENC     Y27, Y0, Y0
+	VAESENC     Y27, Y1, Y1
+	VAESENC     Y27, Y2, Y2
+	VAESENC     Y27, Y3, Y3
+	VPSLLQ      $0x04, Y11, Y11
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y28, Y0, Y0
+	VAESENC     Y28, Y1, Y1
+	VAESENC     Y28, Y2, Y2
+	VAESENC     Y28, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y11
+	VAESENCLAST Y29, Y0, Y0
+	VAESENCLAST Y29, Y1, Y1
+	VAESENCLAST Y29, Y2, Y2
+	VAESENCLAST Y29, Y3, Y3
+	VPXORD      Y4, Y0, Y0
+	VMOVDQU64   Y0, (DI)
+	VPXORD      Y5, Y1, Y1
+	VMOVDQU64   Y1, (DI)(R8*1)
+	VPXORD      Y6, Y2, Y2
+	VMOVDQU64   Y2, (DI)(R9*1)
+	VPXORD      Y7, Y3, Y3
+	VMOVDQU64   Y3, (DI)(R11*1)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000020, CX
+	CMPQ        CX, $0x00000020
+	JAE         loop_3
+
+after_second_23:
+	VMOVDQA64 Y8, Y4
+	VMOVDQA64 Y9, Y5
+	VMOVDQA64 Y10, Y6
+	VMOVDQA64 Y11, Y7
 
 	// The rest of each sector, one block of each at a time.
-block_tail_13:
+block_tail_4:
 	CMPQ       CX, $0x10
-	JB         batch_end_14
+	JB         batch_end_5
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	VMOVDQU64  (SI)(R8*1), X1
@@ -8345,8 +8764,8 @@ block_tail_13:
 	VMOVDQU64  (SI)(R11*1), X3
 	VPTERNLOGD $0x96, X15, X7, X3
 	CMPQ       BX, $0x0c
-	JB         aes128_17
-	JE         aes192_18
+	JB         aes128_30
+	JE         aes192_31
 	VAESENC    X16, X0, X0
 	VAESENC    X16, X1, X1
 	VAESENC    X16, X2, X2
@@ -8356,7 +8775,7 @@ block_tail_13:
 	VAESENC    X17, X2, X2
 	VAESENC    X17, X3, X3
 
-aes192_18:
+aes192_31:
 	VAESENC X18, X0, X0
 	VAESENC X18, X1, X1
 	VAESENC X18, X2, X2
@@ -8366,7 +8785,7 @@ aes192_18:
 	VAESENC X19, X2, X2
 	VAESENC X19, X3, X3
 
-aes128_17:
+aes128_30:
 	VAESENC     X20, X0, X0
 	VAESENC     X20, X1, X1
 	VAESENC     X20, X2, X2
@@ -8438,10 +8857,10 @@ aes128_17:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_13
+	JMP         block_tail_4
 
 	// Next batch: past lane 3's sector (lane 0's pointers have moved one sector).
-batch_end_14:
+batch_end_5:
 	ADDQ R11, SI
 	ADDQ R11, DI
 	SUBQ sectorSize+56(FP), R12
@@ -8494,155 +8913,398 @@ TEXT ·decryptSectorsVAESAVX10_256(SB), NOSPLIT, $0-80
 	VBROADCASTI32X4 464(AX), Y29
 	VBROADCASTI32X4 xtsPoly<>+0(SB), Y12
 
+	// The first batch's tweaks; every later batch's are encrypted one batch ahead.
+	VMOVQ           DX, X30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y30, Y30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X31
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y31, Y31
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_6
+	JE              aes192_7
+	VBROADCASTI32X4 480(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 496(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 512(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_8
+
+aes192_7:
+	VBROADCASTI32X4 512(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_8
+
+aes128_6:
+	VBROADCASTI32X4 544(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+
+aes_common_8:
+	VBROADCASTI32X4 560(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 576(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 592(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 608(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 624(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 640(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 656(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 672(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 688(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 704(AX), Y13
+	VAESENCLAST     Y13, Y30, Y30
+	VAESENCLAST     Y13, Y31, Y31
+
 	// Batches of four sectors.
 batch_2:
 	MOVQ sectorSize+56(FP), CX
 
 	// Stop before a partial sector (the caller rules it out).
-	CMPQ  R12, CX
-	JB    ret_1
-	VMOVQ DX, X4
+	CMPQ R12, CX
+	JB   ret_1
+	MOVQ CX, R13
+	SHLQ $0x02, R13
+	CMPQ R12, R13
+	JB   partial_batch_9
+	MOVQ CX, R8
+	LEAQ (CX)(CX*1), R9
+	LEAQ (R9)(CX*1), R11
+
+	// Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).
+	VPERMQ     $0x44, Y30, Y4
+	VPSRLVQ    xtsShr256<>+32(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y4, Y8
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y8
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y4
+	VPERMQ     $0xee, Y30, Y5
+	VPSRLVQ    xtsShr256<>+32(SB), Y5, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y5, Y9
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y9
+	VPSRLVQ    xtsShr256<>+0(SB), Y5, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y5, Y5
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y5
+	VPERMQ     $0x44, Y31, Y6
+	VPSRLVQ    xtsShr256<>+32(SB), Y6, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y6, Y10
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y10
+	VPSRLVQ    xtsShr256<>+0(SB), Y6, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y6, Y6
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y6
+	VPERMQ     $0xee, Y31, Y7
+	VPSRLVQ    xtsShr256<>+32(SB), Y7, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y7, Y11
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y11
+	VPSRLVQ    xtsShr256<>+0(SB), Y7, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y7, Y7
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y7
+
+	// The next batch's IVs and their encryption: the out-of-order core runs this
+	// chain alongside this batch's data rounds, so its latency is hidden.
+	VMOVQ           DX, X30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y30, Y30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X31
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y31, Y31
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_11
+	JE              aes192_12
+	VBROADCASTI32X4 480(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 496(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 512(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_13
+
+aes192_12:
+	VBROADCASTI32X4 512(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_13
+
+aes128_11:
+	VBROADCASTI32X4 544(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+
+aes_common_13:
+	VBROADCASTI32X4 560(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 576(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 592(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 608(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 624(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 640(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 656(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 672(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 688(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 704(AX), Y13
+	VAESENCLAST     Y13, Y30, Y30
+	VAESENCLAST     Y13, Y31, Y31
+	JMP             batch_ready_10
+
+	// A last batch of fewer than four sectors: repeat the last one in the
+	// missing lanes, and encrypt its IVs here.
+partial_batch_9:
+	MOVQ  step+72(FP), R13
+	SHLQ  $0x02, R13
+	SUBQ  R13, DX
+	VMOVQ DX, X30
 
 	// Lane j exists if a whole sector is left at its offset: total - sectorSize >= offset.
 	MOVQ R12, R13
 	SUBQ CX, R13
 	MOVQ CX, R8
 	CMPQ R13, R8
-	JB   lane_repeat_3
+	JB   lane_repeat_14
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_4
+	JMP  lane_ready_15
 
-lane_repeat_3:
+lane_repeat_14:
 	XORQ R8, R8
 
-lane_ready_4:
+lane_ready_15:
 	VMOVQ        DX, X13
-	VINSERTI32X4 $0x01, X13, Y4, Y4
+	VINSERTI32X4 $0x01, X13, Y30, Y30
 	LEAQ         (R8)(CX*1), R9
 	CMPQ         R13, R9
-	JB           lane_repeat_5
+	JB           lane_repeat_16
 	ADDQ         step+72(FP), DX
-	JMP          lane_ready_6
+	JMP          lane_ready_17
 
-lane_repeat_5:
+lane_repeat_16:
 	MOVQ R8, R9
 
-lane_ready_6:
-	VMOVQ DX, X5
+lane_ready_17:
+	VMOVQ DX, X31
 	LEAQ  (R9)(CX*1), R11
 	CMPQ  R13, R11
-	JB    lane_repeat_7
+	JB    lane_repeat_18
 	ADDQ  step+72(FP), DX
-	JMP   lane_ready_8
+	JMP   lane_ready_19
 
-lane_repeat_7:
+lane_repeat_18:
 	MOVQ R9, R11
 
-lane_ready_8:
-	VMOVQ        DX, X13
-	VINSERTI32X4 $0x01, X13, Y5, Y5
-	ADDQ         step+72(FP), DX
-
-	// The batch's tweaks: one tweak-key chain for all four IVs.
+lane_ready_19:
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y31, Y31
+	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_9
-	JE              aes192_10
+	JB              aes128_20
+	JE              aes192_21
 	VBROADCASTI32X4 480(AX), Y13
-	VPXORD          Y13, Y4, Y4
-	VPXORD          Y13, Y5, Y5
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
 	VBROADCASTI32X4 496(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 512(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 528(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 544(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
-	JMP             aes_common_11
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_22
 
-aes192_10:
+aes192_21:
 	VBROADCASTI32X4 512(AX), Y13
-	VPXORD          Y13, Y4, Y4
-	VPXORD          Y13, Y5, Y5
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
 	VBROADCASTI32X4 528(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 544(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
-	JMP             aes_common_11
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_22
 
-aes128_9:
+aes128_20:
 	VBROADCASTI32X4 544(AX), Y13
-	VPXORD          Y13, Y4, Y4
-	VPXORD          Y13, Y5, Y5
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
 
-aes_common_11:
+aes_common_22:
 	VBROADCASTI32X4 560(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 576(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 592(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 608(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 624(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 640(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 656(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 672(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 688(AX), Y13
-	VAESENC         Y13, Y4, Y4
-	VAESENC         Y13, Y5, Y5
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
 	VBROADCASTI32X4 704(AX), Y13
-	VAESENCLAST     Y13, Y4, Y4
-	VAESENCLAST     Y13, Y5, Y5
+	VAESENCLAST     Y13, Y30, Y30
+	VAESENCLAST     Y13, Y31, Y31
 
-	// Tweak vector j: E(IV_j) in every lane, lane l times x^l.
-	VPERMQ     $0xee, Y5, Y7
-	VPERMQ     $0x44, Y5, Y6
-	VPERMQ     $0xee, Y4, Y5
-	VPERMQ     $0x44, Y4, Y4
+	// Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).
+	VPERMQ     $0x44, Y30, Y4
+	VPSRLVQ    xtsShr256<>+32(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y4, Y8
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y8
 	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
 	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
-	VPSLLDQ    $0x08, Y13, Y8
+	VPSLLDQ    $0x08, Y13, Y14
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
-	VPTERNLOGD $0x96, Y13, Y8, Y4
+	VPTERNLOGD $0x96, Y13, Y14, Y4
+	VPERMQ     $0xee, Y30, Y5
+	VPSRLVQ    xtsShr256<>+32(SB), Y5, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y5, Y9
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y9
 	VPSRLVQ    xtsShr256<>+0(SB), Y5, Y13
 	VPSLLVQ    xtsShl256<>+0(SB), Y5, Y5
-	VPSLLDQ    $0x08, Y13, Y9
+	VPSLLDQ    $0x08, Y13, Y14
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
-	VPTERNLOGD $0x96, Y13, Y9, Y5
+	VPTERNLOGD $0x96, Y13, Y14, Y5
+	VPERMQ     $0x44, Y31, Y6
+	VPSRLVQ    xtsShr256<>+32(SB), Y6, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y6, Y10
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y10
 	VPSRLVQ    xtsShr256<>+0(SB), Y6, Y13
 	VPSLLVQ    xtsShl256<>+0(SB), Y6, Y6
-	VPSLLDQ    $0x08, Y13, Y10
+	VPSLLDQ    $0x08, Y13, Y14
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
-	VPTERNLOGD $0x96, Y13, Y10, Y6
+	VPTERNLOGD $0x96, Y13, Y14, Y6
+	VPERMQ     $0xee, Y31, Y7
+	VPSRLVQ    xtsShr256<>+32(SB), Y7, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y7, Y11
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y11
 	VPSRLVQ    xtsShr256<>+0(SB), Y7, Y13
 	VPSLLVQ    xtsShl256<>+0(SB), Y7, Y7
-	VPSLLDQ    $0x08, Y13, Y11
+	VPSLLDQ    $0x08, Y13, Y14
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
-	VPTERNLOGD $0x96, Y13, Y11, Y7
-	CMPQ       CX, $0x00000020
-	JB         block_tail_13
+	VPTERNLOGD $0x96, Y13, Y14, Y7
 
-	// Main loop: L blocks of each of the four sectors per step.
-loop_12:
+batch_ready_10:
+	CMPQ CX, $0x00000020
+	JB   block_tail_4
+
+	// Main loop: L blocks of each of the four sectors per step, unrolled twice:
+	// the tweak set of one step advances by x^(2L) while the other is in use.
+	// The first step: the other set is still to be used.
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y4, Y0
 	VMOVDQU64  (SI)(R8*1), Y1
@@ -8652,8 +9314,8 @@ loop_12:
 	VMOVDQU64  (SI)(R11*1), Y3
 	VPTERNLOGD $0x96, Y15, Y7, Y3
 	CMPQ       BX, $0x0c
-	JB         aes128_15
-	JE         aes192_16
+	JB         aes128_24
+	JE         aes192_25
 	VAESDEC    Y16, Y0, Y0
 	VAESDEC    Y16, Y1, Y1
 	VAESDEC    Y16, Y2, Y2
@@ -8663,7 +9325,7 @@ loop_12:
 	VAESDEC    Y17, Y2, Y2
 	VAESDEC    Y17, Y3, Y3
 
-aes192_16:
+aes192_25:
 	VAESDEC Y18, Y0, Y0
 	VAESDEC Y18, Y1, Y1
 	VAESDEC Y18, Y2, Y2
@@ -8673,63 +9335,19 @@ aes192_16:
 	VAESDEC Y19, Y2, Y2
 	VAESDEC Y19, Y3, Y3
 
-aes128_15:
+aes128_24:
 	VAESDEC     Y20, Y0, Y0
 	VAESDEC     Y20, Y1, Y1
 	VAESDEC     Y20, Y2, Y2
 	VAESDEC     Y20, Y3, Y3
-	VPXORD      Y29, Y4, Y8
-	VPXORD      Y29, Y5, Y9
-	VPXORD      Y29, Y6, Y10
-	VPXORD      Y29, Y7, Y11
-	VPSRLQ      $0x3e, Y4, Y13
-	VPSLLQ      $0x02, Y4, Y4
-	VPSLLDQ     $0x08, Y13, Y14
-	VPSRLDQ     $0x08, Y13, Y13
-	VPTERNLOGD  $0x96, Y13, Y14, Y4
-	VPSLLQ      $0x01, Y13, Y14
-	VPSLLQ      $0x02, Y13, Y13
-	VPTERNLOGD  $0x96, Y13, Y14, Y4
-	VPSLLQ      $0x05, Y13, Y13
-	VPXORD      Y13, Y4, Y4
-	VPSRLQ      $0x3e, Y5, Y30
 	VAESDEC     Y21, Y0, Y0
 	VAESDEC     Y21, Y1, Y1
 	VAESDEC     Y21, Y2, Y2
 	VAESDEC     Y21, Y3, Y3
-	VPSLLQ      $0x02, Y5, Y5
-	VPSLLDQ     $0x08, Y30, Y31
-	VPSRLDQ     $0x08, Y30, Y30
-	VPTERNLOGD  $0x96, Y30, Y31, Y5
-	VPSLLQ      $0x01, Y30, Y31
-	VPSLLQ      $0x02, Y30, Y30
-	VPTERNLOGD  $0x96, Y30, Y31, Y5
-	VPSLLQ      $0x05, Y30, Y30
-	VPXORD      Y30, Y5, Y5
-	VPSRLQ      $0x3e, Y6, Y13
-	VPSLLQ      $0x02, Y6, Y6
-	VPSLLDQ     $0x08, Y13, Y14
-	VPSRLDQ     $0x08, Y13, Y13
-	VPTERNLOGD  $0x96, Y13, Y14, Y6
-	VPSLLQ      $0x01, Y13, Y14
 	VAESDEC     Y22, Y0, Y0
 	VAESDEC     Y22, Y1, Y1
 	VAESDEC     Y22, Y2, Y2
 	VAESDEC     Y22, Y3, Y3
-	VPSLLQ      $0x02, Y13, Y13
-	VPTERNLOGD  $0x96, Y13, Y14, Y6
-	VPSLLQ      $0x05, Y13, Y13
-	VPXORD      Y13, Y6, Y6
-	VPSRLQ      $0x3e, Y7, Y30
-	VPSLLQ      $0x02, Y7, Y7
-	VPSLLDQ     $0x08, Y30, Y31
-	VPSRLDQ     $0x08, Y30, Y30
-	VPTERNLOGD  $0x96, Y30, Y31, Y7
-	VPSLLQ      $0x01, Y30, Y31
-	VPSLLQ      $0x02, Y30, Y30
-	VPTERNLOGD  $0x96, Y30, Y31, Y7
-	VPSLLQ      $0x05, Y30, Y30
-	VPXORD      Y30, Y7, Y7
 	VAESDEC     Y23, Y0, Y0
 	VAESDEC     Y23, Y1, Y1
 	VAESDEC     Y23, Y2, Y2
@@ -8754,24 +9372,244 @@ aes128_15:
 	VAESDEC     Y28, Y1, Y1
 	VAESDEC     Y28, Y2, Y2
 	VAESDEC     Y28, Y3, Y3
-	VAESDECLAST Y8, Y0, Y0
-	VAESDECLAST Y9, Y1, Y1
-	VAESDECLAST Y10, Y2, Y2
-	VAESDECLAST Y11, Y3, Y3
+	VAESDECLAST Y29, Y0, Y0
+	VAESDECLAST Y29, Y1, Y1
+	VAESDECLAST Y29, Y2, Y2
+	VAESDECLAST Y29, Y3, Y3
+	VPXORD      Y4, Y0, Y0
 	VMOVDQU64   Y0, (DI)
+	VPXORD      Y5, Y1, Y1
 	VMOVDQU64   Y1, (DI)(R8*1)
+	VPXORD      Y6, Y2, Y2
 	VMOVDQU64   Y2, (DI)(R9*1)
+	VPXORD      Y7, Y3, Y3
 	VMOVDQU64   Y3, (DI)(R11*1)
 	ADDQ        $0x00000020, SI
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000020, CX
 	CMPQ        CX, $0x00000020
-	JAE         loop_12
+	JB          after_second_23
+
+loop_3:
+	VMOVDQU64  (SI), Y0
+	VPTERNLOGD $0x96, Y15, Y8, Y0
+	VMOVDQU64  (SI)(R8*1), Y1
+	VPTERNLOGD $0x96, Y15, Y9, Y1
+	VMOVDQU64  (SI)(R9*1), Y2
+	VPTERNLOGD $0x96, Y15, Y10, Y2
+	VMOVDQU64  (SI)(R11*1), Y3
+	VPTERNLOGD $0x96, Y15, Y11, Y3
+	CMPQ       BX, $0x0c
+	JB         aes128_26
+	JE         aes192_27
+	VAESDEC    Y16, Y0, Y0
+	VAESDEC    Y16, Y1, Y1
+	VAESDEC    Y16, Y2, Y2
+	VAESDEC    Y16, Y3, Y3
+	VAESDEC    Y17, Y0, Y0
+	VAESDEC    Y17, Y1, Y1
+	VAESDEC    Y17, Y2, Y2
+	VAESDEC    Y17, Y3, Y3
+
+aes192_27:
+	VAESDEC Y18, Y0, Y0
+	VAESDEC Y18, Y1, Y1
+	VAESDEC Y18, Y2, Y2
+	VAESDEC Y18, Y3, Y3
+	VAESDEC Y19, Y0, Y0
+	VAESDEC Y19, Y1, Y1
+	VAESDEC Y19, Y2, Y2
+	VAESDEC Y19, Y3, Y3
+
+aes128_26:
+	VAESDEC     Y20, Y0, Y0
+	VAESDEC     Y20, Y1, Y1
+	VAESDEC     Y20, Y2, Y2
+	VAESDEC     Y20, Y3, Y3
+	VPSRLQ      $0x3c, Y4, Y13
+	VPSLLQ      $0x04, Y4, Y4
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y21, Y0, Y0
+	VAESDEC     Y21, Y1, Y1
+	VAESDEC     Y21, Y2, Y2
+	VAESDEC     Y21, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y4
+	VPSRLQ      $0x3c, Y5, Y13
+	VAESDEC     Y22, Y0, Y0
+	VAESDEC     Y22, Y1, Y1
+	VAESDEC     Y22, Y2, Y2
+	VAESDEC     Y22, Y3, Y3
+	VPSLLQ      $0x04, Y5, Y5
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y23, Y0, Y0
+	VAESDEC     Y23, Y1, Y1
+	VAESDEC     Y23, Y2, Y2
+	VAESDEC     Y23, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y5
+	VAESDEC     Y24, Y0, Y0
+	VAESDEC     Y24, Y1, Y1
+	VAESDEC     Y24, Y2, Y2
+	VAESDEC     Y24, Y3, Y3
+	VPSRLQ      $0x3c, Y6, Y13
+	VPSLLQ      $0x04, Y6, Y6
+	VAESDEC     Y25, Y0, Y0
+	VAESDEC     Y25, Y1, Y1
+	VAESDEC     Y25, Y2, Y2
+	VAESDEC     Y25, Y3, Y3
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VAESDEC     Y26, Y0, Y0
+	VAESDEC     Y26, Y1, Y1
+	VAESDEC     Y26, Y2, Y2
+	VAESDEC     Y26, Y3, Y3
+	VPTERNLOGD  $0x96, Y13, Y14, Y6
+	VPSRLQ      $0x3c, Y7, Y13
+	VAESDEC     Y27, Y0, Y0
+	VAESDEC     Y27, Y1, Y1
+	VAESDEC     Y27, Y2, Y2
+	VAESDEC     Y27, Y3, Y3
+	VPSLLQ      $0x04, Y7, Y7
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y28, Y0, Y0
+	VAESDEC     Y28, Y1, Y1
+	VAESDEC     Y28, Y2, Y2
+	VAESDEC     Y28, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y7
+	VAESDECLAST Y29, Y0, Y0
+	VAESDECLAST Y29, Y1, Y1
+	VAESDECLAST Y29, Y2, Y2
+	VAESDECLAST Y29, Y3, Y3
+	VPXORD      Y8, Y0, Y0
+	VMOVDQU64   Y0, (DI)
+	VPXORD      Y9, Y1, Y1
+	VMOVDQU64   Y1, (DI)(R8*1)
+	VPXORD      Y10, Y2, Y2
+	VMOVDQU64   Y2, (DI)(R9*1)
+	VPXORD      Y11, Y3, Y3
+	VMOVDQU64   Y3, (DI)(R11*1)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000020, CX
+	CMPQ        CX, $0x00000020
+	JB          block_tail_4
+	VMOVDQU64   (SI), Y0
+	VPTERNLOGD  $0x96, Y15, Y4, Y0
+	VMOVDQU64   (SI)(R8*1), Y1
+	VPTERNLOGD  $0x96, Y15, Y5, Y1
+	VMOVDQU64   (SI)(R9*1), Y2
+	VPTERNLOGD  $0x96, Y15, Y6, Y2
+	VMOVDQU64   (SI)(R11*1), Y3
+	VPTERNLOGD  $0x96, Y15, Y7, Y3
+	CMPQ        BX, $0x0c
+	JB          aes128_28
+	JE          aes192_29
+	VAESDEC     Y16, Y0, Y0
+	VAESDEC     Y16, Y1, Y1
+	VAESDEC     Y16, Y2, Y2
+	VAESDEC     Y16, Y3, Y3
+	VAESDEC     Y17, Y0, Y0
+	VAESDEC     Y17, Y1, Y1
+	VAESDEC     Y17, Y2, Y2
+	VAESDEC     Y17, Y3, Y3
+
+aes192_29:
+	VAESDEC Y18, Y0, Y0
+	VAESDEC Y18, Y1, Y1
+	VAESDEC Y18, Y2, Y2
+	VAESDEC Y18, Y3, Y3
+	VAESDEC Y19, Y0, Y0
+	VAESDEC Y19, Y1, Y1
+	VAESDEC Y19, Y2, Y2
+	VAESDEC Y19, Y3, Y3
+
+aes128_28:
+	VAESDEC     Y20, Y0, Y0
+	VAESDEC     Y20, Y1, Y1
+	VAESDEC     Y20, Y2, Y2
+	VAESDEC     Y20, Y3, Y3
+	VPSRLQ      $0x3c, Y8, Y13
+	VPSLLQ      $0x04, Y8, Y8
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y21, Y0, Y0
+	VAESDEC     Y21, Y1, Y1
+	VAESDEC     Y21, Y2, Y2
+	VAESDEC     Y21, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y8
+	VPSRLQ      $0x3c, Y9, Y13
+	VAESDEC     Y22, Y0, Y0
+	VAESDEC     Y22, Y1, Y1
+	VAESDEC     Y22, Y2, Y2
+	VAESDEC     Y22, Y3, Y3
+	VPSLLQ      $0x04, Y9, Y9
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y23, Y0, Y0
+	VAESDEC     Y23, Y1, Y1
+	VAESDEC     Y23, Y2, Y2
+	VAESDEC     Y23, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y9
+	VAESDEC     Y24, Y0, Y0
+	VAESDEC     Y24, Y1, Y1
+	VAESDEC     Y24, Y2, Y2
+	VAESDEC     Y24, Y3, Y3
+	VPSRLQ      $0x3c, Y10, Y13
+	VPSLLQ      $0x04, Y10, Y10
+	VAESDEC     Y25, Y0, Y0
+	VAESDEC     Y25, Y1, Y1
+	VAESDEC     Y25, Y2, Y2
+	VAESDEC     Y25, Y3, Y3
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VAESDEC     Y26, Y0, Y0
+	VAESDEC     Y26, Y1, Y1
+	VAESDEC     Y26, Y2, Y2
+	VAESDEC     Y26, Y3, Y3
+	VPTERNLOGD  $0x96, Y13, Y14, Y10
+	VPSRLQ      $0x3c, Y11, Y13
+	VAESDEC     Y27, Y0, Y0
+	VAESDEC     Y27, Y1, Y1
+	VAESDEC     Y27, Y2, Y2
+	VAESDEC     Y27, Y3, Y3
+	VPSLLQ      $0x04, Y11, Y11
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y28, Y0, Y0
+	VAESDEC     Y28, Y1, Y1
+	VAESDEC     Y28, Y2, Y2
+	VAESDEC     Y28, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y11
+	VAESDECLAST Y29, Y0, Y0
+	VAESDECLAST Y29, Y1, Y1
+	VAESDECLAST Y29, Y2, Y2
+	VAESDECLAST Y29, Y3, Y3
+	VPXORD      Y4, Y0, Y0
+	VMOVDQU64   Y0, (DI)
+	VPXORD      Y5, Y1, Y1
+	VMOVDQU64   Y1, (DI)(R8*1)
+	VPXORD      Y6, Y2, Y2
+	VMOVDQU64   Y2, (DI)(R9*1)
+	VPXORD      Y7, Y3, Y3
+	VMOVDQU64   Y3, (DI)(R11*1)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000020, CX
+	CMPQ        CX, $0x00000020
+	JAE         loop_3
+
+after_second_23:
+	VMOVDQA64 Y8, Y4
+	VMOVDQA64 Y9, Y5
+	VMOVDQA64 Y10, Y6
+	VMOVDQA64 Y11, Y7
 
 	// The rest of each sector, one block of each at a time.
-block_tail_13:
+block_tail_4:
 	CMPQ       CX, $0x10
-	JB         batch_end_14
+	JB         batch_end_5
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	VMOVDQU64  (SI)(R8*1), X1
@@ -8781,8 +9619,8 @@ block_tail_13:
 	VMOVDQU64  (SI)(R11*1), X3
 	VPTERNLOGD $0x96, X15, X7, X3
 	CMPQ       BX, $0x0c
-	JB         aes128_17
-	JE         aes192_18
+	JB         aes128_30
+	JE         aes192_31
 	VAESDEC    X16, X0, X0
 	VAESDEC    X16, X1, X1
 	VAESDEC    X16, X2, X2
@@ -8792,7 +9630,7 @@ block_tail_13:
 	VAESDEC    X17, X2, X2
 	VAESDEC    X17, X3, X3
 
-aes192_18:
+aes192_31:
 	VAESDEC X18, X0, X0
 	VAESDEC X18, X1, X1
 	VAESDEC X18, X2, X2
@@ -8802,7 +9640,7 @@ aes192_18:
 	VAESDEC X19, X2, X2
 	VAESDEC X19, X3, X3
 
-aes128_17:
+aes128_30:
 	VAESDEC     X20, X0, X0
 	VAESDEC     X20, X1, X1
 	VAESDEC     X20, X2, X2
@@ -8874,10 +9712,10 @@ aes128_17:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_13
+	JMP         block_tail_4
 
 	// Next batch: past lane 3's sector (lane 0's pointers have moved one sector).
-batch_end_14:
+batch_end_5:
 	ADDQ R11, SI
 	ADDQ R11, DI
 	SUBQ sectorSize+56(FP), R12
@@ -8930,137 +9768,344 @@ TEXT ·encryptSectorsVAESAVX10_512(SB), NOSPLIT, $0-80
 	VBROADCASTI32X4 224(AX), Z29
 	VBROADCASTI32X4 xtsPoly<>+0(SB), Z12
 
+	// The first batch's tweaks; every later batch's are encrypted one batch ahead.
+	VMOVQ           DX, X30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x02, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x03, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_6
+	JE              aes192_7
+	VBROADCASTI32X4 480(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 496(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 512(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_8
+
+aes192_7:
+	VBROADCASTI32X4 512(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_8
+
+aes128_6:
+	VBROADCASTI32X4 544(AX), Z13
+	VPXORD          Z13, Z30, Z30
+
+aes_common_8:
+	VBROADCASTI32X4 560(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 576(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 592(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 608(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 624(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 640(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 656(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 672(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 688(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 704(AX), Z13
+	VAESENCLAST     Z13, Z30, Z30
+
 	// Batches of four sectors.
 batch_2:
 	MOVQ sectorSize+56(FP), CX
 
 	// Stop before a partial sector (the caller rules it out).
-	CMPQ  R12, CX
-	JB    ret_1
-	VMOVQ DX, X4
+	CMPQ R12, CX
+	JB   ret_1
+	MOVQ CX, R13
+	SHLQ $0x02, R13
+	CMPQ R12, R13
+	JB   partial_batch_9
+	MOVQ CX, R8
+	LEAQ (CX)(CX*1), R9
+	LEAQ (R9)(CX*1), R11
+
+	// Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).
+	VSHUFI64X2 $0x00, Z30, Z30, Z4
+	VPSRLVQ    xtsShr512<>+64(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z4, Z8
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z8
+	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z4, Z4
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z4
+	VSHUFI64X2 $0x55, Z30, Z30, Z5
+	VPSRLVQ    xtsShr512<>+64(SB), Z5, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z5, Z9
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z9
+	VPSRLVQ    xtsShr512<>+0(SB), Z5, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z5, Z5
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z5
+	VSHUFI64X2 $0xaa, Z30, Z30, Z6
+	VPSRLVQ    xtsShr512<>+64(SB), Z6, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z6, Z10
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z10
+	VPSRLVQ    xtsShr512<>+0(SB), Z6, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z6, Z6
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z6
+	VSHUFI64X2 $0xff, Z30, Z30, Z7
+	VPSRLVQ    xtsShr512<>+64(SB), Z7, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z7, Z11
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z11
+	VPSRLVQ    xtsShr512<>+0(SB), Z7, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z7, Z7
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z7
+
+	// The next batch's IVs and their encryption: the out-of-order core runs this
+	// chain alongside this batch's data rounds, so its latency is hidden.
+	VMOVQ           DX, X30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x02, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x03, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_11
+	JE              aes192_12
+	VBROADCASTI32X4 480(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 496(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 512(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_13
+
+aes192_12:
+	VBROADCASTI32X4 512(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_13
+
+aes128_11:
+	VBROADCASTI32X4 544(AX), Z13
+	VPXORD          Z13, Z30, Z30
+
+aes_common_13:
+	VBROADCASTI32X4 560(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 576(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 592(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 608(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 624(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 640(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 656(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 672(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 688(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 704(AX), Z13
+	VAESENCLAST     Z13, Z30, Z30
+	JMP             batch_ready_10
+
+	// A last batch of fewer than four sectors: repeat the last one in the
+	// missing lanes, and encrypt its IVs here.
+partial_batch_9:
+	MOVQ  step+72(FP), R13
+	SHLQ  $0x02, R13
+	SUBQ  R13, DX
+	VMOVQ DX, X30
 
 	// Lane j exists if a whole sector is left at its offset: total - sectorSize >= offset.
 	MOVQ R12, R13
 	SUBQ CX, R13
 	MOVQ CX, R8
 	CMPQ R13, R8
-	JB   lane_repeat_3
+	JB   lane_repeat_14
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_4
+	JMP  lane_ready_15
 
-lane_repeat_3:
+lane_repeat_14:
 	XORQ R8, R8
 
-lane_ready_4:
+lane_ready_15:
 	VMOVQ        DX, X13
-	VINSERTI32X4 $0x01, X13, Z4, Z4
+	VINSERTI32X4 $0x01, X13, Z30, Z30
 	LEAQ         (R8)(CX*1), R9
 	CMPQ         R13, R9
-	JB           lane_repeat_5
+	JB           lane_repeat_16
 	ADDQ         step+72(FP), DX
-	JMP          lane_ready_6
+	JMP          lane_ready_17
 
-lane_repeat_5:
+lane_repeat_16:
 	MOVQ R8, R9
 
-lane_ready_6:
+lane_ready_17:
 	VMOVQ        DX, X13
-	VINSERTI32X4 $0x02, X13, Z4, Z4
+	VINSERTI32X4 $0x02, X13, Z30, Z30
 	LEAQ         (R9)(CX*1), R11
 	CMPQ         R13, R11
-	JB           lane_repeat_7
+	JB           lane_repeat_18
 	ADDQ         step+72(FP), DX
-	JMP          lane_ready_8
+	JMP          lane_ready_19
 
-lane_repeat_7:
+lane_repeat_18:
 	MOVQ R9, R11
 
-lane_ready_8:
-	VMOVQ        DX, X13
-	VINSERTI32X4 $0x03, X13, Z4, Z4
-	ADDQ         step+72(FP), DX
-
-	// The batch's tweaks: one tweak-key chain for all four IVs.
+lane_ready_19:
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x03, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_9
-	JE              aes192_10
+	JB              aes128_20
+	JE              aes192_21
 	VBROADCASTI32X4 480(AX), Z13
-	VPXORD          Z13, Z4, Z4
+	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 496(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 512(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 528(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
-	VAESENC         Z13, Z4, Z4
-	JMP             aes_common_11
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_22
 
-aes192_10:
+aes192_21:
 	VBROADCASTI32X4 512(AX), Z13
-	VPXORD          Z13, Z4, Z4
+	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 528(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
-	VAESENC         Z13, Z4, Z4
-	JMP             aes_common_11
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_22
 
-aes128_9:
+aes128_20:
 	VBROADCASTI32X4 544(AX), Z13
-	VPXORD          Z13, Z4, Z4
+	VPXORD          Z13, Z30, Z30
 
-aes_common_11:
+aes_common_22:
 	VBROADCASTI32X4 560(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 576(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 592(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 608(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 624(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 640(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 656(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 672(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 688(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 704(AX), Z13
-	VAESENCLAST     Z13, Z4, Z4
+	VAESENCLAST     Z13, Z30, Z30
 
-	// Tweak vector j: E(IV_j) in every lane, lane l times x^l.
-	VSHUFI64X2 $0xff, Z4, Z4, Z7
-	VSHUFI64X2 $0xaa, Z4, Z4, Z6
-	VSHUFI64X2 $0x55, Z4, Z4, Z5
-	VSHUFI64X2 $0x00, Z4, Z4, Z4
+	// Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).
+	VSHUFI64X2 $0x00, Z30, Z30, Z4
+	VPSRLVQ    xtsShr512<>+64(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z4, Z8
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z8
 	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
 	VPSLLVQ    xtsShl512<>+0(SB), Z4, Z4
-	VPSLLDQ    $0x08, Z13, Z8
+	VPSLLDQ    $0x08, Z13, Z14
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
-	VPTERNLOGD $0x96, Z13, Z8, Z4
+	VPTERNLOGD $0x96, Z13, Z14, Z4
+	VSHUFI64X2 $0x55, Z30, Z30, Z5
+	VPSRLVQ    xtsShr512<>+64(SB), Z5, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z5, Z9
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z9
 	VPSRLVQ    xtsShr512<>+0(SB), Z5, Z13
 	VPSLLVQ    xtsShl512<>+0(SB), Z5, Z5
-	VPSLLDQ    $0x08, Z13, Z9
+	VPSLLDQ    $0x08, Z13, Z14
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
-	VPTERNLOGD $0x96, Z13, Z9, Z5
+	VPTERNLOGD $0x96, Z13, Z14, Z5
+	VSHUFI64X2 $0xaa, Z30, Z30, Z6
+	VPSRLVQ    xtsShr512<>+64(SB), Z6, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z6, Z10
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z10
 	VPSRLVQ    xtsShr512<>+0(SB), Z6, Z13
 	VPSLLVQ    xtsShl512<>+0(SB), Z6, Z6
-	VPSLLDQ    $0x08, Z13, Z10
+	VPSLLDQ    $0x08, Z13, Z14
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
-	VPTERNLOGD $0x96, Z13, Z10, Z6
+	VPTERNLOGD $0x96, Z13, Z14, Z6
+	VSHUFI64X2 $0xff, Z30, Z30, Z7
+	VPSRLVQ    xtsShr512<>+64(SB), Z7, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z7, Z11
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z11
 	VPSRLVQ    xtsShr512<>+0(SB), Z7, Z13
 	VPSLLVQ    xtsShl512<>+0(SB), Z7, Z7
-	VPSLLDQ    $0x08, Z13, Z11
+	VPSLLDQ    $0x08, Z13, Z14
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
-	VPTERNLOGD $0x96, Z13, Z11, Z7
-	CMPQ       CX, $0x00000040
-	JB         block_tail_13
+	VPTERNLOGD $0x96, Z13, Z14, Z7
 
-	// Main loop: L blocks of each of the four sectors per step.
-loop_12:
+batch_ready_10:
+	CMPQ CX, $0x00000040
+	JB   block_tail_4
+
+	// Main loop: L blocks of each of the four sectors per step, unrolled twice:
+	// the tweak set of one step advances by x^(2L) while the other is in use.
+	// The first step: the other set is still to be used.
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z4, Z0
 	VMOVDQU64  (SI)(R8*1), Z1
@@ -9069,53 +10114,9 @@ loop_12:
 	VPTERNLOGD $0x96, Z15, Z6, Z2
 	VMOVDQU64  (SI)(R11*1), Z3
 	VPTERNLOGD $0x96, Z15, Z7, Z3
-	VPXORD     Z29, Z4, Z8
-	VPXORD     Z29, Z5, Z9
-	VPXORD     Z29, Z6, Z10
-	VPXORD     Z29, Z7, Z11
-	VPSRLQ     $0x3c, Z4, Z13
-	VPSLLQ     $0x04, Z4, Z4
-	VPSLLDQ    $0x08, Z13, Z14
-	VPSRLDQ    $0x08, Z13, Z13
-	VPTERNLOGD $0x96, Z13, Z14, Z4
-	VPSLLQ     $0x01, Z13, Z14
-	VPSLLQ     $0x02, Z13, Z13
-	VPTERNLOGD $0x96, Z13, Z14, Z4
-	VPSLLQ     $0x05, Z13, Z13
-	VPXORD     Z13, Z4, Z4
-	VPSRLQ     $0x3c, Z5, Z30
-	VPSLLQ     $0x04, Z5, Z5
-	VPSLLDQ    $0x08, Z30, Z31
-	VPSRLDQ    $0x08, Z30, Z30
-	VPTERNLOGD $0x96, Z30, Z31, Z5
-	VPSLLQ     $0x01, Z30, Z31
-	VPSLLQ     $0x02, Z30, Z30
-	VPTERNLOGD $0x96, Z30, Z31, Z5
-	VPSLLQ     $0x05, Z30, Z30
-	VPXORD     Z30, Z5, Z5
-	VPSRLQ     $0x3c, Z6, Z13
-	VPSLLQ     $0x04, Z6, Z6
-	VPSLLDQ    $0x08, Z13, Z14
-	VPSRLDQ    $0x08, Z13, Z13
-	VPTERNLOGD $0x96, Z13, Z14, Z6
-	VPSLLQ     $0x01, Z13, Z14
-	VPSLLQ     $0x02, Z13, Z13
-	VPTERNLOGD $0x96, Z13, Z14, Z6
-	VPSLLQ     $0x05, Z13, Z13
-	VPXORD     Z13, Z6, Z6
-	VPSRLQ     $0x3c, Z7, Z30
-	VPSLLQ     $0x04, Z7, Z7
-	VPSLLDQ    $0x08, Z30, Z31
-	VPSRLDQ    $0x08, Z30, Z30
-	VPTERNLOGD $0x96, Z30, Z31, Z7
-	VPSLLQ     $0x01, Z30, Z31
-	VPSLLQ     $0x02, Z30, Z30
-	VPTERNLOGD $0x96, Z30, Z31, Z7
-	VPSLLQ     $0x05, Z30, Z30
-	VPXORD     Z30, Z7, Z7
 	CMPQ       BX, $0x0c
-	JB         aes128_15
-	JE         aes192_16
+	JB         aes128_24
+	JE         aes192_25
 	VAESENC    Z16, Z0, Z0
 	VAESENC    Z16, Z1, Z1
 	VAESENC    Z16, Z2, Z2
@@ -9125,7 +10126,7 @@ loop_12:
 	VAESENC    Z17, Z2, Z2
 	VAESENC    Z17, Z3, Z3
 
-aes192_16:
+aes192_25:
 	VAESENC Z18, Z0, Z0
 	VAESENC Z18, Z1, Z1
 	VAESENC Z18, Z2, Z2
@@ -9135,7 +10136,7 @@ aes192_16:
 	VAESENC Z19, Z2, Z2
 	VAESENC Z19, Z3, Z3
 
-aes128_15:
+aes128_24:
 	VAESENC     Z20, Z0, Z0
 	VAESENC     Z20, Z1, Z1
 	VAESENC     Z20, Z2, Z2
@@ -9172,24 +10173,260 @@ aes128_15:
 	VAESENC     Z28, Z1, Z1
 	VAESENC     Z28, Z2, Z2
 	VAESENC     Z28, Z3, Z3
-	VAESENCLAST Z8, Z0, Z0
-	VAESENCLAST Z9, Z1, Z1
-	VAESENCLAST Z10, Z2, Z2
-	VAESENCLAST Z11, Z3, Z3
+	VAESENCLAST Z29, Z0, Z0
+	VAESENCLAST Z29, Z1, Z1
+	VAESENCLAST Z29, Z2, Z2
+	VAESENCLAST Z29, Z3, Z3
+	VPXORD      Z4, Z0, Z0
 	VMOVDQU64   Z0, (DI)
+	VPXORD      Z5, Z1, Z1
 	VMOVDQU64   Z1, (DI)(R8*1)
+	VPXORD      Z6, Z2, Z2
 	VMOVDQU64   Z2, (DI)(R9*1)
+	VPXORD      Z7, Z3, Z3
 	VMOVDQU64   Z3, (DI)(R11*1)
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
 	CMPQ        CX, $0x00000040
-	JAE         loop_12
+	JB          after_second_23
+
+loop_3:
+	VMOVDQU64  (SI), Z0
+	VPTERNLOGD $0x96, Z15, Z8, Z0
+	VMOVDQU64  (SI)(R8*1), Z1
+	VPTERNLOGD $0x96, Z15, Z9, Z1
+	VMOVDQU64  (SI)(R9*1), Z2
+	VPTERNLOGD $0x96, Z15, Z10, Z2
+	VMOVDQU64  (SI)(R11*1), Z3
+	VPTERNLOGD $0x96, Z15, Z11, Z3
+	CMPQ       BX, $0x0c
+	JB         aes128_26
+	JE         aes192_27
+	VAESENC    Z16, Z0, Z0
+	VAESENC    Z16, Z1, Z1
+	VAESENC    Z16, Z2, Z2
+	VAESENC    Z16, Z3, Z3
+	VAESENC    Z17, Z0, Z0
+	VAESENC    Z17, Z1, Z1
+	VAESENC    Z17, Z2, Z2
+	VAESENC    Z17, Z3, Z3
+
+aes192_27:
+	VAESENC Z18, Z0, Z0
+	VAESENC Z18, Z1, Z1
+	VAESENC Z18, Z2, Z2
+	VAESENC Z18, Z3, Z3
+	VAESENC Z19, Z0, Z0
+	VAESENC Z19, Z1, Z1
+	VAESENC Z19, Z2, Z2
+	VAESENC Z19, Z3, Z3
+
+aes128_26:
+	VAESENC     Z20, Z0, Z0
+	VAESENC     Z20, Z1, Z1
+	VAESENC     Z20, Z2, Z2
+	VAESENC     Z20, Z3, Z3
+	VPSRLDQ     $0x0f, Z4, Z13
+	VPSLLDQ     $0x01, Z4, Z4
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z4
+	VAESENC     Z21, Z0, Z0
+	VAESENC     Z21, Z1, Z1
+	VAESENC     Z21, Z2, Z2
+	VAESENC     Z21, Z3, Z3
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z4
+	VAESENC     Z22, Z0, Z0
+	VAESENC     Z22, Z1, Z1
+	VAESENC     Z22, Z2, Z2
+	VAESENC     Z22, Z3, Z3
+	VPSRLDQ     $0x0f, Z5, Z13
+	VPSLLDQ     $0x01, Z5, Z5
+	VPSLLQ      $0x01, Z13, Z14
+	VAESENC     Z23, Z0, Z0
+	VAESENC     Z23, Z1, Z1
+	VAESENC     Z23, Z2, Z2
+	VAESENC     Z23, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z5
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VAESENC     Z24, Z0, Z0
+	VAESENC     Z24, Z1, Z1
+	VAESENC     Z24, Z2, Z2
+	VAESENC     Z24, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z5
+	VPSRLDQ     $0x0f, Z6, Z13
+	VPSLLDQ     $0x01, Z6, Z6
+	VAESENC     Z25, Z0, Z0
+	VAESENC     Z25, Z1, Z1
+	VAESENC     Z25, Z2, Z2
+	VAESENC     Z25, Z3, Z3
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z6
+	VPSLLQ      $0x02, Z13, Z14
+	VAESENC     Z26, Z0, Z0
+	VAESENC     Z26, Z1, Z1
+	VAESENC     Z26, Z2, Z2
+	VAESENC     Z26, Z3, Z3
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z6
+	VPSRLDQ     $0x0f, Z7, Z13
+	VAESENC     Z27, Z0, Z0
+	VAESENC     Z27, Z1, Z1
+	VAESENC     Z27, Z2, Z2
+	VAESENC     Z27, Z3, Z3
+	VPSLLDQ     $0x01, Z7, Z7
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z7
+	VAESENC     Z28, Z0, Z0
+	VAESENC     Z28, Z1, Z1
+	VAESENC     Z28, Z2, Z2
+	VAESENC     Z28, Z3, Z3
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z7
+	VAESENCLAST Z29, Z0, Z0
+	VAESENCLAST Z29, Z1, Z1
+	VAESENCLAST Z29, Z2, Z2
+	VAESENCLAST Z29, Z3, Z3
+	VPXORD      Z8, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPXORD      Z9, Z1, Z1
+	VMOVDQU64   Z1, (DI)(R8*1)
+	VPXORD      Z10, Z2, Z2
+	VMOVDQU64   Z2, (DI)(R9*1)
+	VPXORD      Z11, Z3, Z3
+	VMOVDQU64   Z3, (DI)(R11*1)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	JB          block_tail_4
+	VMOVDQU64   (SI), Z0
+	VPTERNLOGD  $0x96, Z15, Z4, Z0
+	VMOVDQU64   (SI)(R8*1), Z1
+	VPTERNLOGD  $0x96, Z15, Z5, Z1
+	VMOVDQU64   (SI)(R9*1), Z2
+	VPTERNLOGD  $0x96, Z15, Z6, Z2
+	VMOVDQU64   (SI)(R11*1), Z3
+	VPTERNLOGD  $0x96, Z15, Z7, Z3
+	CMPQ        BX, $0x0c
+	JB          aes128_28
+	JE          aes192_29
+	VAESENC     Z16, Z0, Z0
+	VAESENC     Z16, Z1, Z1
+	VAESENC     Z16, Z2, Z2
+	VAESENC     Z16, Z3, Z3
+	VAESENC     Z17, Z0, Z0
+	VAESENC     Z17, Z1, Z1
+	VAESENC     Z17, Z2, Z2
+	VAESENC     Z17, Z3, Z3
+
+aes192_29:
+	VAESENC Z18, Z0, Z0
+	VAESENC Z18, Z1, Z1
+	VAESENC Z18, Z2, Z2
+	VAESENC Z18, Z3, Z3
+	VAESENC Z19, Z0, Z0
+	VAESENC Z19, Z1, Z1
+	VAESENC Z19, Z2, Z2
+	VAESENC Z19, Z3, Z3
+
+aes128_28:
+	VAESENC     Z20, Z0, Z0
+	VAESENC     Z20, Z1, Z1
+	VAESENC     Z20, Z2, Z2
+	VAESENC     Z20, Z3, Z3
+	VPSRLDQ     $0x0f, Z8, Z13
+	VPSLLDQ     $0x01, Z8, Z8
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z8
+	VAESENC     Z21, Z0, Z0
+	VAESENC     Z21, Z1, Z1
+	VAESENC     Z21, Z2, Z2
+	VAESENC     Z21, Z3, Z3
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z8
+	VAESENC     Z22, Z0, Z0
+	VAESENC     Z22, Z1, Z1
+	VAESENC     Z22, Z2, Z2
+	VAESENC     Z22, Z3, Z3
+	VPSRLDQ     $0x0f, Z9, Z13
+	VPSLLDQ     $0x01, Z9, Z9
+	VPSLLQ      $0x01, Z13, Z14
+	VAESENC     Z23, Z0, Z0
+	VAESENC     Z23, Z1, Z1
+	VAESENC     Z23, Z2, Z2
+	VAESENC     Z23, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z9
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VAESENC     Z24, Z0, Z0
+	VAESENC     Z24, Z1, Z1
+	VAESENC     Z24, Z2, Z2
+	VAESENC     Z24, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z9
+	VPSRLDQ     $0x0f, Z10, Z13
+	VPSLLDQ     $0x01, Z10, Z10
+	VAESENC     Z25, Z0, Z0
+	VAESENC     Z25, Z1, Z1
+	VAESENC     Z25, Z2, Z2
+	VAESENC     Z25, Z3, Z3
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z10
+	VPSLLQ      $0x02, Z13, Z14
+	VAESENC     Z26, Z0, Z0
+	VAESENC     Z26, Z1, Z1
+	VAESENC     Z26, Z2, Z2
+	VAESENC     Z26, Z3, Z3
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z10
+	VPSRLDQ     $0x0f, Z11, Z13
+	VAESENC     Z27, Z0, Z0
+	VAESENC     Z27, Z1, Z1
+	VAESENC     Z27, Z2, Z2
+	VAESENC     Z27, Z3, Z3
+	VPSLLDQ     $0x01, Z11, Z11
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z11
+	VAESENC     Z28, Z0, Z0
+	VAESENC     Z28, Z1, Z1
+	VAESENC     Z28, Z2, Z2
+	VAESENC     Z28, Z3, Z3
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z11
+	VAESENCLAST Z29, Z0, Z0
+	VAESENCLAST Z29, Z1, Z1
+	VAESENCLAST Z29, Z2, Z2
+	VAESENCLAST Z29, Z3, Z3
+	VPXORD      Z4, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPXORD      Z5, Z1, Z1
+	VMOVDQU64   Z1, (DI)(R8*1)
+	VPXORD      Z6, Z2, Z2
+	VMOVDQU64   Z2, (DI)(R9*1)
+	VPXORD      Z7, Z3, Z3
+	VMOVDQU64   Z3, (DI)(R11*1)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	JAE         loop_3
+
+after_second_23:
+	VMOVDQA64 Z8, Z4
+	VMOVDQA64 Z9, Z5
+	VMOVDQA64 Z10, Z6
+	VMOVDQA64 Z11, Z7
 
 	// The rest of each sector, one block of each at a time.
-block_tail_13:
+block_tail_4:
 	CMPQ       CX, $0x10
-	JB         batch_end_14
+	JB         batch_end_5
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	VMOVDQU64  (SI)(R8*1), X1
@@ -9199,8 +10436,8 @@ block_tail_13:
 	VMOVDQU64  (SI)(R11*1), X3
 	VPTERNLOGD $0x96, X15, X7, X3
 	CMPQ       BX, $0x0c
-	JB         aes128_17
-	JE         aes192_18
+	JB         aes128_30
+	JE         aes192_31
 	VAESENC    X16, X0, X0
 	VAESENC    X16, X1, X1
 	VAESENC    X16, X2, X2
@@ -9210,7 +10447,7 @@ block_tail_13:
 	VAESENC    X17, X2, X2
 	VAESENC    X17, X3, X3
 
-aes192_18:
+aes192_31:
 	VAESENC X18, X0, X0
 	VAESENC X18, X1, X1
 	VAESENC X18, X2, X2
@@ -9220,7 +10457,7 @@ aes192_18:
 	VAESENC X19, X2, X2
 	VAESENC X19, X3, X3
 
-aes128_17:
+aes128_30:
 	VAESENC     X20, X0, X0
 	VAESENC     X20, X1, X1
 	VAESENC     X20, X2, X2
@@ -9292,10 +10529,10 @@ aes128_17:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_13
+	JMP         block_tail_4
 
 	// Next batch: past lane 3's sector (lane 0's pointers have moved one sector).
-batch_end_14:
+batch_end_5:
 	ADDQ R11, SI
 	ADDQ R11, DI
 	SUBQ sectorSize+56(FP), R12
@@ -9348,137 +10585,344 @@ TEXT ·decryptSectorsVAESAVX10_512(SB), NOSPLIT, $0-80
 	VBROADCASTI32X4 464(AX), Z29
 	VBROADCASTI32X4 xtsPoly<>+0(SB), Z12
 
+	// The first batch's tweaks; every later batch's are encrypted one batch ahead.
+	VMOVQ           DX, X30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x02, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x03, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_6
+	JE              aes192_7
+	VBROADCASTI32X4 480(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 496(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 512(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_8
+
+aes192_7:
+	VBROADCASTI32X4 512(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_8
+
+aes128_6:
+	VBROADCASTI32X4 544(AX), Z13
+	VPXORD          Z13, Z30, Z30
+
+aes_common_8:
+	VBROADCASTI32X4 560(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 576(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 592(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 608(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 624(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 640(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 656(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 672(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 688(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 704(AX), Z13
+	VAESENCLAST     Z13, Z30, Z30
+
 	// Batches of four sectors.
 batch_2:
 	MOVQ sectorSize+56(FP), CX
 
 	// Stop before a partial sector (the caller rules it out).
-	CMPQ  R12, CX
-	JB    ret_1
-	VMOVQ DX, X4
+	CMPQ R12, CX
+	JB   ret_1
+	MOVQ CX, R13
+	SHLQ $0x02, R13
+	CMPQ R12, R13
+	JB   partial_batch_9
+	MOVQ CX, R8
+	LEAQ (CX)(CX*1), R9
+	LEAQ (R9)(CX*1), R11
+
+	// Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).
+	VSHUFI64X2 $0x00, Z30, Z30, Z4
+	VPSRLVQ    xtsShr512<>+64(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z4, Z8
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z8
+	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z4, Z4
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z4
+	VSHUFI64X2 $0x55, Z30, Z30, Z5
+	VPSRLVQ    xtsShr512<>+64(SB), Z5, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z5, Z9
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z9
+	VPSRLVQ    xtsShr512<>+0(SB), Z5, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z5, Z5
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z5
+	VSHUFI64X2 $0xaa, Z30, Z30, Z6
+	VPSRLVQ    xtsShr512<>+64(SB), Z6, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z6, Z10
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z10
+	VPSRLVQ    xtsShr512<>+0(SB), Z6, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z6, Z6
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z6
+	VSHUFI64X2 $0xff, Z30, Z30, Z7
+	VPSRLVQ    xtsShr512<>+64(SB), Z7, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z7, Z11
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z11
+	VPSRLVQ    xtsShr512<>+0(SB), Z7, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z7, Z7
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z7
+
+	// The next batch's IVs and their encryption: the out-of-order core runs this
+	// chain alongside this batch's data rounds, so its latency is hidden.
+	VMOVQ           DX, X30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x02, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x03, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_11
+	JE              aes192_12
+	VBROADCASTI32X4 480(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 496(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 512(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_13
+
+aes192_12:
+	VBROADCASTI32X4 512(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_13
+
+aes128_11:
+	VBROADCASTI32X4 544(AX), Z13
+	VPXORD          Z13, Z30, Z30
+
+aes_common_13:
+	VBROADCASTI32X4 560(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 576(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 592(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 608(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 624(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 640(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 656(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 672(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 688(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 704(AX), Z13
+	VAESENCLAST     Z13, Z30, Z30
+	JMP             batch_ready_10
+
+	// A last batch of fewer than four sectors: repeat the last one in the
+	// missing lanes, and encrypt its IVs here.
+partial_batch_9:
+	MOVQ  step+72(FP), R13
+	SHLQ  $0x02, R13
+	SUBQ  R13, DX
+	VMOVQ DX, X30
 
 	// Lane j exists if a whole sector is left at its offset: total - sectorSize >= offset.
 	MOVQ R12, R13
 	SUBQ CX, R13
 	MOVQ CX, R8
 	CMPQ R13, R8
-	JB   lane_repeat_3
+	JB   lane_repeat_14
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_4
+	JMP  lane_ready_15
 
-lane_repeat_3:
+lane_repeat_14:
 	XORQ R8, R8
 
-lane_ready_4:
+lane_ready_15:
 	VMOVQ        DX, X13
-	VINSERTI32X4 $0x01, X13, Z4, Z4
+	VINSERTI32X4 $0x01, X13, Z30, Z30
 	LEAQ         (R8)(CX*1), R9
 	CMPQ         R13, R9
-	JB           lane_repeat_5
+	JB           lane_repeat_16
 	ADDQ         step+72(FP), DX
-	JMP          lane_ready_6
+	JMP          lane_ready_17
 
-lane_repeat_5:
+lane_repeat_16:
 	MOVQ R8, R9
 
-lane_ready_6:
+lane_ready_17:
 	VMOVQ        DX, X13
-	VINSERTI32X4 $0x02, X13, Z4, Z4
+	VINSERTI32X4 $0x02, X13, Z30, Z30
 	LEAQ         (R9)(CX*1), R11
 	CMPQ         R13, R11
-	JB           lane_repeat_7
+	JB           lane_repeat_18
 	ADDQ         step+72(FP), DX
-	JMP          lane_ready_8
+	JMP          lane_ready_19
 
-lane_repeat_7:
+lane_repeat_18:
 	MOVQ R9, R11
 
-lane_ready_8:
-	VMOVQ        DX, X13
-	VINSERTI32X4 $0x03, X13, Z4, Z4
-	ADDQ         step+72(FP), DX
-
-	// The batch's tweaks: one tweak-key chain for all four IVs.
+lane_ready_19:
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x03, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_9
-	JE              aes192_10
+	JB              aes128_20
+	JE              aes192_21
 	VBROADCASTI32X4 480(AX), Z13
-	VPXORD          Z13, Z4, Z4
+	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 496(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 512(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 528(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
-	VAESENC         Z13, Z4, Z4
-	JMP             aes_common_11
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_22
 
-aes192_10:
+aes192_21:
 	VBROADCASTI32X4 512(AX), Z13
-	VPXORD          Z13, Z4, Z4
+	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 528(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
-	VAESENC         Z13, Z4, Z4
-	JMP             aes_common_11
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_22
 
-aes128_9:
+aes128_20:
 	VBROADCASTI32X4 544(AX), Z13
-	VPXORD          Z13, Z4, Z4
+	VPXORD          Z13, Z30, Z30
 
-aes_common_11:
+aes_common_22:
 	VBROADCASTI32X4 560(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 576(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 592(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 608(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 624(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 640(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 656(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 672(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 688(AX), Z13
-	VAESENC         Z13, Z4, Z4
+	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 704(AX), Z13
-	VAESENCLAST     Z13, Z4, Z4
+	VAESENCLAST     Z13, Z30, Z30
 
-	// Tweak vector j: E(IV_j) in every lane, lane l times x^l.
-	VSHUFI64X2 $0xff, Z4, Z4, Z7
-	VSHUFI64X2 $0xaa, Z4, Z4, Z6
-	VSHUFI64X2 $0x55, Z4, Z4, Z5
-	VSHUFI64X2 $0x00, Z4, Z4, Z4
+	// Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).
+	VSHUFI64X2 $0x00, Z30, Z30, Z4
+	VPSRLVQ    xtsShr512<>+64(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z4, Z8
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z8
 	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
 	VPSLLVQ    xtsShl512<>+0(SB), Z4, Z4
-	VPSLLDQ    $0x08, Z13, Z8
+	VPSLLDQ    $0x08, Z13, Z14
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
-	VPTERNLOGD $0x96, Z13, Z8, Z4
+	VPTERNLOGD $0x96, Z13, Z14, Z4
+	VSHUFI64X2 $0x55, Z30, Z30, Z5
+	VPSRLVQ    xtsShr512<>+64(SB), Z5, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z5, Z9
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z9
 	VPSRLVQ    xtsShr512<>+0(SB), Z5, Z13
 	VPSLLVQ    xtsShl512<>+0(SB), Z5, Z5
-	VPSLLDQ    $0x08, Z13, Z9
+	VPSLLDQ    $0x08, Z13, Z14
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
-	VPTERNLOGD $0x96, Z13, Z9, Z5
+	VPTERNLOGD $0x96, Z13, Z14, Z5
+	VSHUFI64X2 $0xaa, Z30, Z30, Z6
+	VPSRLVQ    xtsShr512<>+64(SB), Z6, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z6, Z10
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z10
 	VPSRLVQ    xtsShr512<>+0(SB), Z6, Z13
 	VPSLLVQ    xtsShl512<>+0(SB), Z6, Z6
-	VPSLLDQ    $0x08, Z13, Z10
+	VPSLLDQ    $0x08, Z13, Z14
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
-	VPTERNLOGD $0x96, Z13, Z10, Z6
+	VPTERNLOGD $0x96, Z13, Z14, Z6
+	VSHUFI64X2 $0xff, Z30, Z30, Z7
+	VPSRLVQ    xtsShr512<>+64(SB), Z7, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z7, Z11
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z11
 	VPSRLVQ    xtsShr512<>+0(SB), Z7, Z13
 	VPSLLVQ    xtsShl512<>+0(SB), Z7, Z7
-	VPSLLDQ    $0x08, Z13, Z11
+	VPSLLDQ    $0x08, Z13, Z14
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
-	VPTERNLOGD $0x96, Z13, Z11, Z7
-	CMPQ       CX, $0x00000040
-	JB         block_tail_13
+	VPTERNLOGD $0x96, Z13, Z14, Z7
 
-	// Main loop: L blocks of each of the four sectors per step.
-loop_12:
+batch_ready_10:
+	CMPQ CX, $0x00000040
+	JB   block_tail_4
+
+	// Main loop: L blocks of each of the four sectors per step, unrolled twice:
+	// the tweak set of one step advances by x^(2L) while the other is in use.
+	// The first step: the other set is still to be used.
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z4, Z0
 	VMOVDQU64  (SI)(R8*1), Z1
@@ -9487,53 +10931,9 @@ loop_12:
 	VPTERNLOGD $0x96, Z15, Z6, Z2
 	VMOVDQU64  (SI)(R11*1), Z3
 	VPTERNLOGD $0x96, Z15, Z7, Z3
-	VPXORD     Z29, Z4, Z8
-	VPXORD     Z29, Z5, Z9
-	VPXORD     Z29, Z6, Z10
-	VPXORD     Z29, Z7, Z11
-	VPSRLQ     $0x3c, Z4, Z13
-	VPSLLQ     $0x04, Z4, Z4
-	VPSLLDQ    $0x08, Z13, Z14
-	VPSRLDQ    $0x08, Z13, Z13
-	VPTERNLOGD $0x96, Z13, Z14, Z4
-	VPSLLQ     $0x01, Z13, Z14
-	VPSLLQ     $0x02, Z13, Z13
-	VPTERNLOGD $0x96, Z13, Z14, Z4
-	VPSLLQ     $0x05, Z13, Z13
-	VPXORD     Z13, Z4, Z4
-	VPSRLQ     $0x3c, Z5, Z30
-	VPSLLQ     $0x04, Z5, Z5
-	VPSLLDQ    $0x08, Z30, Z31
-	VPSRLDQ    $0x08, Z30, Z30
-	VPTERNLOGD $0x96, Z30, Z31, Z5
-	VPSLLQ     $0x01, Z30, Z31
-	VPSLLQ     $0x02, Z30, Z30
-	VPTERNLOGD $0x96, Z30, Z31, Z5
-	VPSLLQ     $0x05, Z30, Z30
-	VPXORD     Z30, Z5, Z5
-	VPSRLQ     $0x3c, Z6, Z13
-	VPSLLQ     $0x04, Z6, Z6
-	VPSLLDQ    $0x08, Z13, Z14
-	VPSRLDQ    $0x08, Z13, Z13
-	VPTERNLOGD $0x96, Z13, Z14, Z6
-	VPSLLQ     $0x01, Z13, Z14
-	VPSLLQ     $0x02, Z13, Z13
-	VPTERNLOGD $0x96, Z13, Z14, Z6
-	VPSLLQ     $0x05, Z13, Z13
-	VPXORD     Z13, Z6, Z6
-	VPSRLQ     $0x3c, Z7, Z30
-	VPSLLQ     $0x04, Z7, Z7
-	VPSLLDQ    $0x08, Z30, Z31
-	VPSRLDQ    $0x08, Z30, Z30
-	VPTERNLOGD $0x96, Z30, Z31, Z7
-	VPSLLQ     $0x01, Z30, Z31
-	VPSLLQ     $0x02, Z30, Z30
-	VPTERNLOGD $0x96, Z30, Z31, Z7
-	VPSLLQ     $0x05, Z30, Z30
-	VPXORD     Z30, Z7, Z7
 	CMPQ       BX, $0x0c
-	JB         aes128_15
-	JE         aes192_16
+	JB         aes128_24
+	JE         aes192_25
 	VAESDEC    Z16, Z0, Z0
 	VAESDEC    Z16, Z1, Z1
 	VAESDEC    Z16, Z2, Z2
@@ -9543,7 +10943,7 @@ loop_12:
 	VAESDEC    Z17, Z2, Z2
 	VAESDEC    Z17, Z3, Z3
 
-aes192_16:
+aes192_25:
 	VAESDEC Z18, Z0, Z0
 	VAESDEC Z18, Z1, Z1
 	VAESDEC Z18, Z2, Z2
@@ -9553,7 +10953,7 @@ aes192_16:
 	VAESDEC Z19, Z2, Z2
 	VAESDEC Z19, Z3, Z3
 
-aes128_15:
+aes128_24:
 	VAESDEC     Z20, Z0, Z0
 	VAESDEC     Z20, Z1, Z1
 	VAESDEC     Z20, Z2, Z2
@@ -9590,24 +10990,260 @@ aes128_15:
 	VAESDEC     Z28, Z1, Z1
 	VAESDEC     Z28, Z2, Z2
 	VAESDEC     Z28, Z3, Z3
-	VAESDECLAST Z8, Z0, Z0
-	VAESDECLAST Z9, Z1, Z1
-	VAESDECLAST Z10, Z2, Z2
-	VAESDECLAST Z11, Z3, Z3
+	VAESDECLAST Z29, Z0, Z0
+	VAESDECLAST Z29, Z1, Z1
+	VAESDECLAST Z29, Z2, Z2
+	VAESDECLAST Z29, Z3, Z3
+	VPXORD      Z4, Z0, Z0
 	VMOVDQU64   Z0, (DI)
+	VPXORD      Z5, Z1, Z1
 	VMOVDQU64   Z1, (DI)(R8*1)
+	VPXORD      Z6, Z2, Z2
 	VMOVDQU64   Z2, (DI)(R9*1)
+	VPXORD      Z7, Z3, Z3
 	VMOVDQU64   Z3, (DI)(R11*1)
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
 	CMPQ        CX, $0x00000040
-	JAE         loop_12
+	JB          after_second_23
+
+loop_3:
+	VMOVDQU64  (SI), Z0
+	VPTERNLOGD $0x96, Z15, Z8, Z0
+	VMOVDQU64  (SI)(R8*1), Z1
+	VPTERNLOGD $0x96, Z15, Z9, Z1
+	VMOVDQU64  (SI)(R9*1), Z2
+	VPTERNLOGD $0x96, Z15, Z10, Z2
+	VMOVDQU64  (SI)(R11*1), Z3
+	VPTERNLOGD $0x96, Z15, Z11, Z3
+	CMPQ       BX, $0x0c
+	JB         aes128_26
+	JE         aes192_27
+	VAESDEC    Z16, Z0, Z0
+	VAESDEC    Z16, Z1, Z1
+	VAESDEC    Z16, Z2, Z2
+	VAESDEC    Z16, Z3, Z3
+	VAESDEC    Z17, Z0, Z0
+	VAESDEC    Z17, Z1, Z1
+	VAESDEC    Z17, Z2, Z2
+	VAESDEC    Z17, Z3, Z3
+
+aes192_27:
+	VAESDEC Z18, Z0, Z0
+	VAESDEC Z18, Z1, Z1
+	VAESDEC Z18, Z2, Z2
+	VAESDEC Z18, Z3, Z3
+	VAESDEC Z19, Z0, Z0
+	VAESDEC Z19, Z1, Z1
+	VAESDEC Z19, Z2, Z2
+	VAESDEC Z19, Z3, Z3
+
+aes128_26:
+	VAESDEC     Z20, Z0, Z0
+	VAESDEC     Z20, Z1, Z1
+	VAESDEC     Z20, Z2, Z2
+	VAESDEC     Z20, Z3, Z3
+	VPSRLDQ     $0x0f, Z4, Z13
+	VPSLLDQ     $0x01, Z4, Z4
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z4
+	VAESDEC     Z21, Z0, Z0
+	VAESDEC     Z21, Z1, Z1
+	VAESDEC     Z21, Z2, Z2
+	VAESDEC     Z21, Z3, Z3
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z4
+	VAESDEC     Z22, Z0, Z0
+	VAESDEC     Z22, Z1, Z1
+	VAESDEC     Z22, Z2, Z2
+	VAESDEC     Z22, Z3, Z3
+	VPSRLDQ     $0x0f, Z5, Z13
+	VPSLLDQ     $0x01, Z5, Z5
+	VPSLLQ      $0x01, Z13, Z14
+	VAESDEC     Z23, Z0, Z0
+	VAESDEC     Z23, Z1, Z1
+	VAESDEC     Z23, Z2, Z2
+	VAESDEC     Z23, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z5
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VAESDEC     Z24, Z0, Z0
+	VAESDEC     Z24, Z1, Z1
+	VAESDEC     Z24, Z2, Z2
+	VAESDEC     Z24, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z5
+	VPSRLDQ     $0x0f, Z6, Z13
+	VPSLLDQ     $0x01, Z6, Z6
+	VAESDEC     Z25, Z0, Z0
+	VAESDEC     Z25, Z1, Z1
+	VAESDEC     Z25, Z2, Z2
+	VAESDEC     Z25, Z3, Z3
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z6
+	VPSLLQ      $0x02, Z13, Z14
+	VAESDEC     Z26, Z0, Z0
+	VAESDEC     Z26, Z1, Z1
+	VAESDEC     Z26, Z2, Z2
+	VAESDEC     Z26, Z3, Z3
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z6
+	VPSRLDQ     $0x0f, Z7, Z13
+	VAESDEC     Z27, Z0, Z0
+	VAESDEC     Z27, Z1, Z1
+	VAESDEC     Z27, Z2, Z2
+	VAESDEC     Z27, Z3, Z3
+	VPSLLDQ     $0x01, Z7, Z7
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z7
+	VAESDEC     Z28, Z0, Z0
+	VAESDEC     Z28, Z1, Z1
+	VAESDEC     Z28, Z2, Z2
+	VAESDEC     Z28, Z3, Z3
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z7
+	VAESDECLAST Z29, Z0, Z0
+	VAESDECLAST Z29, Z1, Z1
+	VAESDECLAST Z29, Z2, Z2
+	VAESDECLAST Z29, Z3, Z3
+	VPXORD      Z8, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPXORD      Z9, Z1, Z1
+	VMOVDQU64   Z1, (DI)(R8*1)
+	VPXORD      Z10, Z2, Z2
+	VMOVDQU64   Z2, (DI)(R9*1)
+	VPXORD      Z11, Z3, Z3
+	VMOVDQU64   Z3, (DI)(R11*1)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	JB          block_tail_4
+	VMOVDQU64   (SI), Z0
+	VPTERNLOGD  $0x96, Z15, Z4, Z0
+	VMOVDQU64   (SI)(R8*1), Z1
+	VPTERNLOGD  $0x96, Z15, Z5, Z1
+	VMOVDQU64   (SI)(R9*1), Z2
+	VPTERNLOGD  $0x96, Z15, Z6, Z2
+	VMOVDQU64   (SI)(R11*1), Z3
+	VPTERNLOGD  $0x96, Z15, Z7, Z3
+	CMPQ        BX, $0x0c
+	JB          aes128_28
+	JE          aes192_29
+	VAESDEC     Z16, Z0, Z0
+	VAESDEC     Z16, Z1, Z1
+	VAESDEC     Z16, Z2, Z2
+	VAESDEC     Z16, Z3, Z3
+	VAESDEC     Z17, Z0, Z0
+	VAESDEC     Z17, Z1, Z1
+	VAESDEC     Z17, Z2, Z2
+	VAESDEC     Z17, Z3, Z3
+
+aes192_29:
+	VAESDEC Z18, Z0, Z0
+	VAESDEC Z18, Z1, Z1
+	VAESDEC Z18, Z2, Z2
+	VAESDEC Z18, Z3, Z3
+	VAESDEC Z19, Z0, Z0
+	VAESDEC Z19, Z1, Z1
+	VAESDEC Z19, Z2, Z2
+	VAESDEC Z19, Z3, Z3
+
+aes128_28:
+	VAESDEC     Z20, Z0, Z0
+	VAESDEC     Z20, Z1, Z1
+	VAESDEC     Z20, Z2, Z2
+	VAESDEC     Z20, Z3, Z3
+	VPSRLDQ     $0x0f, Z8, Z13
+	VPSLLDQ     $0x01, Z8, Z8
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z8
+	VAESDEC     Z21, Z0, Z0
+	VAESDEC     Z21, Z1, Z1
+	VAESDEC     Z21, Z2, Z2
+	VAESDEC     Z21, Z3, Z3
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z8
+	VAESDEC     Z22, Z0, Z0
+	VAESDEC     Z22, Z1, Z1
+	VAESDEC     Z22, Z2, Z2
+	VAESDEC     Z22, Z3, Z3
+	VPSRLDQ     $0x0f, Z9, Z13
+	VPSLLDQ     $0x01, Z9, Z9
+	VPSLLQ      $0x01, Z13, Z14
+	VAESDEC     Z23, Z0, Z0
+	VAESDEC     Z23, Z1, Z1
+	VAESDEC     Z23, Z2, Z2
+	VAESDEC     Z23, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z9
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VAESDEC     Z24, Z0, Z0
+	VAESDEC     Z24, Z1, Z1
+	VAESDEC     Z24, Z2, Z2
+	VAESDEC     Z24, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z9
+	VPSRLDQ     $0x0f, Z10, Z13
+	VPSLLDQ     $0x01, Z10, Z10
+	VAESDEC     Z25, Z0, Z0
+	VAESDEC     Z25, Z1, Z1
+	VAESDEC     Z25, Z2, Z2
+	VAESDEC     Z25, Z3, Z3
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z10
+	VPSLLQ      $0x02, Z13, Z14
+	VAESDEC     Z26, Z0, Z0
+	VAESDEC     Z26, Z1, Z1
+	VAESDEC     Z26, Z2, Z2
+	VAESDEC     Z26, Z3, Z3
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z10
+	VPSRLDQ     $0x0f, Z11, Z13
+	VAESDEC     Z27, Z0, Z0
+	VAESDEC     Z27, Z1, Z1
+	VAESDEC     Z27, Z2, Z2
+	VAESDEC     Z27, Z3, Z3
+	VPSLLDQ     $0x01, Z11, Z11
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z11
+	VAESDEC     Z28, Z0, Z0
+	VAESDEC     Z28, Z1, Z1
+	VAESDEC     Z28, Z2, Z2
+	VAESDEC     Z28, Z3, Z3
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z11
+	VAESDECLAST Z29, Z0, Z0
+	VAESDECLAST Z29, Z1, Z1
+	VAESDECLAST Z29, Z2, Z2
+	VAESDECLAST Z29, Z3, Z3
+	VPXORD      Z4, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPXORD      Z5, Z1, Z1
+	VMOVDQU64   Z1, (DI)(R8*1)
+	VPXORD      Z6, Z2, Z2
+	VMOVDQU64   Z2, (DI)(R9*1)
+	VPXORD      Z7, Z3, Z3
+	VMOVDQU64   Z3, (DI)(R11*1)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	JAE         loop_3
+
+after_second_23:
+	VMOVDQA64 Z8, Z4
+	VMOVDQA64 Z9, Z5
+	VMOVDQA64 Z10, Z6
+	VMOVDQA64 Z11, Z7
 
 	// The rest of each sector, one block of each at a time.
-block_tail_13:
+block_tail_4:
 	CMPQ       CX, $0x10
-	JB         batch_end_14
+	JB         batch_end_5
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	VMOVDQU64  (SI)(R8*1), X1
@@ -9617,8 +11253,8 @@ block_tail_13:
 	VMOVDQU64  (SI)(R11*1), X3
 	VPTERNLOGD $0x96, X15, X7, X3
 	CMPQ       BX, $0x0c
-	JB         aes128_17
-	JE         aes192_18
+	JB         aes128_30
+	JE         aes192_31
 	VAESDEC    X16, X0, X0
 	VAESDEC    X16, X1, X1
 	VAESDEC    X16, X2, X2
@@ -9628,7 +11264,7 @@ block_tail_13:
 	VAESDEC    X17, X2, X2
 	VAESDEC    X17, X3, X3
 
-aes192_18:
+aes192_31:
 	VAESDEC X18, X0, X0
 	VAESDEC X18, X1, X1
 	VAESDEC X18, X2, X2
@@ -9638,7 +11274,7 @@ aes192_18:
 	VAESDEC X19, X2, X2
 	VAESDEC X19, X3, X3
 
-aes128_17:
+aes128_30:
 	VAESDEC     X20, X0, X0
 	VAESDEC     X20, X1, X1
 	VAESDEC     X20, X2, X2
@@ -9710,10 +11346,10 @@ aes128_17:
 	ADDQ        $0x10, SI
 	ADDQ        $0x10, DI
 	SUBQ        $0x10, CX
-	JMP         block_tail_13
+	JMP         block_tail_4
 
 	// Next batch: past lane 3's sector (lane 0's pointers have moved one sector).
-batch_end_14:
+batch_end_5:
 	ADDQ R11, SI
 	ADDQ R11, DI
 	SUBQ sectorSize+56(FP), R12

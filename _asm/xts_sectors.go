@@ -75,7 +75,7 @@ func newSectorsXG(p xtsParams, dec bool) *xg {
 	g.poly = 12
 	g.key0 = 15
 	if p.avx512 {
-		g.s = [4]int{13, 14, 30, 31}
+		g.s = [4]int{13, 14, 13, 14} // 30, 31: the next batch's encrypted IVs
 		g.kt = -1
 		for row := 1; row <= 14; row++ {
 			g.krow[row] = 15 + row
@@ -148,35 +148,91 @@ func genSectorsRoutine(p xtsParams, dec bool) {
 		g.loadu(xtsDouble, g.x(g.poly))
 	}
 
-	Comment("Batches of four sectors.")
-	Label(batch)
-	MOVQ(ss, sLeft)
-	Comment("Stop before a partial sector (the caller rules it out).")
-	CMPQ(sTotal, sLeft)
-	JB(LabelRef(ret))
-	g.batchIVs()
-	g.batchTweaks()
-
 	loop, btail, end := g.label("loop"), g.label("block_tail"), g.label("batch_end")
 	if L == 1 {
 		btail = end
 	}
-	CMPQ(sLeft, U32(V))
-	JB(LabelRef(btail))
-
-	Comment("Main loop: L blocks of each of the four sectors per step.")
-	Label(loop)
-	g.sectorStep()
 	advance := func() {
 		ADDQ(U32(V), sSrc)
 		ADDQ(U32(V), sDst)
 		SUBQ(U32(V), sLeft)
 		CMPQ(sLeft, U32(V))
 	}
-	advance()
 	if p.avx512 {
+		ivs := []int{30, 31}[:4/L]
+		Comment("The first batch's tweaks; every later batch's are encrypted one batch ahead.")
+		g.nextIVs(ivs)
+		g.encryptIVs(ivs)
+
+		partial, ready := g.label("partial_batch"), g.label("batch_ready")
+		Comment("Batches of four sectors.")
+		Label(batch)
+		MOVQ(ss, sLeft)
+		Comment("Stop before a partial sector (the caller rules it out).")
+		CMPQ(sTotal, sLeft)
+		JB(LabelRef(ret))
+		MOVQ(sLeft, sTmp)
+		SHLQ(U8(2), sTmp)
+		CMPQ(sTotal, sTmp)
+		JB(LabelRef(partial))
+		MOVQ(sLeft, sO1)
+		LEAQ(Mem{Base: sLeft, Index: sLeft, Scale: 1}, sO2)
+		LEAQ(Mem{Base: sO2, Index: sLeft, Scale: 1}, sO3)
+		g.deriveTweaks(ivs)
+		Comment("The next batch's IVs and their encryption: the out-of-order core runs this")
+		Comment("chain alongside this batch's data rounds, so its latency is hidden.")
+		g.nextIVs(ivs)
+		g.encryptIVs(ivs)
+		JMP(LabelRef(ready))
+
+		Comment("A last batch of fewer than four sectors: repeat the last one in the")
+		Comment("missing lanes, and encrypt its IVs here.")
+		Label(partial)
+		MOVQ(paramMem("step"), sTmp)
+		SHLQ(U8(2), sTmp)
+		SUBQ(sTmp, sSector)
+		g.batchIVs(ivs)
+		g.encryptIVs(ivs)
+		g.deriveTweaks(ivs)
+		Label(ready)
+
+		CMPQ(sLeft, U32(V))
+		JB(LabelRef(btail))
+		Comment("Main loop: L blocks of each of the four sectors per step, unrolled twice:")
+		Comment("the tweak set of one step advances by x^(2L) while the other is in use.")
+		Comment("The first step: the other set is still to be used.")
+		afterB := g.label("after_second")
+		g.sectorStep512(g.t[:], nil)
+		advance()
+		JB(LabelRef(afterB))
+		Label(loop)
+		g.sectorStep512(g.n[:], g.t[:])
+		advance()
+		JB(LabelRef(btail))
+		g.sectorStep512(g.t[:], g.n[:])
+		advance()
 		JAE(LabelRef(loop))
+		Label(afterB)
+		for j := 0; j < 4; j++ {
+			g.mov(g.v(g.n[j]), g.v(g.t[j]))
+		}
 	} else {
+		Comment("Batches of four sectors.")
+		Label(batch)
+		MOVQ(ss, sLeft)
+		Comment("Stop before a partial sector (the caller rules it out).")
+		CMPQ(sTotal, sLeft)
+		JB(LabelRef(ret))
+		g.batchIVs(g.t[:4/L])
+		g.batchTweaks()
+
+		CMPQ(sLeft, U32(V))
+		JB(LabelRef(btail))
+
+		Comment("Main loop: L blocks of each of the four sectors per step.")
+		Label(loop)
+		g.sectorStep()
+		advance()
 		// Unrolled twice, the second step with the roles of the current
 		// and next tweak registers swapped, as in the unit routine.
 		half, after := g.label("loop_half"), g.label("loop_end")
@@ -226,30 +282,9 @@ func genSectorsRoutine(p xtsParams, dec bool) {
 // endian sector number in the low quadword, zero above. The IVs go into
 // lane j%L of tweak register j/L. sLeft holds sectorSize on entry;
 // sSector ends as the sector number of the batch after.
-func (g *xg) batchIVs() {
-	L := g.vlen / 16
+func (g *xg) batchIVs(ivs []int) {
 	step := paramMem("step")
-	scratch := g.x(g.s[0])
-	put := func(j int) {
-		dst := g.x(g.t[j/L])
-		if j%L != 0 {
-			dst = scratch
-		}
-		if g.vex {
-			VMOVQ(sSector, dst)
-		} else {
-			MOVQ(sSector, dst)
-		}
-		if j%L == 0 {
-			return
-		}
-		if g.avx512 {
-			VINSERTI32X4(U8(j%L), scratch, g.v(g.t[j/L]), g.v(g.t[j/L]))
-		} else {
-			VINSERTI128(U8(1), scratch, g.v(g.t[j/L]), g.v(g.t[j/L]))
-		}
-	}
-	put(0)
+	g.putIV(ivs, 0)
 	Comment("Lane j exists if a whole sector is left at its offset: total - sectorSize >= offset.")
 	MOVQ(sTotal, sTmp)
 	SUBQ(sLeft, sTmp)
@@ -274,26 +309,56 @@ func (g *xg) batchIVs() {
 			MOVQ(prev[j-1], o)
 		}
 		Label(next)
-		put(j)
+		g.putIV(ivs, j)
 	}
 	ADDQ(step, sSector)
 }
 
-// batchTweaks encrypts the batch's IVs with the tweak key and spreads them
-// into the tweak vectors: lane l of t[j] = E(IV_j)·x^l.
-func (g *xg) batchTweaks() {
+// putIV puts the IV of sector sSector into lane j%L of IV register j/L
+// (lane 0 first: it zeroes the rest of the register).
+func (g *xg) putIV(ivs []int, j int) {
 	L := g.vlen / 16
-	nv := 4 / L // IV vectors
+	scratch := g.x(g.s[0])
+	dst := g.x(ivs[j/L])
+	if j%L != 0 {
+		dst = scratch
+	}
+	if g.vex {
+		VMOVQ(sSector, dst)
+	} else {
+		MOVQ(sSector, dst)
+	}
+	if j%L == 0 {
+		return
+	}
+	if g.avx512 {
+		VINSERTI32X4(U8(j%L), scratch, g.v(ivs[j/L]), g.v(ivs[j/L]))
+	} else {
+		VINSERTI128(U8(1), scratch, g.v(ivs[j/L]), g.v(ivs[j/L]))
+	}
+}
+
+// nextIVs puts the IVs of sectors sSector + j*step, j = 0..3, into the IV
+// registers and advances sSector by 4*step (a full batch: no repeats).
+func (g *xg) nextIVs(ivs []int) {
+	for j := 0; j < 4; j++ {
+		g.putIV(ivs, j)
+		ADDQ(paramMem("step"), sSector)
+	}
+}
+
+// encryptIVs encrypts the IV registers with the tweak key: one chain for
+// all four IVs (one zmm, two ymm, or four interleaved xmm chains).
+func (g *xg) encryptIVs(ivs []int) {
 	tk := func(row int) Mem { return Mem{Base: sKS, Disp: ksTweak + 16*row} }
-	Comment("The batch's tweaks: one tweak-key chain for all four IVs.")
-	if L == 1 {
+	if g.vlen == 16 {
 		g.fullRounds(func(row int) {
-			for j := 0; j < nv; j++ {
-				g.xor(tk(row), g.x(g.t[j]), g.x(g.t[j]))
+			for _, r := range ivs {
+				g.xor(tk(row), g.x(r), g.x(r))
 			}
 		}, func(row int) {
-			for j := 0; j < nv; j++ {
-				g.aes(false, row == 14, tk(row), g.x(g.t[j]))
+			for _, r := range ivs {
+				g.aes(false, row == 14, tk(row), g.x(r))
 			}
 		})
 		return
@@ -304,32 +369,72 @@ func (g *xg) batchTweaks() {
 	}
 	g.fullRounds(func(row int) {
 		g.loadKey(tk(row), k)
-		for j := 0; j < nv; j++ {
-			g.xor(k, g.v(g.t[j]), g.v(g.t[j]))
+		for _, r := range ivs {
+			g.xor(k, g.v(r), g.v(r))
 		}
 	}, func(row int) {
 		g.loadKey(tk(row), k)
-		for j := 0; j < nv; j++ {
-			g.aes(false, row == 14, k, g.v(g.t[j]))
+		for _, r := range ivs {
+			g.aes(false, row == 14, k, g.v(r))
 		}
 	})
-	Comment("Tweak vector j: E(IV_j) in every lane, lane l times x^l.")
-	for j := 3; j >= 0; j-- {
-		src, dst := g.v(g.t[j/L]), g.v(g.t[j])
-		if L == 4 {
-			VSHUFI64X2(U8(j*0x55), src, src, dst)
-		} else {
-			VPERMQ(U8([]uint8{0x44, 0xee}[j%2]), src, dst)
-		}
-	}
+}
+
+// laneMul sets dst = src·x^c in each lane, c the quadword shift counts at
+// offset off of the laneTweaks tables (counts off/8 + lane). Scratch 13, 14.
+func (g *xg) laneMul(src, dst reg.VecPhysical, off int) {
 	shl, shr := xtsShl, xtsShr
 	if g.vlen == 32 {
 		shl, shr = xtsShl256, xtsShr256
 	}
+	a, d := g.v(g.s[0]), g.v(g.s[1])
+	if !g.avx512 {
+		d = g.v(g.kt)
+	}
+	VPSRLVQ(shr.Offset(off), src, a)
+	VPSLLVQ(shl.Offset(off), src, dst)
+	g.pslldq(8, a, d)
+	g.clmul(0x01, g.v(g.poly), a, a)
+	g.xor3(a, d, dst)
+}
+
+// deriveTweaks sets both tweak sets of a batch from its encrypted IVs:
+// lane l of t[j] = E(IV_j)·x^l (the first step), of n[j] = E(IV_j)·x^(L+l)
+// (the second).
+func (g *xg) deriveTweaks(ivs []int) {
+	L := g.vlen / 16
+	Comment("Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).")
+	for j := 0; j < 4; j++ {
+		src, tj, nj := g.v(ivs[j/L]), g.v(g.t[j]), g.v(g.n[j])
+		if L == 4 {
+			VSHUFI64X2(U8(j*0x55), src, src, tj)
+		} else {
+			VPERMQ(U8([]uint8{0x44, 0xee}[j%2]), src, tj)
+		}
+		g.laneMul(tj, nj, g.vlen)
+		g.laneMul(tj, tj, 0)
+	}
+}
+
+// batchTweaks encrypts the batch's IVs, in t[0..4/L-1], and spreads them
+// in place into the tweak vectors: lane l of t[j] = E(IV_j)·x^l (the
+// 16-register variants: no register is left to hold both tweak sets).
+func (g *xg) batchTweaks() {
+	L := g.vlen / 16
+	Comment("The batch's tweaks: one tweak-key chain for all four IVs.")
+	g.encryptIVs(g.t[:4/L])
+	if L == 1 {
+		return
+	}
+	Comment("Tweak vector j: E(IV_j) in every lane, lane l times x^l.")
+	for j := 3; j >= 0; j-- {
+		src, dst := g.v(g.t[j/L]), g.v(g.t[j])
+		VPERMQ(U8([]uint8{0x44, 0xee}[j%2]), src, dst)
+	}
 	for j := 0; j < 4; j++ {
 		tj, a, d := g.v(g.t[j]), g.v(g.s[0]), g.v(g.n[j])
-		VPSRLVQ(shr, tj, a)
-		VPSLLVQ(shl, tj, tj)
+		VPSRLVQ(xtsShr256, tj, a)
+		VPSLLVQ(xtsShl256, tj, tj)
 		g.pslldq(8, a, d)
 		g.clmul(0x01, g.v(g.poly), a, a)
 		g.xor3(a, d, tj)
@@ -396,6 +501,82 @@ func (g *xg) sectorStep() {
 	}
 }
 
+// sectorStep512 emits one step of the AVX-512 main loop with tweak set
+// cur: vector j from sector j of the batch, all rounds, and the tweak
+// XORed after the last round (no register is left for last-round keys).
+// Between the rounds, the other set, used by the step before, advances by
+// x^(2L) for the step after (unless other is nil: the first step of a
+// batch, when the other set is still to be used).
+func (g *xg) sectorStep512(cur []int, other []int) {
+	for j := 0; j < 4; j++ {
+		dj := g.v(g.d[j])
+		g.loadu(laneMem(sSrc, j), dj)
+		g.xor3(g.v(g.key0), g.v(cur[j]), dj)
+	}
+	fill := g.advanceTweaks(other)
+	from, to := spreadFrom512, spreadTo512
+	if g.vlen == 32 {
+		from, to = spreadFrom256, spreadTo256
+	}
+	if from < 0 {
+		for _, f := range fill {
+			f()
+		}
+		fill = nil
+	}
+	g.rounds(func(row int) {
+		for j := 0; j < 4; j++ {
+			g.aes(g.dec, row == 14, g.v(g.krow[row]), g.v(g.d[j]))
+		}
+		if row >= from && row <= to {
+			n := (len(fill) + to - row) / (to + 1 - row)
+			for _, f := range fill[:n] {
+				f()
+			}
+			fill = fill[n:]
+		}
+	})
+	for j := 0; j < 4; j++ {
+		dj := g.v(g.d[j])
+		g.xor(g.v(cur[j]), dj, dj)
+		g.storeu(dj, laneMem(sDst, j))
+	}
+	for _, f := range fill {
+		f()
+	}
+}
+
+// Where the tweak advance goes in the AVX-512 step: all before the rounds
+// (from < 0) or spread after rows from..to.
+var spreadFrom512, spreadTo512, spreadFrom256, spreadTo256 = 5, 13, 5, 13
+
+// advanceTweaks returns the instructions that multiply each vector of set
+// ts by x^(2L): a whole-byte shift with zmm (the carries folded with shifts
+// and three-input XORs: VPCLMULQDQ would take an AES unit's cycle, slower,
+// measured on Zen 4), four bits with ymm.
+func (g *xg) advanceTweaks(ts []int) []func() {
+	L := g.vlen / 16
+	var fs []func()
+	a, b := g.v(g.s[0]), g.v(g.s[1])
+	for _, r := range ts {
+		tj := g.v(r)
+		if L == 4 {
+			fs = append(fs,
+				func() { g.psrldq(15, tj, a) },
+				func() { g.pslldq(1, tj, tj) })
+			fs = append(fs, g.fold(a, b, tj)...)
+			continue
+		}
+		fs = append(fs,
+			func() { g.psrlq(64-2*L, tj, a) },
+			func() { g.psllq(2*L, tj, tj) },
+			func() { g.pslldq(8, a, b) },
+			func() { g.clmul(0x01, g.v(g.poly), a, a) },
+			func() { g.xor3(a, b, tj) })
+	}
+	return fs
+}
+
 // sectorNextTweaks returns the main step's tweak computation as single
 // instructions: each tweak vector times x^L (L = 1, 2 or 4 bits, so bit
 // shifts). With AVX-512 the last-round keys K14 ^ t[j] go into n[j] first
@@ -420,13 +601,8 @@ func (g *xg) sectorNextTweaks() []func() {
 				func() { g.psrlq(64-L, tj, a) }, // the top L bits of each half
 				func() { g.psllq(L, tj, tj) },
 				func() { g.pslldq(8, a, b) }, // low half's carry into the high half
-				func() { g.psrldq(8, a, a) }, // high half's carry c, to fold
-				func() { g.xor3(a, b, tj) },  // t ^= c ^ carry
-				func() { g.psllq(1, a, b) },
-				func() { g.psllq(2, a, a) },
-				func() { g.xor3(a, b, tj) }, // t ^= c<<1 ^ c<<2
-				func() { g.psllq(5, a, a) },
-				func() { g.xor(a, tj, tj) }) // t ^= c<<7
+				func() { g.clmul(0x01, g.v(g.poly), a, a) },
+				func() { g.xor3(a, b, tj) })
 		}
 	case L == 2:
 		for j := 0; j < 4; j++ {
