@@ -548,7 +548,10 @@ func (g *xg) sectorStep512(cur []int, other []int) {
 
 // Where the tweak advance goes in the AVX-512 step: all before the rounds
 // (from < 0) or spread after rows from..to.
-var spreadFrom512, spreadTo512, spreadFrom256, spreadTo256 = 5, 13, 5, 13
+// Rows 5-13 run for every key size (AES-128 enters at row 5), and spread
+// there the advance measured best on Zen 4 with zmm and ymm (AES-256
+// decryption, 512- and 4096-byte sectors: +1-3% over all before the rounds).
+const spreadFrom512, spreadTo512, spreadFrom256, spreadTo256 = 5, 13, 5, 13
 
 // advanceTweaks returns the instructions that multiply each vector of set
 // ts by x^(2L): a whole-byte shift with zmm (the carries folded with shifts
@@ -567,6 +570,8 @@ func (g *xg) advanceTweaks(ts []int) []func() {
 			fs = append(fs, g.fold(a, b, tj)...)
 			continue
 		}
+		// ymm: four bits, the high half's carries folded by one multiply
+		// with 0x87: faster than five shifts and XORs, measured on Zen 4.
 		fs = append(fs,
 			func() { g.psrlq(64-2*L, tj, a) },
 			func() { g.psllq(2*L, tj, tj) },
