@@ -62,7 +62,7 @@ func asmRun(t *testing.T, f func(t *testing.T, v asmVariant)) {
 }
 
 // asmRef is the reference the variants are compared with.
-func asmRef(t testing.TB, key []byte) engine {
+func asmRef(t testing.TB, key []byte) byteEngine {
 	k1, err := aes.NewCipher(key[:len(key)/2])
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func asmRef(t testing.TB, key []byte) engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newGeneric(k1, k2)
+	return byteEngine{newGeneric(k1, k2)}
 }
 
 func asmKey(rng *rand.Rand, size int) []byte {
@@ -168,7 +168,7 @@ func asmCheckCases(t *testing.T, cases []asmLengthCase, seed uint64) {
 		ctTweak        [16]byte
 	}
 	keys := map[int][]byte{}
-	refs := map[int]engine{}
+	refs := map[int]byteEngine{}
 	sched := map[int]*keySchedule{}
 	for _, size := range []int{16, 24, 32} {
 		keys[size] = asmKey(rng, size)

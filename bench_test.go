@@ -21,7 +21,7 @@ func benchKey(keyBits int) []byte {
 
 // BenchmarkXTS: BenchmarkXTS/impl=NAME/op=enc|dec/key=128|256/size=N, one
 // call per data unit, with x/crypto/xts as impl=x-crypto-xts for the
-// baseline (it needs a multiple of 16 bytes, which every size is).
+// baseline (skipped at 1420 bytes: it needs a multiple of 16).
 func BenchmarkXTS(b *testing.B) {
 	var names []string
 	for _, im := range Implementations() {
@@ -39,6 +39,9 @@ func BenchmarkXTS(b *testing.B) {
 						buf := make([]byte, size)
 						var f func(dst, src []byte, n uint64)
 						if name == "x-crypto-xts" {
+							if size%16 != 0 {
+								b.Skipf("x/crypto/xts cannot encrypt %d bytes: it has no ciphertext stealing", size)
+							}
 							x, err := xxts.NewCipher(aes.NewCipher, key)
 							if err != nil {
 								b.Fatal(err)

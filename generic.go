@@ -22,11 +22,11 @@ func newGeneric(k1, k2 cipher.Block) *genericEngine {
 	return &genericEngine{k1: k1, k2: k2}
 }
 
-func (g *genericEngine) encrypt(dst, src []byte, tweak [16]byte, flags uint64) [16]byte {
+func (g *genericEngine) encrypt(dst, src []byte, tweak tweak128, flags uint64) tweak128 {
 	return g.crypt(dst, src, tweak, flags, false)
 }
 
-func (g *genericEngine) decrypt(dst, src []byte, tweak [16]byte, flags uint64) [16]byte {
+func (g *genericEngine) decrypt(dst, src []byte, tweak tweak128, flags uint64) tweak128 {
 	return g.crypt(dst, src, tweak, flags, true)
 }
 
@@ -47,9 +47,8 @@ func xorBlock(dst, src []byte, lo, hi uint64) {
 	binary.LittleEndian.PutUint64(dst[8:16], b)
 }
 
-func (g *genericEngine) crypt(dst, src []byte, tweak [16]byte, flags uint64, decrypt bool) [16]byte {
-	lo := binary.LittleEndian.Uint64(tweak[:8])
-	hi := binary.LittleEndian.Uint64(tweak[8:])
+func (g *genericEngine) crypt(dst, src []byte, tweak tweak128, flags uint64, decrypt bool) tweak128 {
+	lo, hi := tweak.lo, tweak.hi
 	if flags&flagEncryptTweak != 0 {
 		// Encrypt the tweak in dst's first block: a local array passed to
 		// the cipher.Block interface would escape and allocate on every
@@ -117,8 +116,7 @@ func (g *genericEngine) crypt(dst, src []byte, tweak [16]byte, flags uint64, dec
 	}
 
 	if flags&flagStoreTweak != 0 {
-		binary.LittleEndian.PutUint64(tweak[:8], lo)
-		binary.LittleEndian.PutUint64(tweak[8:], hi)
+		tweak = tweak128{lo, hi}
 	}
 	return tweak
 }

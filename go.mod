@@ -1,6 +1,6 @@
 module github.com/fastxts/xts
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/klauspost/cpuid/v2 v2.4.2

@@ -2,6 +2,8 @@
 
 package xts
 
+import "unsafe"
+
 // This file registers the generated assembly variants with the core
 // registry: the dispatch policy (policy.go) ranks them for this CPU
 // (cpu_amd64.go) and each becomes an engine over one expanded key.
@@ -62,40 +64,46 @@ type asmEngine struct {
 	variant int // index in asmVariants
 }
 
-func (e *asmEngine) encrypt(dst, src []byte, tweak [16]byte, flags uint64) [16]byte {
+func (e *asmEngine) encrypt(dst, src []byte, t tweak128, flags uint64) tweak128 {
+	// t's memory is the tweak's 16 bytes, written as two 8-byte words
+	// that the routines read back as two 8-byte words.
+	tweak := (*[16]byte)(unsafe.Pointer(&t))
 	switch e.variant {
 	case variantAESNI:
-		encryptAESNI(e.ks, dst, src, &tweak, flags)
+		encryptAESNI(e.ks, dst, src, tweak, flags)
 	case variantAESNIAVX:
-		encryptAESNIAVX(e.ks, dst, src, &tweak, flags)
+		encryptAESNIAVX(e.ks, dst, src, tweak, flags)
 	case variantVAESAVX2:
-		encryptVAESAVX2(e.ks, dst, src, &tweak, flags)
+		encryptVAESAVX2(e.ks, dst, src, tweak, flags)
 	case variantAVX10_256:
-		encryptVAESAVX10_256(e.ks, dst, src, &tweak, flags)
+		encryptVAESAVX10_256(e.ks, dst, src, tweak, flags)
 	case variantAVX10_512:
-		encryptVAESAVX10_512(e.ks, dst, src, &tweak, flags)
+		encryptVAESAVX10_512(e.ks, dst, src, tweak, flags)
 	default:
 		panic("xts: internal error: bad assembly variant")
 	}
-	return tweak
+	return t
 }
 
-func (e *asmEngine) decrypt(dst, src []byte, tweak [16]byte, flags uint64) [16]byte {
+func (e *asmEngine) decrypt(dst, src []byte, t tweak128, flags uint64) tweak128 {
+	// t's memory is the tweak's 16 bytes, written as two 8-byte words
+	// that the routines read back as two 8-byte words.
+	tweak := (*[16]byte)(unsafe.Pointer(&t))
 	switch e.variant {
 	case variantAESNI:
-		decryptAESNI(e.ks, dst, src, &tweak, flags)
+		decryptAESNI(e.ks, dst, src, tweak, flags)
 	case variantAESNIAVX:
-		decryptAESNIAVX(e.ks, dst, src, &tweak, flags)
+		decryptAESNIAVX(e.ks, dst, src, tweak, flags)
 	case variantVAESAVX2:
-		decryptVAESAVX2(e.ks, dst, src, &tweak, flags)
+		decryptVAESAVX2(e.ks, dst, src, tweak, flags)
 	case variantAVX10_256:
-		decryptVAESAVX10_256(e.ks, dst, src, &tweak, flags)
+		decryptVAESAVX10_256(e.ks, dst, src, tweak, flags)
 	case variantAVX10_512:
-		decryptVAESAVX10_512(e.ks, dst, src, &tweak, flags)
+		decryptVAESAVX10_512(e.ks, dst, src, tweak, flags)
 	default:
 		panic("xts: internal error: bad assembly variant")
 	}
-	return tweak
+	return t
 }
 
 // encryptSectors and decryptSectors make asmEngine a sectorEngine: one

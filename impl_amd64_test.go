@@ -78,7 +78,7 @@ func TestAsmEngineNoAlloc(t *testing.T) {
 				t.Skipf("%s unavailable here: %s", im.name, im.note)
 			}
 			e := im.newAES(key)
-			var tw [16]byte
+			var tw tweak128
 			allocs := testing.AllocsPerRun(100, func() {
 				tw = e.encrypt(buf, buf, tw, flagEncryptTweak|flagStoreTweak)
 				tw = e.decrypt(buf, buf, tw, flagStoreTweak)

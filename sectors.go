@@ -106,7 +106,7 @@ func (c *Cipher) sectorsSerial(dst, src []byte, sectorSize int, first, step uint
 		crypt = c.eng.decrypt
 	}
 	for off := 0; off < len(src); off += sectorSize {
-		crypt(dst[off:off+sectorSize], src[off:off+sectorSize], SectorTweak(first), flagEncryptTweak)
+		crypt(dst[off:off+sectorSize], src[off:off+sectorSize], tweak128{lo: first}, flagEncryptTweak)
 		first += step
 	}
 }

@@ -99,9 +99,9 @@ func TestSectorsWorkerPanic(t *testing.T) {
 
 type panicEngine struct{}
 
-func (panicEngine) encrypt(dst, src []byte, tweak [16]byte, flags uint64) [16]byte {
+func (panicEngine) encrypt(dst, src []byte, tweak tweak128, flags uint64) tweak128 {
 	panic("xts: boom")
 }
-func (panicEngine) decrypt(dst, src []byte, tweak [16]byte, flags uint64) [16]byte {
+func (panicEngine) decrypt(dst, src []byte, tweak tweak128, flags uint64) tweak128 {
 	panic("xts: boom")
 }

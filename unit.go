@@ -10,7 +10,7 @@ package xts
 // the running tweak (derived from the key): drop it when done.
 type Unit struct {
 	c       *Cipher
-	tweak   [16]byte
+	tweak   tweak128
 	decrypt bool
 	started bool // the tweak has been encrypted
 	done    bool // Final was called
@@ -19,19 +19,19 @@ type Unit struct {
 // NewEncrypter returns a Unit that encrypts one data unit whose tweak is
 // tweak (use SectorTweak for a sector number).
 func (c *Cipher) NewEncrypter(tweak [16]byte) *Unit {
-	return &Unit{c: c, tweak: tweak}
+	return &Unit{c: c, tweak: tweakFromBytes(tweak)}
 }
 
 // NewDecrypter returns a Unit that decrypts one data unit whose tweak is
 // tweak.
 func (c *Cipher) NewDecrypter(tweak [16]byte) *Unit {
-	return &Unit{c: c, tweak: tweak, decrypt: true}
+	return &Unit{c: c, tweak: tweakFromBytes(tweak), decrypt: true}
 }
 
 // Reset starts a new data unit with the given tweak, in the same
 // direction, reusing u.
 func (u *Unit) Reset(tweak [16]byte) {
-	*u = Unit{c: u.c, tweak: tweak, decrypt: u.decrypt}
+	*u = Unit{c: u.c, tweak: tweakFromBytes(tweak), decrypt: u.decrypt}
 }
 
 // Update processes the next part of the data unit. len(src) must be a
@@ -70,7 +70,7 @@ func (u *Unit) Final(dst, src []byte) {
 	checkDst(dst, src)
 	u.run(dst, src, 0)
 	u.done = true
-	clear(u.tweak[:])
+	u.tweak = tweak128{}
 }
 
 func (u *Unit) run(dst, src []byte, flags uint64) {

@@ -4,7 +4,6 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/subtle"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"reflect"
@@ -123,9 +122,7 @@ func (c *Cipher) Implementation() string { return c.name }
 // number: the number in little-endian order followed by eight zero bytes,
 // as dm-crypt's plain64 IV and golang.org/x/crypto/xts do.
 func SectorTweak(sectorNum uint64) [16]byte {
-	var t [16]byte
-	binary.LittleEndian.PutUint64(t[:8], sectorNum)
-	return t
+	return tweak128{lo: sectorNum}.bytes()
 }
 
 // Encrypt encrypts one data unit (sector) of plaintext into ciphertext
@@ -135,14 +132,14 @@ func SectorTweak(sectorNum uint64) [16]byte {
 // the same slice (in place), but must not overlap it otherwise.
 func (c *Cipher) Encrypt(ciphertext, plaintext []byte, sectorNum uint64) {
 	checkUnit(ciphertext, plaintext)
-	c.eng.encrypt(ciphertext, plaintext, SectorTweak(sectorNum), flagEncryptTweak)
+	c.eng.encrypt(ciphertext, plaintext, tweak128{lo: sectorNum}, flagEncryptTweak)
 }
 
 // Decrypt decrypts one data unit of ciphertext into plaintext; see
 // Encrypt.
 func (c *Cipher) Decrypt(plaintext, ciphertext []byte, sectorNum uint64) {
 	checkUnit(plaintext, ciphertext)
-	c.eng.decrypt(plaintext, ciphertext, SectorTweak(sectorNum), flagEncryptTweak)
+	c.eng.decrypt(plaintext, ciphertext, tweak128{lo: sectorNum}, flagEncryptTweak)
 }
 
 // EncryptWithTweak is Encrypt with any 16-byte tweak (the IV before
@@ -150,13 +147,13 @@ func (c *Cipher) Decrypt(plaintext, ciphertext []byte, sectorNum uint64) {
 // little-endian sector number.
 func (c *Cipher) EncryptWithTweak(ciphertext, plaintext []byte, tweak [16]byte) {
 	checkUnit(ciphertext, plaintext)
-	c.eng.encrypt(ciphertext, plaintext, tweak, flagEncryptTweak)
+	c.eng.encrypt(ciphertext, plaintext, tweakFromBytes(tweak), flagEncryptTweak)
 }
 
 // DecryptWithTweak is Decrypt with any 16-byte tweak.
 func (c *Cipher) DecryptWithTweak(plaintext, ciphertext []byte, tweak [16]byte) {
 	checkUnit(plaintext, ciphertext)
-	c.eng.decrypt(plaintext, ciphertext, tweak, flagEncryptTweak)
+	c.eng.decrypt(plaintext, ciphertext, tweakFromBytes(tweak), flagEncryptTweak)
 }
 
 // checkUnit panics on the programmer errors a data-unit call can make.

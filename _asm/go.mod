@@ -1,6 +1,6 @@
 module github.com/fastxts/xts/_asm
 
-go 1.26.8
+go 1.26.0
 
 require github.com/mmcloughlin/avo v0.6.0
 
