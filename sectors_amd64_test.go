@@ -32,7 +32,7 @@ func TestAsmSectorRoutinesListed(t *testing.T) {
 
 // asmSectorsWant is the definition: one reference call per sector, the IV
 // of sector k being SectorTweak(first + k*step) (wrapping like uint64).
-func asmSectorsWant(ref engine, src []byte, sectorSize int, first, step uint64, dec bool) []byte {
+func asmSectorsWant(ref byteEngine, src []byte, sectorSize int, first, step uint64, dec bool) []byte {
 	out := make([]byte, len(src))
 	for off := 0; off < len(src); off += sectorSize {
 		d, s := out[off:off+sectorSize], src[off:off+sectorSize]
