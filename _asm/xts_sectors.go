@@ -21,6 +21,14 @@ import (
 //   - a sector of S bytes is S/V steps of the full four-vector loop, with
 //     no per-sector drain or start-up;
 //   - the round keys are broadcast once per call.
+// With AVX-512 (32 registers) the batch after the current one has its IVs
+// built and encrypted at the start of the current batch, into 30 (and 31
+// for ymm), so the chain's latency hides under this batch's data rounds;
+// and two tweak sets alternate between the steps of the main loop, each
+// advanced by x^(2L) while the other is in use (a whole-byte shift for zmm).
+// The 16-register variants have no register for either: they encrypt each
+// batch's IVs at its start and advance one set per step, as the unit
+// routine does.
 // The part of each sector that is not a whole vector (S mod V: 16, 32 or 48
 // bytes with ymm/zmm) runs one block of each of the four sectors at a time.
 // A last batch of c < 4 sectors repeats sector c-1 in the missing lanes:
@@ -60,10 +68,11 @@ func paramMem(name string) Mem {
 	return b.Addr
 }
 
-// newSectorsXG sets up the register plan: the same as the unit routine's
-// (data 0-3, tweaks 4-7, 8-11 next tweaks or last-round keys, constant 12,
-// first round key 15, with AVX-512 round keys 16-29 and scratch 13, 14,
-// 30, 31; without, scratch 13 and the per-round key register 14).
+// newSectorsXG sets up the register plan, close to the unit routine's:
+// data 0-3, tweaks 4-7, next tweaks 8-11 (the second tweak set with
+// AVX-512), constant 12, first round key 15; with AVX-512 round keys 16-29,
+// scratch 13 and 14, the next batch's encrypted IVs 30 (and 31); without,
+// scratch 13 and the per-round key register 14.
 func newSectorsXG(p xtsParams, dec bool) *xg {
 	g := &xg{xtsParams: p, dec: dec, keyOff: ksEnc}
 	if dec {
