@@ -66,6 +66,46 @@ func encryptVAESAVX10_512(ks *keySchedule, dst, src []byte, tweak *[16]byte, fla
 //go:noescape
 func decryptVAESAVX10_512(ks *keySchedule, dst, src []byte, tweak *[16]byte, flags uint64)
 
+// The sector-batch routines process whole data units: unit k of src (each
+// sectorSize bytes) with the IV SectorTweak(first + k*step), modulo 2^64,
+// exactly as one call of the routines above per unit with flags
+// flagEncryptTweak would. Preconditions, checked by the Go callers:
+// sectorSize is a positive multiple of 16, len(src) a multiple of
+// sectorSize, len(dst) >= len(src), dst and src the same memory or not
+// overlapping. They read exactly len(src) bytes of src and write exactly
+// len(src) bytes of dst. (Defensively they return at once if sectorSize is
+// not a positive multiple of 16, and stop before a partial last unit.)
+
+//go:noescape
+func encryptSectorsAESNI(ks *keySchedule, dst, src []byte, sectorSize int, first, step uint64)
+
+//go:noescape
+func decryptSectorsAESNI(ks *keySchedule, dst, src []byte, sectorSize int, first, step uint64)
+
+//go:noescape
+func encryptSectorsAESNIAVX(ks *keySchedule, dst, src []byte, sectorSize int, first, step uint64)
+
+//go:noescape
+func decryptSectorsAESNIAVX(ks *keySchedule, dst, src []byte, sectorSize int, first, step uint64)
+
+//go:noescape
+func encryptSectorsVAESAVX2(ks *keySchedule, dst, src []byte, sectorSize int, first, step uint64)
+
+//go:noescape
+func decryptSectorsVAESAVX2(ks *keySchedule, dst, src []byte, sectorSize int, first, step uint64)
+
+//go:noescape
+func encryptSectorsVAESAVX10_256(ks *keySchedule, dst, src []byte, sectorSize int, first, step uint64)
+
+//go:noescape
+func decryptSectorsVAESAVX10_256(ks *keySchedule, dst, src []byte, sectorSize int, first, step uint64)
+
+//go:noescape
+func encryptSectorsVAESAVX10_512(ks *keySchedule, dst, src []byte, sectorSize int, first, step uint64)
+
+//go:noescape
+func decryptSectorsVAESAVX10_512(ks *keySchedule, dst, src []byte, sectorSize int, first, step uint64)
+
 // cpuidex executes CPUID with EAX=leaf, ECX=sub and xgetbv XGETBV with
 // ECX=index. They give the raw feature bits and the OS-enabled register
 // state that `xts info` reports; cpuid/v2 folds the two together.

@@ -105,3 +105,40 @@ func (e *asmEngine) decrypt(dst, src []byte, t tweak128, flags uint64) tweak128 
 	}
 	return t
 }
+
+// encryptSectors and decryptSectors make asmEngine a sectorEngine: one
+// assembly call for a whole run of data units (see the sector routines in
+// asm_amd64.go), dispatched by a switch for the same reason as above.
+func (e *asmEngine) encryptSectors(dst, src []byte, sectorSize int, first, step uint64) {
+	switch e.variant {
+	case variantAESNI:
+		encryptSectorsAESNI(e.ks, dst, src, sectorSize, first, step)
+	case variantAESNIAVX:
+		encryptSectorsAESNIAVX(e.ks, dst, src, sectorSize, first, step)
+	case variantVAESAVX2:
+		encryptSectorsVAESAVX2(e.ks, dst, src, sectorSize, first, step)
+	case variantAVX10_256:
+		encryptSectorsVAESAVX10_256(e.ks, dst, src, sectorSize, first, step)
+	case variantAVX10_512:
+		encryptSectorsVAESAVX10_512(e.ks, dst, src, sectorSize, first, step)
+	default:
+		panic("xts: internal error: bad assembly variant")
+	}
+}
+
+func (e *asmEngine) decryptSectors(dst, src []byte, sectorSize int, first, step uint64) {
+	switch e.variant {
+	case variantAESNI:
+		decryptSectorsAESNI(e.ks, dst, src, sectorSize, first, step)
+	case variantAESNIAVX:
+		decryptSectorsAESNIAVX(e.ks, dst, src, sectorSize, first, step)
+	case variantVAESAVX2:
+		decryptSectorsVAESAVX2(e.ks, dst, src, sectorSize, first, step)
+	case variantAVX10_256:
+		decryptSectorsVAESAVX10_256(e.ks, dst, src, sectorSize, first, step)
+	case variantAVX10_512:
+		decryptSectorsVAESAVX10_512(e.ks, dst, src, sectorSize, first, step)
+	default:
+		panic("xts: internal error: bad assembly variant")
+	}
+}

@@ -5275,3 +5275,6087 @@ done_4:
 ret_5:
 	VZEROUPPER
 	RET
+
+// func encryptSectorsAESNI(ks *keySchedule, dst []byte, src []byte, sectorSize int, first uint64, step uint64)
+// Requires: AES, SSE2
+TEXT ·encryptSectorsAESNI(SB), NOSPLIT, $0-80
+	MOVQ ks+0(FP), AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), R12
+	MOVQ sectorSize+56(FP), CX
+	MOVQ first+64(FP), DX
+	MOVQ 720(AX), BX
+
+	// A sector size that is not a positive multiple of 16 breaks the contract:
+	// do nothing rather than misread.
+	CMPQ  CX, $0x10
+	JB    ret_1
+	TESTQ $0x0000000f, CX
+	JNZ   ret_1
+
+	// First row of the schedule: 14 - rounds.
+	MOVQ $0x000000e0, R10
+	MOVQ BX, R13
+	SHLQ $0x04, R13
+	SUBQ R13, R10
+
+	// Round keys and constants, once per call.
+	MOVOA (AX)(R10*1), X15
+	MOVOU xtsDouble<>+0(SB), X12
+
+	// Batches of four sectors.
+batch_2:
+	MOVQ sectorSize+56(FP), CX
+
+	// Stop before a partial sector (the caller rules it out).
+	CMPQ R12, CX
+	JB   ret_1
+	MOVQ DX, X4
+
+	// Lane j exists if a whole sector is left at its offset: total - sectorSize >= offset.
+	MOVQ R12, R13
+	SUBQ CX, R13
+	MOVQ CX, R8
+	CMPQ R13, R8
+	JB   lane_repeat_6
+	ADDQ step+72(FP), DX
+	JMP  lane_ready_7
+
+lane_repeat_6:
+	XORQ R8, R8
+
+lane_ready_7:
+	MOVQ DX, X5
+	LEAQ (R8)(CX*1), R9
+	CMPQ R13, R9
+	JB   lane_repeat_8
+	ADDQ step+72(FP), DX
+	JMP  lane_ready_9
+
+lane_repeat_8:
+	MOVQ R8, R9
+
+lane_ready_9:
+	MOVQ DX, X6
+	LEAQ (R9)(CX*1), R11
+	CMPQ R13, R11
+	JB   lane_repeat_10
+	ADDQ step+72(FP), DX
+	JMP  lane_ready_11
+
+lane_repeat_10:
+	MOVQ R9, R11
+
+lane_ready_11:
+	MOVQ DX, X7
+	ADDQ step+72(FP), DX
+
+	// The batch's tweaks: one tweak-key chain for all four IVs.
+	CMPQ   BX, $0x0c
+	JB     aes128_12
+	JE     aes192_13
+	PXOR   480(AX), X4
+	PXOR   480(AX), X5
+	PXOR   480(AX), X6
+	PXOR   480(AX), X7
+	AESENC 496(AX), X4
+	AESENC 496(AX), X5
+	AESENC 496(AX), X6
+	AESENC 496(AX), X7
+	AESENC 512(AX), X4
+	AESENC 512(AX), X5
+	AESENC 512(AX), X6
+	AESENC 512(AX), X7
+	AESENC 528(AX), X4
+	AESENC 528(AX), X5
+	AESENC 528(AX), X6
+	AESENC 528(AX), X7
+	AESENC 544(AX), X4
+	AESENC 544(AX), X5
+	AESENC 544(AX), X6
+	AESENC 544(AX), X7
+	JMP    aes_common_14
+
+aes192_13:
+	PXOR   512(AX), X4
+	PXOR   512(AX), X5
+	PXOR   512(AX), X6
+	PXOR   512(AX), X7
+	AESENC 528(AX), X4
+	AESENC 528(AX), X5
+	AESENC 528(AX), X6
+	AESENC 528(AX), X7
+	AESENC 544(AX), X4
+	AESENC 544(AX), X5
+	AESENC 544(AX), X6
+	AESENC 544(AX), X7
+	JMP    aes_common_14
+
+aes128_12:
+	PXOR 544(AX), X4
+	PXOR 544(AX), X5
+	PXOR 544(AX), X6
+	PXOR 544(AX), X7
+
+aes_common_14:
+	AESENC     560(AX), X4
+	AESENC     560(AX), X5
+	AESENC     560(AX), X6
+	AESENC     560(AX), X7
+	AESENC     576(AX), X4
+	AESENC     576(AX), X5
+	AESENC     576(AX), X6
+	AESENC     576(AX), X7
+	AESENC     592(AX), X4
+	AESENC     592(AX), X5
+	AESENC     592(AX), X6
+	AESENC     592(AX), X7
+	AESENC     608(AX), X4
+	AESENC     608(AX), X5
+	AESENC     608(AX), X6
+	AESENC     608(AX), X7
+	AESENC     624(AX), X4
+	AESENC     624(AX), X5
+	AESENC     624(AX), X6
+	AESENC     624(AX), X7
+	AESENC     640(AX), X4
+	AESENC     640(AX), X5
+	AESENC     640(AX), X6
+	AESENC     640(AX), X7
+	AESENC     656(AX), X4
+	AESENC     656(AX), X5
+	AESENC     656(AX), X6
+	AESENC     656(AX), X7
+	AESENC     672(AX), X4
+	AESENC     672(AX), X5
+	AESENC     672(AX), X6
+	AESENC     672(AX), X7
+	AESENC     688(AX), X4
+	AESENC     688(AX), X5
+	AESENC     688(AX), X6
+	AESENC     688(AX), X7
+	AESENCLAST 704(AX), X4
+	AESENCLAST 704(AX), X5
+	AESENCLAST 704(AX), X6
+	AESENCLAST 704(AX), X7
+	CMPQ       CX, $0x00000010
+	JB         batch_end_5
+
+	// Main loop: L blocks of each of the four sectors per step.
+loop_3:
+	MOVOU  (SI), X0
+	PXOR   X4, X0
+	PXOR   X15, X0
+	MOVOU  (SI)(R8*1), X1
+	PXOR   X5, X1
+	PXOR   X15, X1
+	MOVOU  (SI)(R9*1), X2
+	PXOR   X6, X2
+	PXOR   X15, X2
+	MOVOU  (SI)(R11*1), X3
+	PXOR   X7, X3
+	PXOR   X15, X3
+	CMPQ   BX, $0x0c
+	JB     aes128_15
+	JE     aes192_16
+	AESENC 16(AX), X0
+	AESENC 16(AX), X1
+	AESENC 16(AX), X2
+	AESENC 16(AX), X3
+	AESENC 32(AX), X0
+	AESENC 32(AX), X1
+	AESENC 32(AX), X2
+	AESENC 32(AX), X3
+
+aes192_16:
+	AESENC 48(AX), X0
+	AESENC 48(AX), X1
+	AESENC 48(AX), X2
+	AESENC 48(AX), X3
+	AESENC 64(AX), X0
+	AESENC 64(AX), X1
+	AESENC 64(AX), X2
+	AESENC 64(AX), X3
+
+aes128_15:
+	AESENC     80(AX), X0
+	AESENC     80(AX), X1
+	AESENC     80(AX), X2
+	AESENC     80(AX), X3
+	PSHUFD     $0x13, X4, X13
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESENC     96(AX), X0
+	AESENC     96(AX), X1
+	AESENC     96(AX), X2
+	AESENC     96(AX), X3
+	MOVO       X4, X8
+	PADDQ      X8, X8
+	PXOR       X13, X8
+	PSHUFD     $0x13, X5, X13
+	AESENC     112(AX), X0
+	AESENC     112(AX), X1
+	AESENC     112(AX), X2
+	AESENC     112(AX), X3
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESENC     128(AX), X0
+	AESENC     128(AX), X1
+	AESENC     128(AX), X2
+	AESENC     128(AX), X3
+	MOVO       X5, X9
+	PADDQ      X9, X9
+	PXOR       X13, X9
+	AESENC     144(AX), X0
+	AESENC     144(AX), X1
+	AESENC     144(AX), X2
+	AESENC     144(AX), X3
+	PSHUFD     $0x13, X6, X13
+	PSRAL      $0x1f, X13
+	AESENC     160(AX), X0
+	AESENC     160(AX), X1
+	AESENC     160(AX), X2
+	AESENC     160(AX), X3
+	PAND       X12, X13
+	MOVO       X6, X10
+	PADDQ      X10, X10
+	AESENC     176(AX), X0
+	AESENC     176(AX), X1
+	AESENC     176(AX), X2
+	AESENC     176(AX), X3
+	PXOR       X13, X10
+	PSHUFD     $0x13, X7, X13
+	AESENC     192(AX), X0
+	AESENC     192(AX), X1
+	AESENC     192(AX), X2
+	AESENC     192(AX), X3
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESENC     208(AX), X0
+	AESENC     208(AX), X1
+	AESENC     208(AX), X2
+	AESENC     208(AX), X3
+	MOVO       X7, X11
+	PADDQ      X11, X11
+	PXOR       X13, X11
+	PXOR       224(AX), X4
+	AESENCLAST X4, X0
+	PXOR       224(AX), X5
+	AESENCLAST X5, X1
+	PXOR       224(AX), X6
+	AESENCLAST X6, X2
+	PXOR       224(AX), X7
+	AESENCLAST X7, X3
+	MOVOU      X0, (DI)
+	MOVOU      X1, (DI)(R8*1)
+	MOVOU      X2, (DI)(R9*1)
+	MOVOU      X3, (DI)(R11*1)
+	ADDQ       $0x00000010, SI
+	ADDQ       $0x00000010, DI
+	SUBQ       $0x00000010, CX
+	CMPQ       CX, $0x00000010
+	JB         loop_half_17
+	MOVOU      (SI), X0
+	PXOR       X8, X0
+	PXOR       X15, X0
+	MOVOU      (SI)(R8*1), X1
+	PXOR       X9, X1
+	PXOR       X15, X1
+	MOVOU      (SI)(R9*1), X2
+	PXOR       X10, X2
+	PXOR       X15, X2
+	MOVOU      (SI)(R11*1), X3
+	PXOR       X11, X3
+	PXOR       X15, X3
+	CMPQ       BX, $0x0c
+	JB         aes128_19
+	JE         aes192_20
+	AESENC     16(AX), X0
+	AESENC     16(AX), X1
+	AESENC     16(AX), X2
+	AESENC     16(AX), X3
+	AESENC     32(AX), X0
+	AESENC     32(AX), X1
+	AESENC     32(AX), X2
+	AESENC     32(AX), X3
+
+aes192_20:
+	AESENC 48(AX), X0
+	AESENC 48(AX), X1
+	AESENC 48(AX), X2
+	AESENC 48(AX), X3
+	AESENC 64(AX), X0
+	AESENC 64(AX), X1
+	AESENC 64(AX), X2
+	AESENC 64(AX), X3
+
+aes128_19:
+	AESENC     80(AX), X0
+	AESENC     80(AX), X1
+	AESENC     80(AX), X2
+	AESENC     80(AX), X3
+	PSHUFD     $0x13, X8, X13
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESENC     96(AX), X0
+	AESENC     96(AX), X1
+	AESENC     96(AX), X2
+	AESENC     96(AX), X3
+	MOVO       X8, X4
+	PADDQ      X4, X4
+	PXOR       X13, X4
+	PSHUFD     $0x13, X9, X13
+	AESENC     112(AX), X0
+	AESENC     112(AX), X1
+	AESENC     112(AX), X2
+	AESENC     112(AX), X3
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESENC     128(AX), X0
+	AESENC     128(AX), X1
+	AESENC     128(AX), X2
+	AESENC     128(AX), X3
+	MOVO       X9, X5
+	PADDQ      X5, X5
+	PXOR       X13, X5
+	AESENC     144(AX), X0
+	AESENC     144(AX), X1
+	AESENC     144(AX), X2
+	AESENC     144(AX), X3
+	PSHUFD     $0x13, X10, X13
+	PSRAL      $0x1f, X13
+	AESENC     160(AX), X0
+	AESENC     160(AX), X1
+	AESENC     160(AX), X2
+	AESENC     160(AX), X3
+	PAND       X12, X13
+	MOVO       X10, X6
+	PADDQ      X6, X6
+	AESENC     176(AX), X0
+	AESENC     176(AX), X1
+	AESENC     176(AX), X2
+	AESENC     176(AX), X3
+	PXOR       X13, X6
+	PSHUFD     $0x13, X11, X13
+	AESENC     192(AX), X0
+	AESENC     192(AX), X1
+	AESENC     192(AX), X2
+	AESENC     192(AX), X3
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESENC     208(AX), X0
+	AESENC     208(AX), X1
+	AESENC     208(AX), X2
+	AESENC     208(AX), X3
+	MOVO       X11, X7
+	PADDQ      X7, X7
+	PXOR       X13, X7
+	PXOR       224(AX), X8
+	AESENCLAST X8, X0
+	PXOR       224(AX), X9
+	AESENCLAST X9, X1
+	PXOR       224(AX), X10
+	AESENCLAST X10, X2
+	PXOR       224(AX), X11
+	AESENCLAST X11, X3
+	MOVOU      X0, (DI)
+	MOVOU      X1, (DI)(R8*1)
+	MOVOU      X2, (DI)(R9*1)
+	MOVOU      X3, (DI)(R11*1)
+	ADDQ       $0x00000010, SI
+	ADDQ       $0x00000010, DI
+	SUBQ       $0x00000010, CX
+	CMPQ       CX, $0x00000010
+	JAE        loop_3
+	JMP        loop_end_18
+
+loop_half_17:
+	MOVO X8, X4
+	MOVO X9, X5
+	MOVO X10, X6
+	MOVO X11, X7
+
+loop_end_18:
+	// Next batch: past lane 3's sector (lane 0's pointers have moved one sector).
+batch_end_5:
+	ADDQ R11, SI
+	ADDQ R11, DI
+	SUBQ sectorSize+56(FP), R12
+	SUBQ R11, R12
+	JA   batch_2
+
+ret_1:
+	RET
+
+// func decryptSectorsAESNI(ks *keySchedule, dst []byte, src []byte, sectorSize int, first uint64, step uint64)
+// Requires: AES, SSE2
+TEXT ·decryptSectorsAESNI(SB), NOSPLIT, $0-80
+	MOVQ ks+0(FP), AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), R12
+	MOVQ sectorSize+56(FP), CX
+	MOVQ first+64(FP), DX
+	MOVQ 720(AX), BX
+
+	// A sector size that is not a positive multiple of 16 breaks the contract:
+	// do nothing rather than misread.
+	CMPQ  CX, $0x10
+	JB    ret_1
+	TESTQ $0x0000000f, CX
+	JNZ   ret_1
+
+	// First row of the schedule: 14 - rounds.
+	MOVQ $0x000000e0, R10
+	MOVQ BX, R13
+	SHLQ $0x04, R13
+	SUBQ R13, R10
+
+	// Round keys and constants, once per call.
+	MOVOA 240(AX)(R10*1), X15
+	MOVOU xtsDouble<>+0(SB), X12
+
+	// Batches of four sectors.
+batch_2:
+	MOVQ sectorSize+56(FP), CX
+
+	// Stop before a partial sector (the caller rules it out).
+	CMPQ R12, CX
+	JB   ret_1
+	MOVQ DX, X4
+
+	// Lane j exists if a whole sector is left at its offset: total - sectorSize >= offset.
+	MOVQ R12, R13
+	SUBQ CX, R13
+	MOVQ CX, R8
+	CMPQ R13, R8
+	JB   lane_repeat_6
+	ADDQ step+72(FP), DX
+	JMP  lane_ready_7
+
+lane_repeat_6:
+	XORQ R8, R8
+
+lane_ready_7:
+	MOVQ DX, X5
+	LEAQ (R8)(CX*1), R9
+	CMPQ R13, R9
+	JB   lane_repeat_8
+	ADDQ step+72(FP), DX
+	JMP  lane_ready_9
+
+lane_repeat_8:
+	MOVQ R8, R9
+
+lane_ready_9:
+	MOVQ DX, X6
+	LEAQ (R9)(CX*1), R11
+	CMPQ R13, R11
+	JB   lane_repeat_10
+	ADDQ step+72(FP), DX
+	JMP  lane_ready_11
+
+lane_repeat_10:
+	MOVQ R9, R11
+
+lane_ready_11:
+	MOVQ DX, X7
+	ADDQ step+72(FP), DX
+
+	// The batch's tweaks: one tweak-key chain for all four IVs.
+	CMPQ   BX, $0x0c
+	JB     aes128_12
+	JE     aes192_13
+	PXOR   480(AX), X4
+	PXOR   480(AX), X5
+	PXOR   480(AX), X6
+	PXOR   480(AX), X7
+	AESENC 496(AX), X4
+	AESENC 496(AX), X5
+	AESENC 496(AX), X6
+	AESENC 496(AX), X7
+	AESENC 512(AX), X4
+	AESENC 512(AX), X5
+	AESENC 512(AX), X6
+	AESENC 512(AX), X7
+	AESENC 528(AX), X4
+	AESENC 528(AX), X5
+	AESENC 528(AX), X6
+	AESENC 528(AX), X7
+	AESENC 544(AX), X4
+	AESENC 544(AX), X5
+	AESENC 544(AX), X6
+	AESENC 544(AX), X7
+	JMP    aes_common_14
+
+aes192_13:
+	PXOR   512(AX), X4
+	PXOR   512(AX), X5
+	PXOR   512(AX), X6
+	PXOR   512(AX), X7
+	AESENC 528(AX), X4
+	AESENC 528(AX), X5
+	AESENC 528(AX), X6
+	AESENC 528(AX), X7
+	AESENC 544(AX), X4
+	AESENC 544(AX), X5
+	AESENC 544(AX), X6
+	AESENC 544(AX), X7
+	JMP    aes_common_14
+
+aes128_12:
+	PXOR 544(AX), X4
+	PXOR 544(AX), X5
+	PXOR 544(AX), X6
+	PXOR 544(AX), X7
+
+aes_common_14:
+	AESENC     560(AX), X4
+	AESENC     560(AX), X5
+	AESENC     560(AX), X6
+	AESENC     560(AX), X7
+	AESENC     576(AX), X4
+	AESENC     576(AX), X5
+	AESENC     576(AX), X6
+	AESENC     576(AX), X7
+	AESENC     592(AX), X4
+	AESENC     592(AX), X5
+	AESENC     592(AX), X6
+	AESENC     592(AX), X7
+	AESENC     608(AX), X4
+	AESENC     608(AX), X5
+	AESENC     608(AX), X6
+	AESENC     608(AX), X7
+	AESENC     624(AX), X4
+	AESENC     624(AX), X5
+	AESENC     624(AX), X6
+	AESENC     624(AX), X7
+	AESENC     640(AX), X4
+	AESENC     640(AX), X5
+	AESENC     640(AX), X6
+	AESENC     640(AX), X7
+	AESENC     656(AX), X4
+	AESENC     656(AX), X5
+	AESENC     656(AX), X6
+	AESENC     656(AX), X7
+	AESENC     672(AX), X4
+	AESENC     672(AX), X5
+	AESENC     672(AX), X6
+	AESENC     672(AX), X7
+	AESENC     688(AX), X4
+	AESENC     688(AX), X5
+	AESENC     688(AX), X6
+	AESENC     688(AX), X7
+	AESENCLAST 704(AX), X4
+	AESENCLAST 704(AX), X5
+	AESENCLAST 704(AX), X6
+	AESENCLAST 704(AX), X7
+	CMPQ       CX, $0x00000010
+	JB         batch_end_5
+
+	// Main loop: L blocks of each of the four sectors per step.
+loop_3:
+	MOVOU  (SI), X0
+	PXOR   X4, X0
+	PXOR   X15, X0
+	MOVOU  (SI)(R8*1), X1
+	PXOR   X5, X1
+	PXOR   X15, X1
+	MOVOU  (SI)(R9*1), X2
+	PXOR   X6, X2
+	PXOR   X15, X2
+	MOVOU  (SI)(R11*1), X3
+	PXOR   X7, X3
+	PXOR   X15, X3
+	CMPQ   BX, $0x0c
+	JB     aes128_15
+	JE     aes192_16
+	AESDEC 256(AX), X0
+	AESDEC 256(AX), X1
+	AESDEC 256(AX), X2
+	AESDEC 256(AX), X3
+	AESDEC 272(AX), X0
+	AESDEC 272(AX), X1
+	AESDEC 272(AX), X2
+	AESDEC 272(AX), X3
+
+aes192_16:
+	AESDEC 288(AX), X0
+	AESDEC 288(AX), X1
+	AESDEC 288(AX), X2
+	AESDEC 288(AX), X3
+	AESDEC 304(AX), X0
+	AESDEC 304(AX), X1
+	AESDEC 304(AX), X2
+	AESDEC 304(AX), X3
+
+aes128_15:
+	AESDEC     320(AX), X0
+	AESDEC     320(AX), X1
+	AESDEC     320(AX), X2
+	AESDEC     320(AX), X3
+	PSHUFD     $0x13, X4, X13
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESDEC     336(AX), X0
+	AESDEC     336(AX), X1
+	AESDEC     336(AX), X2
+	AESDEC     336(AX), X3
+	MOVO       X4, X8
+	PADDQ      X8, X8
+	PXOR       X13, X8
+	PSHUFD     $0x13, X5, X13
+	AESDEC     352(AX), X0
+	AESDEC     352(AX), X1
+	AESDEC     352(AX), X2
+	AESDEC     352(AX), X3
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESDEC     368(AX), X0
+	AESDEC     368(AX), X1
+	AESDEC     368(AX), X2
+	AESDEC     368(AX), X3
+	MOVO       X5, X9
+	PADDQ      X9, X9
+	PXOR       X13, X9
+	AESDEC     384(AX), X0
+	AESDEC     384(AX), X1
+	AESDEC     384(AX), X2
+	AESDEC     384(AX), X3
+	PSHUFD     $0x13, X6, X13
+	PSRAL      $0x1f, X13
+	AESDEC     400(AX), X0
+	AESDEC     400(AX), X1
+	AESDEC     400(AX), X2
+	AESDEC     400(AX), X3
+	PAND       X12, X13
+	MOVO       X6, X10
+	PADDQ      X10, X10
+	AESDEC     416(AX), X0
+	AESDEC     416(AX), X1
+	AESDEC     416(AX), X2
+	AESDEC     416(AX), X3
+	PXOR       X13, X10
+	PSHUFD     $0x13, X7, X13
+	AESDEC     432(AX), X0
+	AESDEC     432(AX), X1
+	AESDEC     432(AX), X2
+	AESDEC     432(AX), X3
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESDEC     448(AX), X0
+	AESDEC     448(AX), X1
+	AESDEC     448(AX), X2
+	AESDEC     448(AX), X3
+	MOVO       X7, X11
+	PADDQ      X11, X11
+	PXOR       X13, X11
+	PXOR       464(AX), X4
+	AESDECLAST X4, X0
+	PXOR       464(AX), X5
+	AESDECLAST X5, X1
+	PXOR       464(AX), X6
+	AESDECLAST X6, X2
+	PXOR       464(AX), X7
+	AESDECLAST X7, X3
+	MOVOU      X0, (DI)
+	MOVOU      X1, (DI)(R8*1)
+	MOVOU      X2, (DI)(R9*1)
+	MOVOU      X3, (DI)(R11*1)
+	ADDQ       $0x00000010, SI
+	ADDQ       $0x00000010, DI
+	SUBQ       $0x00000010, CX
+	CMPQ       CX, $0x00000010
+	JB         loop_half_17
+	MOVOU      (SI), X0
+	PXOR       X8, X0
+	PXOR       X15, X0
+	MOVOU      (SI)(R8*1), X1
+	PXOR       X9, X1
+	PXOR       X15, X1
+	MOVOU      (SI)(R9*1), X2
+	PXOR       X10, X2
+	PXOR       X15, X2
+	MOVOU      (SI)(R11*1), X3
+	PXOR       X11, X3
+	PXOR       X15, X3
+	CMPQ       BX, $0x0c
+	JB         aes128_19
+	JE         aes192_20
+	AESDEC     256(AX), X0
+	AESDEC     256(AX), X1
+	AESDEC     256(AX), X2
+	AESDEC     256(AX), X3
+	AESDEC     272(AX), X0
+	AESDEC     272(AX), X1
+	AESDEC     272(AX), X2
+	AESDEC     272(AX), X3
+
+aes192_20:
+	AESDEC 288(AX), X0
+	AESDEC 288(AX), X1
+	AESDEC 288(AX), X2
+	AESDEC 288(AX), X3
+	AESDEC 304(AX), X0
+	AESDEC 304(AX), X1
+	AESDEC 304(AX), X2
+	AESDEC 304(AX), X3
+
+aes128_19:
+	AESDEC     320(AX), X0
+	AESDEC     320(AX), X1
+	AESDEC     320(AX), X2
+	AESDEC     320(AX), X3
+	PSHUFD     $0x13, X8, X13
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESDEC     336(AX), X0
+	AESDEC     336(AX), X1
+	AESDEC     336(AX), X2
+	AESDEC     336(AX), X3
+	MOVO       X8, X4
+	PADDQ      X4, X4
+	PXOR       X13, X4
+	PSHUFD     $0x13, X9, X13
+	AESDEC     352(AX), X0
+	AESDEC     352(AX), X1
+	AESDEC     352(AX), X2
+	AESDEC     352(AX), X3
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESDEC     368(AX), X0
+	AESDEC     368(AX), X1
+	AESDEC     368(AX), X2
+	AESDEC     368(AX), X3
+	MOVO       X9, X5
+	PADDQ      X5, X5
+	PXOR       X13, X5
+	AESDEC     384(AX), X0
+	AESDEC     384(AX), X1
+	AESDEC     384(AX), X2
+	AESDEC     384(AX), X3
+	PSHUFD     $0x13, X10, X13
+	PSRAL      $0x1f, X13
+	AESDEC     400(AX), X0
+	AESDEC     400(AX), X1
+	AESDEC     400(AX), X2
+	AESDEC     400(AX), X3
+	PAND       X12, X13
+	MOVO       X10, X6
+	PADDQ      X6, X6
+	AESDEC     416(AX), X0
+	AESDEC     416(AX), X1
+	AESDEC     416(AX), X2
+	AESDEC     416(AX), X3
+	PXOR       X13, X6
+	PSHUFD     $0x13, X11, X13
+	AESDEC     432(AX), X0
+	AESDEC     432(AX), X1
+	AESDEC     432(AX), X2
+	AESDEC     432(AX), X3
+	PSRAL      $0x1f, X13
+	PAND       X12, X13
+	AESDEC     448(AX), X0
+	AESDEC     448(AX), X1
+	AESDEC     448(AX), X2
+	AESDEC     448(AX), X3
+	MOVO       X11, X7
+	PADDQ      X7, X7
+	PXOR       X13, X7
+	PXOR       464(AX), X8
+	AESDECLAST X8, X0
+	PXOR       464(AX), X9
+	AESDECLAST X9, X1
+	PXOR       464(AX), X10
+	AESDECLAST X10, X2
+	PXOR       464(AX), X11
+	AESDECLAST X11, X3
+	MOVOU      X0, (DI)
+	MOVOU      X1, (DI)(R8*1)
+	MOVOU      X2, (DI)(R9*1)
+	MOVOU      X3, (DI)(R11*1)
+	ADDQ       $0x00000010, SI
+	ADDQ       $0x00000010, DI
+	SUBQ       $0x00000010, CX
+	CMPQ       CX, $0x00000010
+	JAE        loop_3
+	JMP        loop_end_18
+
+loop_half_17:
+	MOVO X8, X4
+	MOVO X9, X5
+	MOVO X10, X6
+	MOVO X11, X7
+
+loop_end_18:
+	// Next batch: past lane 3's sector (lane 0's pointers have moved one sector).
+batch_end_5:
+	ADDQ R11, SI
+	ADDQ R11, DI
+	SUBQ sectorSize+56(FP), R12
+	SUBQ R11, R12
+	JA   batch_2
+
+ret_1:
+	RET
+
+// func encryptSectorsAESNIAVX(ks *keySchedule, dst []byte, src []byte, sectorSize int, first uint64, step uint64)
+// Requires: AES, AVX
+TEXT ·encryptSectorsAESNIAVX(SB), NOSPLIT, $0-80
+	MOVQ ks+0(FP), AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), R12
+	MOVQ sectorSize+56(FP), CX
+	MOVQ first+64(FP), DX
+	MOVQ 720(AX), BX
+
+	// A sector size that is not a positive multiple of 16 breaks the contract:
+	// do nothing rather than misread.
+	CMPQ  CX, $0x10
+	JB    ret_1
+	TESTQ $0x0000000f, CX
+	JNZ   ret_1
+
+	// First row of the schedule: 14 - rounds.
+	MOVQ $0x000000e0, R10
+	MOVQ BX, R13
+	SHLQ $0x04, R13
+	SUBQ R13, R10
+
+	// Round keys and constants, once per call.
+	VMOVDQA (AX)(R10*1), X15
+	VMOVDQU xtsDouble<>+0(SB), X12
+
+	// Batches of four sectors.
+batch_2:
+	MOVQ sectorSize+56(FP), CX
+
+	// Stop before a partial sector (the caller rules it out).
+	CMPQ  R12, CX
+	JB    ret_1
+	VMOVQ DX, X4
+
+	// Lane j exists if a whole sector is left at its offset: total - sectorSize >= offset.
+	MOVQ R12, R13
+	SUBQ CX, R13
+	MOVQ CX, R8
+	CMPQ R13, R8
+	JB   lane_repeat_6
+	ADDQ step+72(FP), DX
+	JMP  lane_ready_7
+
+lane_repeat_6:
+	XORQ R8, R8
+
+lane_ready_7:
+	VMOVQ DX, X5
+	LEAQ  (R8)(CX*1), R9
+	CMPQ  R13, R9
+	JB    lane_repeat_8
+	ADDQ  step+72(FP), DX
+	JMP   lane_ready_9
+
+lane_repeat_8:
+	MOVQ R8, R9
+
+lane_ready_9:
+	VMOVQ DX, X6
+	LEAQ  (R9)(CX*1), R11
+	CMPQ  R13, R11
+	JB    lane_repeat_10
+	ADDQ  step+72(FP), DX
+	JMP   lane_ready_11
+
+lane_repeat_10:
+	MOVQ R9, R11
+
+lane_ready_11:
+	VMOVQ DX, X7
+	ADDQ  step+72(FP), DX
+
+	// The batch's tweaks: one tweak-key chain for all four IVs.
+	CMPQ    BX, $0x0c
+	JB      aes128_12
+	JE      aes192_13
+	VPXOR   480(AX), X4, X4
+	VPXOR   480(AX), X5, X5
+	VPXOR   480(AX), X6, X6
+	VPXOR   480(AX), X7, X7
+	VAESENC 496(AX), X4, X4
+	VAESENC 496(AX), X5, X5
+	VAESENC 496(AX), X6, X6
+	VAESENC 496(AX), X7, X7
+	VAESENC 512(AX), X4, X4
+	VAESENC 512(AX), X5, X5
+	VAESENC 512(AX), X6, X6
+	VAESENC 512(AX), X7, X7
+	VAESENC 528(AX), X4, X4
+	VAESENC 528(AX), X5, X5
+	VAESENC 528(AX), X6, X6
+	VAESENC 528(AX), X7, X7
+	VAESENC 544(AX), X4, X4
+	VAESENC 544(AX), X5, X5
+	VAESENC 544(AX), X6, X6
+	VAESENC 544(AX), X7, X7
+	JMP     aes_common_14
+
+aes192_13:
+	VPXOR   512(AX), X4, X4
+	VPXOR   512(AX), X5, X5
+	VPXOR   512(AX), X6, X6
+	VPXOR   512(AX), X7, X7
+	VAESENC 528(AX), X4, X4
+	VAESENC 528(AX), X5, X5
+	VAESENC 528(AX), X6, X6
+	VAESENC 528(AX), X7, X7
+	VAESENC 544(AX), X4, X4
+	VAESENC 544(AX), X5, X5
+	VAESENC 544(AX), X6, X6
+	VAESENC 544(AX), X7, X7
+	JMP     aes_common_14
+
+aes128_12:
+	VPXOR 544(AX), X4, X4
+	VPXOR 544(AX), X5, X5
+	VPXOR 544(AX), X6, X6
+	VPXOR 544(AX), X7, X7
+
+aes_common_14:
+	VAESENC     560(AX), X4, X4
+	VAESENC     560(AX), X5, X5
+	VAESENC     560(AX), X6, X6
+	VAESENC     560(AX), X7, X7
+	VAESENC     576(AX), X4, X4
+	VAESENC     576(AX), X5, X5
+	VAESENC     576(AX), X6, X6
+	VAESENC     576(AX), X7, X7
+	VAESENC     592(AX), X4, X4
+	VAESENC     592(AX), X5, X5
+	VAESENC     592(AX), X6, X6
+	VAESENC     592(AX), X7, X7
+	VAESENC     608(AX), X4, X4
+	VAESENC     608(AX), X5, X5
+	VAESENC     608(AX), X6, X6
+	VAESENC     608(AX), X7, X7
+	VAESENC     624(AX), X4, X4
+	VAESENC     624(AX), X5, X5
+	VAESENC     624(AX), X6, X6
+	VAESENC     624(AX), X7, X7
+	VAESENC     640(AX), X4, X4
+	VAESENC     640(AX), X5, X5
+	VAESENC     640(AX), X6, X6
+	VAESENC     640(AX), X7, X7
+	VAESENC     656(AX), X4, X4
+	VAESENC     656(AX), X5, X5
+	VAESENC     656(AX), X6, X6
+	VAESENC     656(AX), X7, X7
+	VAESENC     672(AX), X4, X4
+	VAESENC     672(AX), X5, X5
+	VAESENC     672(AX), X6, X6
+	VAESENC     672(AX), X7, X7
+	VAESENC     688(AX), X4, X4
+	VAESENC     688(AX), X5, X5
+	VAESENC     688(AX), X6, X6
+	VAESENC     688(AX), X7, X7
+	VAESENCLAST 704(AX), X4, X4
+	VAESENCLAST 704(AX), X5, X5
+	VAESENCLAST 704(AX), X6, X6
+	VAESENCLAST 704(AX), X7, X7
+	CMPQ        CX, $0x00000010
+	JB          batch_end_5
+
+	// Main loop: L blocks of each of the four sectors per step.
+loop_3:
+	VPXOR   (SI), X4, X0
+	VPXOR   X15, X0, X0
+	VPXOR   (SI)(R8*1), X5, X1
+	VPXOR   X15, X1, X1
+	VPXOR   (SI)(R9*1), X6, X2
+	VPXOR   X15, X2, X2
+	VPXOR   (SI)(R11*1), X7, X3
+	VPXOR   X15, X3, X3
+	CMPQ    BX, $0x0c
+	JB      aes128_15
+	JE      aes192_16
+	VAESENC 16(AX), X0, X0
+	VAESENC 16(AX), X1, X1
+	VAESENC 16(AX), X2, X2
+	VAESENC 16(AX), X3, X3
+	VAESENC 32(AX), X0, X0
+	VAESENC 32(AX), X1, X1
+	VAESENC 32(AX), X2, X2
+	VAESENC 32(AX), X3, X3
+
+aes192_16:
+	VAESENC 48(AX), X0, X0
+	VAESENC 48(AX), X1, X1
+	VAESENC 48(AX), X2, X2
+	VAESENC 48(AX), X3, X3
+	VAESENC 64(AX), X0, X0
+	VAESENC 64(AX), X1, X1
+	VAESENC 64(AX), X2, X2
+	VAESENC 64(AX), X3, X3
+
+aes128_15:
+	VAESENC     80(AX), X0, X0
+	VAESENC     80(AX), X1, X1
+	VAESENC     80(AX), X2, X2
+	VAESENC     80(AX), X3, X3
+	VPSHUFD     $0x13, X4, X13
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESENC     96(AX), X0, X0
+	VAESENC     96(AX), X1, X1
+	VAESENC     96(AX), X2, X2
+	VAESENC     96(AX), X3, X3
+	VPADDQ      X4, X4, X8
+	VPXOR       X13, X8, X8
+	VPSHUFD     $0x13, X5, X13
+	VAESENC     112(AX), X0, X0
+	VAESENC     112(AX), X1, X1
+	VAESENC     112(AX), X2, X2
+	VAESENC     112(AX), X3, X3
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESENC     128(AX), X0, X0
+	VAESENC     128(AX), X1, X1
+	VAESENC     128(AX), X2, X2
+	VAESENC     128(AX), X3, X3
+	VPADDQ      X5, X5, X9
+	VPXOR       X13, X9, X9
+	VAESENC     144(AX), X0, X0
+	VAESENC     144(AX), X1, X1
+	VAESENC     144(AX), X2, X2
+	VAESENC     144(AX), X3, X3
+	VPSHUFD     $0x13, X6, X13
+	VPSRAD      $0x1f, X13, X13
+	VAESENC     160(AX), X0, X0
+	VAESENC     160(AX), X1, X1
+	VAESENC     160(AX), X2, X2
+	VAESENC     160(AX), X3, X3
+	VPAND       X12, X13, X13
+	VPADDQ      X6, X6, X10
+	VAESENC     176(AX), X0, X0
+	VAESENC     176(AX), X1, X1
+	VAESENC     176(AX), X2, X2
+	VAESENC     176(AX), X3, X3
+	VPXOR       X13, X10, X10
+	VPSHUFD     $0x13, X7, X13
+	VAESENC     192(AX), X0, X0
+	VAESENC     192(AX), X1, X1
+	VAESENC     192(AX), X2, X2
+	VAESENC     192(AX), X3, X3
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESENC     208(AX), X0, X0
+	VAESENC     208(AX), X1, X1
+	VAESENC     208(AX), X2, X2
+	VAESENC     208(AX), X3, X3
+	VPADDQ      X7, X7, X11
+	VPXOR       X13, X11, X11
+	VPXOR       224(AX), X4, X4
+	VAESENCLAST X4, X0, X0
+	VPXOR       224(AX), X5, X5
+	VAESENCLAST X5, X1, X1
+	VPXOR       224(AX), X6, X6
+	VAESENCLAST X6, X2, X2
+	VPXOR       224(AX), X7, X7
+	VAESENCLAST X7, X3, X3
+	VMOVDQU     X0, (DI)
+	VMOVDQU     X1, (DI)(R8*1)
+	VMOVDQU     X2, (DI)(R9*1)
+	VMOVDQU     X3, (DI)(R11*1)
+	ADDQ        $0x00000010, SI
+	ADDQ        $0x00000010, DI
+	SUBQ        $0x00000010, CX
+	CMPQ        CX, $0x00000010
+	JB          loop_half_17
+	VPXOR       (SI), X8, X0
+	VPXOR       X15, X0, X0
+	VPXOR       (SI)(R8*1), X9, X1
+	VPXOR       X15, X1, X1
+	VPXOR       (SI)(R9*1), X10, X2
+	VPXOR       X15, X2, X2
+	VPXOR       (SI)(R11*1), X11, X3
+	VPXOR       X15, X3, X3
+	CMPQ        BX, $0x0c
+	JB          aes128_19
+	JE          aes192_20
+	VAESENC     16(AX), X0, X0
+	VAESENC     16(AX), X1, X1
+	VAESENC     16(AX), X2, X2
+	VAESENC     16(AX), X3, X3
+	VAESENC     32(AX), X0, X0
+	VAESENC     32(AX), X1, X1
+	VAESENC     32(AX), X2, X2
+	VAESENC     32(AX), X3, X3
+
+aes192_20:
+	VAESENC 48(AX), X0, X0
+	VAESENC 48(AX), X1, X1
+	VAESENC 48(AX), X2, X2
+	VAESENC 48(AX), X3, X3
+	VAESENC 64(AX), X0, X0
+	VAESENC 64(AX), X1, X1
+	VAESENC 64(AX), X2, X2
+	VAESENC 64(AX), X3, X3
+
+aes128_19:
+	VAESENC     80(AX), X0, X0
+	VAESENC     80(AX), X1, X1
+	VAESENC     80(AX), X2, X2
+	VAESENC     80(AX), X3, X3
+	VPSHUFD     $0x13, X8, X13
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESENC     96(AX), X0, X0
+	VAESENC     96(AX), X1, X1
+	VAESENC     96(AX), X2, X2
+	VAESENC     96(AX), X3, X3
+	VPADDQ      X8, X8, X4
+	VPXOR       X13, X4, X4
+	VPSHUFD     $0x13, X9, X13
+	VAESENC     112(AX), X0, X0
+	VAESENC     112(AX), X1, X1
+	VAESENC     112(AX), X2, X2
+	VAESENC     112(AX), X3, X3
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESENC     128(AX), X0, X0
+	VAESENC     128(AX), X1, X1
+	VAESENC     128(AX), X2, X2
+	VAESENC     128(AX), X3, X3
+	VPADDQ      X9, X9, X5
+	VPXOR       X13, X5, X5
+	VAESENC     144(AX), X0, X0
+	VAESENC     144(AX), X1, X1
+	VAESENC     144(AX), X2, X2
+	VAESENC     144(AX), X3, X3
+	VPSHUFD     $0x13, X10, X13
+	VPSRAD      $0x1f, X13, X13
+	VAESENC     160(AX), X0, X0
+	VAESENC     160(AX), X1, X1
+	VAESENC     160(AX), X2, X2
+	VAESENC     160(AX), X3, X3
+	VPAND       X12, X13, X13
+	VPADDQ      X10, X10, X6
+	VAESENC     176(AX), X0, X0
+	VAESENC     176(AX), X1, X1
+	VAESENC     176(AX), X2, X2
+	VAESENC     176(AX), X3, X3
+	VPXOR       X13, X6, X6
+	VPSHUFD     $0x13, X11, X13
+	VAESENC     192(AX), X0, X0
+	VAESENC     192(AX), X1, X1
+	VAESENC     192(AX), X2, X2
+	VAESENC     192(AX), X3, X3
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESENC     208(AX), X0, X0
+	VAESENC     208(AX), X1, X1
+	VAESENC     208(AX), X2, X2
+	VAESENC     208(AX), X3, X3
+	VPADDQ      X11, X11, X7
+	VPXOR       X13, X7, X7
+	VPXOR       224(AX), X8, X8
+	VAESENCLAST X8, X0, X0
+	VPXOR       224(AX), X9, X9
+	VAESENCLAST X9, X1, X1
+	VPXOR       224(AX), X10, X10
+	VAESENCLAST X10, X2, X2
+	VPXOR       224(AX), X11, X11
+	VAESENCLAST X11, X3, X3
+	VMOVDQU     X0, (DI)
+	VMOVDQU     X1, (DI)(R8*1)
+	VMOVDQU     X2, (DI)(R9*1)
+	VMOVDQU     X3, (DI)(R11*1)
+	ADDQ        $0x00000010, SI
+	ADDQ        $0x00000010, DI
+	SUBQ        $0x00000010, CX
+	CMPQ        CX, $0x00000010
+	JAE         loop_3
+	JMP         loop_end_18
+
+loop_half_17:
+	VMOVDQA X8, X4
+	VMOVDQA X9, X5
+	VMOVDQA X10, X6
+	VMOVDQA X11, X7
+
+loop_end_18:
+	// Next batch: past lane 3's sector (lane 0's pointers have moved one sector).
+batch_end_5:
+	ADDQ R11, SI
+	ADDQ R11, DI
+	SUBQ sectorSize+56(FP), R12
+	SUBQ R11, R12
+	JA   batch_2
+
+ret_1:
+	RET
+
+// func decryptSectorsAESNIAVX(ks *keySchedule, dst []byte, src []byte, sectorSize int, first uint64, step uint64)
+// Requires: AES, AVX
+TEXT ·decryptSectorsAESNIAVX(SB), NOSPLIT, $0-80
+	MOVQ ks+0(FP), AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), R12
+	MOVQ sectorSize+56(FP), CX
+	MOVQ first+64(FP), DX
+	MOVQ 720(AX), BX
+
+	// A sector size that is not a positive multiple of 16 breaks the contract:
+	// do nothing rather than misread.
+	CMPQ  CX, $0x10
+	JB    ret_1
+	TESTQ $0x0000000f, CX
+	JNZ   ret_1
+
+	// First row of the schedule: 14 - rounds.
+	MOVQ $0x000000e0, R10
+	MOVQ BX, R13
+	SHLQ $0x04, R13
+	SUBQ R13, R10
+
+	// Round keys and constants, once per call.
+	VMOVDQA 240(AX)(R10*1), X15
+	VMOVDQU xtsDouble<>+0(SB), X12
+
+	// Batches of four sectors.
+batch_2:
+	MOVQ sectorSize+56(FP), CX
+
+	// Stop before a partial sector (the caller rules it out).
+	CMPQ  R12, CX
+	JB    ret_1
+	VMOVQ DX, X4
+
+	// Lane j exists if a whole sector is left at its offset: total - sectorSize >= offset.
+	MOVQ R12, R13
+	SUBQ CX, R13
+	MOVQ CX, R8
+	CMPQ R13, R8
+	JB   lane_repeat_6
+	ADDQ step+72(FP), DX
+	JMP  lane_ready_7
+
+lane_repeat_6:
+	XORQ R8, R8
+
+lane_ready_7:
+	VMOVQ DX, X5
+	LEAQ  (R8)(CX*1), R9
+	CMPQ  R13, R9
+	JB    lane_repeat_8
+	ADDQ  step+72(FP), DX
+	JMP   lane_ready_9
+
+lane_repeat_8:
+	MOVQ R8, R9
+
+lane_ready_9:
+	VMOVQ DX, X6
+	LEAQ  (R9)(CX*1), R11
+	CMPQ  R13, R11
+	JB    lane_repeat_10
+	ADDQ  step+72(FP), DX
+	JMP   lane_ready_11
+
+lane_repeat_10:
+	MOVQ R9, R11
+
+lane_ready_11:
+	VMOVQ DX, X7
+	ADDQ  step+72(FP), DX
+
+	// The batch's tweaks: one tweak-key chain for all four IVs.
+	CMPQ    BX, $0x0c
+	JB      aes128_12
+	JE      aes192_13
+	VPXOR   480(AX), X4, X4
+	VPXOR   480(AX), X5, X5
+	VPXOR   480(AX), X6, X6
+	VPXOR   480(AX), X7, X7
+	VAESENC 496(AX), X4, X4
+	VAESENC 496(AX), X5, X5
+	VAESENC 496(AX), X6, X6
+	VAESENC 496(AX), X7, X7
+	VAESENC 512(AX), X4, X4
+	VAESENC 512(AX), X5, X5
+	VAESENC 512(AX), X6, X6
+	VAESENC 512(AX), X7, X7
+	VAESENC 528(AX), X4, X4
+	VAESENC 528(AX), X5, X5
+	VAESENC 528(AX), X6, X6
+	VAESENC 528(AX), X7, X7
+	VAESENC 544(AX), X4, X4
+	VAESENC 544(AX), X5, X5
+	VAESENC 544(AX), X6, X6
+	VAESENC 544(AX), X7, X7
+	JMP     aes_common_14
+
+aes192_13:
+	VPXOR   512(AX), X4, X4
+	VPXOR   512(AX), X5, X5
+	VPXOR   512(AX), X6, X6
+	VPXOR   512(AX), X7, X7
+	VAESENC 528(AX), X4, X4
+	VAESENC 528(AX), X5, X5
+	VAESENC 528(AX), X6, X6
+	VAESENC 528(AX), X7, X7
+	VAESENC 544(AX), X4, X4
+	VAESENC 544(AX), X5, X5
+	VAESENC 544(AX), X6, X6
+	VAESENC 544(AX), X7, X7
+	JMP     aes_common_14
+
+aes128_12:
+	VPXOR 544(AX), X4, X4
+	VPXOR 544(AX), X5, X5
+	VPXOR 544(AX), X6, X6
+	VPXOR 544(AX), X7, X7
+
+aes_common_14:
+	VAESENC     560(AX), X4, X4
+	VAESENC     560(AX), X5, X5
+	VAESENC     560(AX), X6, X6
+	VAESENC     560(AX), X7, X7
+	VAESENC     576(AX), X4, X4
+	VAESENC     576(AX), X5, X5
+	VAESENC     576(AX), X6, X6
+	VAESENC     576(AX), X7, X7
+	VAESENC     592(AX), X4, X4
+	VAESENC     592(AX), X5, X5
+	VAESENC     592(AX), X6, X6
+	VAESENC     592(AX), X7, X7
+	VAESENC     608(AX), X4, X4
+	VAESENC     608(AX), X5, X5
+	VAESENC     608(AX), X6, X6
+	VAESENC     608(AX), X7, X7
+	VAESENC     624(AX), X4, X4
+	VAESENC     624(AX), X5, X5
+	VAESENC     624(AX), X6, X6
+	VAESENC     624(AX), X7, X7
+	VAESENC     640(AX), X4, X4
+	VAESENC     640(AX), X5, X5
+	VAESENC     640(AX), X6, X6
+	VAESENC     640(AX), X7, X7
+	VAESENC     656(AX), X4, X4
+	VAESENC     656(AX), X5, X5
+	VAESENC     656(AX), X6, X6
+	VAESENC     656(AX), X7, X7
+	VAESENC     672(AX), X4, X4
+	VAESENC     672(AX), X5, X5
+	VAESENC     672(AX), X6, X6
+	VAESENC     672(AX), X7, X7
+	VAESENC     688(AX), X4, X4
+	VAESENC     688(AX), X5, X5
+	VAESENC     688(AX), X6, X6
+	VAESENC     688(AX), X7, X7
+	VAESENCLAST 704(AX), X4, X4
+	VAESENCLAST 704(AX), X5, X5
+	VAESENCLAST 704(AX), X6, X6
+	VAESENCLAST 704(AX), X7, X7
+	CMPQ        CX, $0x00000010
+	JB          batch_end_5
+
+	// Main loop: L blocks of each of the four sectors per step.
+loop_3:
+	VPXOR   (SI), X4, X0
+	VPXOR   X15, X0, X0
+	VPXOR   (SI)(R8*1), X5, X1
+	VPXOR   X15, X1, X1
+	VPXOR   (SI)(R9*1), X6, X2
+	VPXOR   X15, X2, X2
+	VPXOR   (SI)(R11*1), X7, X3
+	VPXOR   X15, X3, X3
+	CMPQ    BX, $0x0c
+	JB      aes128_15
+	JE      aes192_16
+	VAESDEC 256(AX), X0, X0
+	VAESDEC 256(AX), X1, X1
+	VAESDEC 256(AX), X2, X2
+	VAESDEC 256(AX), X3, X3
+	VAESDEC 272(AX), X0, X0
+	VAESDEC 272(AX), X1, X1
+	VAESDEC 272(AX), X2, X2
+	VAESDEC 272(AX), X3, X3
+
+aes192_16:
+	VAESDEC 288(AX), X0, X0
+	VAESDEC 288(AX), X1, X1
+	VAESDEC 288(AX), X2, X2
+	VAESDEC 288(AX), X3, X3
+	VAESDEC 304(AX), X0, X0
+	VAESDEC 304(AX), X1, X1
+	VAESDEC 304(AX), X2, X2
+	VAESDEC 304(AX), X3, X3
+
+aes128_15:
+	VAESDEC     320(AX), X0, X0
+	VAESDEC     320(AX), X1, X1
+	VAESDEC     320(AX), X2, X2
+	VAESDEC     320(AX), X3, X3
+	VPSHUFD     $0x13, X4, X13
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESDEC     336(AX), X0, X0
+	VAESDEC     336(AX), X1, X1
+	VAESDEC     336(AX), X2, X2
+	VAESDEC     336(AX), X3, X3
+	VPADDQ      X4, X4, X8
+	VPXOR       X13, X8, X8
+	VPSHUFD     $0x13, X5, X13
+	VAESDEC     352(AX), X0, X0
+	VAESDEC     352(AX), X1, X1
+	VAESDEC     352(AX), X2, X2
+	VAESDEC     352(AX), X3, X3
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESDEC     368(AX), X0, X0
+	VAESDEC     368(AX), X1, X1
+	VAESDEC     368(AX), X2, X2
+	VAESDEC     368(AX), X3, X3
+	VPADDQ      X5, X5, X9
+	VPXOR       X13, X9, X9
+	VAESDEC     384(AX), X0, X0
+	VAESDEC     384(AX), X1, X1
+	VAESDEC     384(AX), X2, X2
+	VAESDEC     384(AX), X3, X3
+	VPSHUFD     $0x13, X6, X13
+	VPSRAD      $0x1f, X13, X13
+	VAESDEC     400(AX), X0, X0
+	VAESDEC     400(AX), X1, X1
+	VAESDEC     400(AX), X2, X2
+	VAESDEC     400(AX), X3, X3
+	VPAND       X12, X13, X13
+	VPADDQ      X6, X6, X10
+	VAESDEC     416(AX), X0, X0
+	VAESDEC     416(AX), X1, X1
+	VAESDEC     416(AX), X2, X2
+	VAESDEC     416(AX), X3, X3
+	VPXOR       X13, X10, X10
+	VPSHUFD     $0x13, X7, X13
+	VAESDEC     432(AX), X0, X0
+	VAESDEC     432(AX), X1, X1
+	VAESDEC     432(AX), X2, X2
+	VAESDEC     432(AX), X3, X3
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESDEC     448(AX), X0, X0
+	VAESDEC     448(AX), X1, X1
+	VAESDEC     448(AX), X2, X2
+	VAESDEC     448(AX), X3, X3
+	VPADDQ      X7, X7, X11
+	VPXOR       X13, X11, X11
+	VPXOR       464(AX), X4, X4
+	VAESDECLAST X4, X0, X0
+	VPXOR       464(AX), X5, X5
+	VAESDECLAST X5, X1, X1
+	VPXOR       464(AX), X6, X6
+	VAESDECLAST X6, X2, X2
+	VPXOR       464(AX), X7, X7
+	VAESDECLAST X7, X3, X3
+	VMOVDQU     X0, (DI)
+	VMOVDQU     X1, (DI)(R8*1)
+	VMOVDQU     X2, (DI)(R9*1)
+	VMOVDQU     X3, (DI)(R11*1)
+	ADDQ        $0x00000010, SI
+	ADDQ        $0x00000010, DI
+	SUBQ        $0x00000010, CX
+	CMPQ        CX, $0x00000010
+	JB          loop_half_17
+	VPXOR       (SI), X8, X0
+	VPXOR       X15, X0, X0
+	VPXOR       (SI)(R8*1), X9, X1
+	VPXOR       X15, X1, X1
+	VPXOR       (SI)(R9*1), X10, X2
+	VPXOR       X15, X2, X2
+	VPXOR       (SI)(R11*1), X11, X3
+	VPXOR       X15, X3, X3
+	CMPQ        BX, $0x0c
+	JB          aes128_19
+	JE          aes192_20
+	VAESDEC     256(AX), X0, X0
+	VAESDEC     256(AX), X1, X1
+	VAESDEC     256(AX), X2, X2
+	VAESDEC     256(AX), X3, X3
+	VAESDEC     272(AX), X0, X0
+	VAESDEC     272(AX), X1, X1
+	VAESDEC     272(AX), X2, X2
+	VAESDEC     272(AX), X3, X3
+
+aes192_20:
+	VAESDEC 288(AX), X0, X0
+	VAESDEC 288(AX), X1, X1
+	VAESDEC 288(AX), X2, X2
+	VAESDEC 288(AX), X3, X3
+	VAESDEC 304(AX), X0, X0
+	VAESDEC 304(AX), X1, X1
+	VAESDEC 304(AX), X2, X2
+	VAESDEC 304(AX), X3, X3
+
+aes128_19:
+	VAESDEC     320(AX), X0, X0
+	VAESDEC     320(AX), X1, X1
+	VAESDEC     320(AX), X2, X2
+	VAESDEC     320(AX), X3, X3
+	VPSHUFD     $0x13, X8, X13
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESDEC     336(AX), X0, X0
+	VAESDEC     336(AX), X1, X1
+	VAESDEC     336(AX), X2, X2
+	VAESDEC     336(AX), X3, X3
+	VPADDQ      X8, X8, X4
+	VPXOR       X13, X4, X4
+	VPSHUFD     $0x13, X9, X13
+	VAESDEC     352(AX), X0, X0
+	VAESDEC     352(AX), X1, X1
+	VAESDEC     352(AX), X2, X2
+	VAESDEC     352(AX), X3, X3
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESDEC     368(AX), X0, X0
+	VAESDEC     368(AX), X1, X1
+	VAESDEC     368(AX), X2, X2
+	VAESDEC     368(AX), X3, X3
+	VPADDQ      X9, X9, X5
+	VPXOR       X13, X5, X5
+	VAESDEC     384(AX), X0, X0
+	VAESDEC     384(AX), X1, X1
+	VAESDEC     384(AX), X2, X2
+	VAESDEC     384(AX), X3, X3
+	VPSHUFD     $0x13, X10, X13
+	VPSRAD      $0x1f, X13, X13
+	VAESDEC     400(AX), X0, X0
+	VAESDEC     400(AX), X1, X1
+	VAESDEC     400(AX), X2, X2
+	VAESDEC     400(AX), X3, X3
+	VPAND       X12, X13, X13
+	VPADDQ      X10, X10, X6
+	VAESDEC     416(AX), X0, X0
+	VAESDEC     416(AX), X1, X1
+	VAESDEC     416(AX), X2, X2
+	VAESDEC     416(AX), X3, X3
+	VPXOR       X13, X6, X6
+	VPSHUFD     $0x13, X11, X13
+	VAESDEC     432(AX), X0, X0
+	VAESDEC     432(AX), X1, X1
+	VAESDEC     432(AX), X2, X2
+	VAESDEC     432(AX), X3, X3
+	VPSRAD      $0x1f, X13, X13
+	VPAND       X12, X13, X13
+	VAESDEC     448(AX), X0, X0
+	VAESDEC     448(AX), X1, X1
+	VAESDEC     448(AX), X2, X2
+	VAESDEC     448(AX), X3, X3
+	VPADDQ      X11, X11, X7
+	VPXOR       X13, X7, X7
+	VPXOR       464(AX), X8, X8
+	VAESDECLAST X8, X0, X0
+	VPXOR       464(AX), X9, X9
+	VAESDECLAST X9, X1, X1
+	VPXOR       464(AX), X10, X10
+	VAESDECLAST X10, X2, X2
+	VPXOR       464(AX), X11, X11
+	VAESDECLAST X11, X3, X3
+	VMOVDQU     X0, (DI)
+	VMOVDQU     X1, (DI)(R8*1)
+	VMOVDQU     X2, (DI)(R9*1)
+	VMOVDQU     X3, (DI)(R11*1)
+	ADDQ        $0x00000010, SI
+	ADDQ        $0x00000010, DI
+	SUBQ        $0x00000010, CX
+	CMPQ        CX, $0x00000010
+	JAE         loop_3
+	JMP         loop_end_18
+
+loop_half_17:
+	VMOVDQA X8, X4
+	VMOVDQA X9, X5
+	VMOVDQA X10, X6
+	VMOVDQA X11, X7
+
+loop_end_18:
+	// Next batch: past lane 3's sector (lane 0's pointers have moved one sector).
+batch_end_5:
+	ADDQ R11, SI
+	ADDQ R11, DI
+	SUBQ sectorSize+56(FP), R12
+	SUBQ R11, R12
+	JA   batch_2
+
+ret_1:
+	RET
+
+// func encryptSectorsVAESAVX2(ks *keySchedule, dst []byte, src []byte, sectorSize int, first uint64, step uint64)
+// Requires: AES, AVX, AVX2, PCLMULQDQ, VAES, VPCLMULQDQ
+TEXT ·encryptSectorsVAESAVX2(SB), NOSPLIT, $0-80
+	MOVQ ks+0(FP), AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), R12
+	MOVQ sectorSize+56(FP), CX
+	MOVQ first+64(FP), DX
+	MOVQ 720(AX), BX
+
+	// A sector size that is not a positive multiple of 16 breaks the contract:
+	// do nothing rather than misread.
+	CMPQ  CX, $0x10
+	JB    ret_1
+	TESTQ $0x0000000f, CX
+	JNZ   ret_1
+
+	// First row of the schedule: 14 - rounds.
+	MOVQ $0x000000e0, R10
+	MOVQ BX, R13
+	SHLQ $0x04, R13
+	SUBQ R13, R10
+
+	// Round keys and constants, once per call.
+	VBROADCASTI128 (AX)(R10*1), Y15
+	VBROADCASTI128 xtsPoly<>+0(SB), Y12
+
+	// Batches of four sectors.
+batch_2:
+	MOVQ sectorSize+56(FP), CX
+
+	// Stop before a partial sector (the caller rules it out).
+	CMPQ  R12, CX
+	JB    ret_1
+	VMOVQ DX, X4
+
+	// Lane j exists if a whole sector is left at its offset: total - sectorSize >= offset.
+	MOVQ R12, R13
+	SUBQ CX, R13
+	MOVQ CX, R8
+	CMPQ R13, R8
+	JB   lane_repeat_6
+	ADDQ step+72(FP), DX
+	JMP  lane_ready_7
+
+lane_repeat_6:
+	XORQ R8, R8
+
+lane_ready_7:
+	VMOVQ       DX, X13
+	VINSERTI128 $0x01, X13, Y4, Y4
+	LEAQ        (R8)(CX*1), R9
+	CMPQ        R13, R9
+	JB          lane_repeat_8
+	ADDQ        step+72(FP), DX
+	JMP         lane_ready_9
+
+lane_repeat_8:
+	MOVQ R8, R9
+
+lane_ready_9:
+	VMOVQ DX, X5
+	LEAQ  (R9)(CX*1), R11
+	CMPQ  R13, R11
+	JB    lane_repeat_10
+	ADDQ  step+72(FP), DX
+	JMP   lane_ready_11
+
+lane_repeat_10:
+	MOVQ R9, R11
+
+lane_ready_11:
+	VMOVQ       DX, X13
+	VINSERTI128 $0x01, X13, Y5, Y5
+	ADDQ        step+72(FP), DX
+
+	// The batch's tweaks: one tweak-key chain for all four IVs.
+	CMPQ           BX, $0x0c
+	JB             aes128_12
+	JE             aes192_13
+	VBROADCASTI128 480(AX), Y14
+	VPXOR          Y14, Y4, Y4
+	VPXOR          Y14, Y5, Y5
+	VBROADCASTI128 496(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 512(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 528(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 544(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	JMP            aes_common_14
+
+aes192_13:
+	VBROADCASTI128 512(AX), Y14
+	VPXOR          Y14, Y4, Y4
+	VPXOR          Y14, Y5, Y5
+	VBROADCASTI128 528(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 544(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	JMP            aes_common_14
+
+aes128_12:
+	VBROADCASTI128 544(AX), Y14
+	VPXOR          Y14, Y4, Y4
+	VPXOR          Y14, Y5, Y5
+
+aes_common_14:
+	VBROADCASTI128 560(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 576(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 592(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 608(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 624(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 640(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 656(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 672(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 688(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 704(AX), Y14
+	VAESENCLAST    Y14, Y4, Y4
+	VAESENCLAST    Y14, Y5, Y5
+
+	// Tweak vector j: E(IV_j) in every lane, lane l times x^l.
+	VPERMQ     $0xee, Y5, Y7
+	VPERMQ     $0x44, Y5, Y6
+	VPERMQ     $0xee, Y4, Y5
+	VPERMQ     $0x44, Y4, Y4
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y8
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y4, Y4
+	VPXOR      Y8, Y4, Y4
+	VPSRLVQ    xtsShr256<>+0(SB), Y5, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y5, Y5
+	VPSLLDQ    $0x08, Y13, Y9
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y5, Y5
+	VPXOR      Y9, Y5, Y5
+	VPSRLVQ    xtsShr256<>+0(SB), Y6, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y6, Y6
+	VPSLLDQ    $0x08, Y13, Y10
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y6, Y6
+	VPXOR      Y10, Y6, Y6
+	VPSRLVQ    xtsShr256<>+0(SB), Y7, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y7, Y7
+	VPSLLDQ    $0x08, Y13, Y11
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y7, Y7
+	VPXOR      Y11, Y7, Y7
+	CMPQ       CX, $0x00000020
+	JB         block_tail_4
+
+	// Main loop: L blocks of each of the four sectors per step.
+loop_3:
+	VPXOR          (SI), Y4, Y0
+	VPXOR          Y15, Y0, Y0
+	VPXOR          (SI)(R8*1), Y5, Y1
+	VPXOR          Y15, Y1, Y1
+	VPXOR          (SI)(R9*1), Y6, Y2
+	VPXOR          Y15, Y2, Y2
+	VPXOR          (SI)(R11*1), Y7, Y3
+	VPXOR          Y15, Y3, Y3
+	CMPQ           BX, $0x0c
+	JB             aes128_15
+	JE             aes192_16
+	VBROADCASTI128 16(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VBROADCASTI128 32(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+
+aes192_16:
+	VBROADCASTI128 48(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VBROADCASTI128 64(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+
+aes128_15:
+	VBROADCASTI128 80(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPSRLQ         $0x3e, Y4, Y13
+	VPSLLQ         $0x02, Y4, Y8
+	VPSLLDQ        $0x08, Y13, Y14
+	VPXOR          Y14, Y8, Y8
+	VPCLMULQDQ     $0x01, Y12, Y13, Y13
+	VPXOR          Y13, Y8, Y8
+	VPSRLQ         $0x3e, Y5, Y13
+	VPSLLQ         $0x02, Y5, Y9
+	VBROADCASTI128 96(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPSLLDQ        $0x08, Y13, Y14
+	VPXOR          Y14, Y9, Y9
+	VPCLMULQDQ     $0x01, Y12, Y13, Y13
+	VPXOR          Y13, Y9, Y9
+	VPSRLQ         $0x3e, Y6, Y13
+	VPSLLQ         $0x02, Y6, Y10
+	VPSLLDQ        $0x08, Y13, Y14
+	VPXOR          Y14, Y10, Y10
+	VBROADCASTI128 112(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x01, Y12, Y13, Y13
+	VPXOR          Y13, Y10, Y10
+	VPSRLQ         $0x3e, Y7, Y13
+	VPSLLQ         $0x02, Y7, Y11
+	VPSLLDQ        $0x08, Y13, Y14
+	VPXOR          Y14, Y11, Y11
+	VPCLMULQDQ     $0x01, Y12, Y13, Y13
+	VPXOR          Y13, Y11, Y11
+	VBROADCASTI128 128(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VBROADCASTI128 144(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VBROADCASTI128 160(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VBROADCASTI128 176(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VBROADCASTI128 192(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VBROADCASTI128 208(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VBROADCASTI128 224(AX), Y14
+	VPXOR          Y14, Y4, Y4
+	VAESENCLAST    Y4, Y0, Y0
+	VPXOR          Y14, Y5, Y5
+	VAESENCLAST    Y5, Y1, Y1
+	VPXOR          Y14, Y6, Y6
+	VAESENCLAST    Y6, Y2, Y2
+	VPXOR          Y14, Y7, Y7
+	VAESENCLAST    Y7, Y3, Y3
+	VMOVDQU        Y0, (DI)
+	VMOVDQU        Y1, (DI)(R8*1)
+	VMOVDQU        Y2, (DI)(R9*1)
+	VMOVDQU        Y3, (DI)(R11*1)
+	ADDQ           $0x00000020, SI
+	ADDQ           $0x00000020, DI
+	SUBQ           $0x00000020, CX
+	CMPQ           CX, $0x00000020
+	JB             loop_half_17
+	VPXOR          (SI), Y8, Y0
+	VPXOR          Y15, Y0, Y0
+	VPXOR          (SI)(R8*1), Y9, Y1
+	VPXOR          Y15, Y1, Y1
+	VPXOR          (SI)(R9*1), Y10, Y2
+	VPXOR          Y15, Y2, Y2
+	VPXOR          (SI)(R11*1), Y11, Y3
+	VPXOR          Y15, Y3, Y3
+	CMPQ           BX, $0x0c
+	JB             aes128_19
+	JE             aes192_20
+	VBROADCASTI128 16(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VBROADCASTI128 32(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+
+aes192_20:
+	VBROADCASTI128 48(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VBROADCASTI128 64(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+
+aes128_19:
+	VBROADCASTI128 80(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPSRLQ         $0x3e, Y8, Y13
+	VPSLLQ         $0x02, Y8, Y4
+	VPSLLDQ        $0x08, Y13, Y14
+	VPXOR          Y14, Y4, Y4
+	VPCLMULQDQ     $0x01, Y12, Y13, Y13
+	VPXOR          Y13, Y4, Y4
+	VPSRLQ         $0x3e, Y9, Y13
+	VPSLLQ         $0x02, Y9, Y5
+	VBROADCASTI128 96(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPSLLDQ        $0x08, Y13, Y14
+	VPXOR          Y14, Y5, Y5
+	VPCLMULQDQ     $0x01, Y12, Y13, Y13
+	VPXOR          Y13, Y5, Y5
+	VPSRLQ         $0x3e, Y10, Y13
+	VPSLLQ         $0x02, Y10, Y6
+	VPSLLDQ        $0x08, Y13, Y14
+	VPXOR          Y14, Y6, Y6
+	VBROADCASTI128 112(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x01, Y12, Y13, Y13
+	VPXOR          Y13, Y6, Y6
+	VPSRLQ         $0x3e, Y11, Y13
+	VPSLLQ         $0x02, Y11, Y7
+	VPSLLDQ        $0x08, Y13, Y14
+	VPXOR          Y14, Y7, Y7
+	VPCLMULQDQ     $0x01, Y12, Y13, Y13
+	VPXOR          Y13, Y7, Y7
+	VBROADCASTI128 128(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VBROADCASTI128 144(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VBROADCASTI128 160(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VBROADCASTI128 176(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VBROADCASTI128 192(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VBROADCASTI128 208(AX), Y14
+	VAESENC        Y14, Y0, Y0
+	VAESENC        Y14, Y1, Y1
+	VAESENC        Y14, Y2, Y2
+	VAESENC        Y14, Y3, Y3
+	VBROADCASTI128 224(AX), Y14
+	VPXOR          Y14, Y8, Y8
+	VAESENCLAST    Y8, Y0, Y0
+	VPXOR          Y14, Y9, Y9
+	VAESENCLAST    Y9, Y1, Y1
+	VPXOR          Y14, Y10, Y10
+	VAESENCLAST    Y10, Y2, Y2
+	VPXOR          Y14, Y11, Y11
+	VAESENCLAST    Y11, Y3, Y3
+	VMOVDQU        Y0, (DI)
+	VMOVDQU        Y1, (DI)(R8*1)
+	VMOVDQU        Y2, (DI)(R9*1)
+	VMOVDQU        Y3, (DI)(R11*1)
+	ADDQ           $0x00000020, SI
+	ADDQ           $0x00000020, DI
+	SUBQ           $0x00000020, CX
+	CMPQ           CX, $0x00000020
+	JAE            loop_3
+	JMP            loop_end_18
+
+loop_half_17:
+	VMOVDQA Y8, Y4
+	VMOVDQA Y9, Y5
+	VMOVDQA Y10, Y6
+	VMOVDQA Y11, Y7
+
+loop_end_18:
+	// The rest of each sector, one block of each at a time.
+block_tail_4:
+	CMPQ    CX, $0x10
+	JB      batch_end_5
+	VMOVDQU (SI), X0
+	VPXOR   X15, X0, X0
+	VPXOR   X4, X0, X0
+	VMOVDQU (SI)(R8*1), X1
+	VPXOR   X15, X1, X1
+	VPXOR   X5, X1, X1
+	VMOVDQU (SI)(R9*1), X2
+	VPXOR   X15, X2, X2
+	VPXOR   X6, X2, X2
+	VMOVDQU (SI)(R11*1), X3
+	VPXOR   X15, X3, X3
+	VPXOR   X7, X3, X3
+	CMPQ    BX, $0x0c
+	JB      aes128_21
+	JE      aes192_22
+	VAESENC 16(AX), X0, X0
+	VAESENC 16(AX), X1, X1
+	VAESENC 16(AX), X2, X2
+	VAESENC 16(AX), X3, X3
+	VAESENC 32(AX), X0, X0
+	VAESENC 32(AX), X1, X1
+	VAESENC 32(AX), X2, X2
+	VAESENC 32(AX), X3, X3
+
+aes192_22:
+	VAESENC 48(AX), X0, X0
+	VAESENC 48(AX), X1, X1
+	VAESENC 48(AX), X2, X2
+	VAESENC 48(AX), X3, X3
+	VAESENC 64(AX), X0, X0
+	VAESENC 64(AX), X1, X1
+	VAESENC 64(AX), X2, X2
+	VAESENC 64(AX), X3, X3
+
+aes128_21:
+	VAESENC     80(AX), X0, X0
+	VAESENC     80(AX), X1, X1
+	VAESENC     80(AX), X2, X2
+	VAESENC     80(AX), X3, X3
+	VAESENC     96(AX), X0, X0
+	VAESENC     96(AX), X1, X1
+	VAESENC     96(AX), X2, X2
+	VAESENC     96(AX), X3, X3
+	VAESENC     112(AX), X0, X0
+	VAESENC     112(AX), X1, X1
+	VAESENC     112(AX), X2, X2
+	VAESENC     112(AX), X3, X3
+	VAESENC     128(AX), X0, X0
+	VAESENC     128(AX), X1, X1
+	VAESENC     128(AX), X2, X2
+	VAESENC     128(AX), X3, X3
+	VAESENC     144(AX), X0, X0
+	VAESENC     144(AX), X1, X1
+	VAESENC     144(AX), X2, X2
+	VAESENC     144(AX), X3, X3
+	VAESENC     160(AX), X0, X0
+	VAESENC     160(AX), X1, X1
+	VAESENC     160(AX), X2, X2
+	VAESENC     160(AX), X3, X3
+	VAESENC     176(AX), X0, X0
+	VAESENC     176(AX), X1, X1
+	VAESENC     176(AX), X2, X2
+	VAESENC     176(AX), X3, X3
+	VAESENC     192(AX), X0, X0
+	VAESENC     192(AX), X1, X1
+	VAESENC     192(AX), X2, X2
+	VAESENC     192(AX), X3, X3
+	VAESENC     208(AX), X0, X0
+	VAESENC     208(AX), X1, X1
+	VAESENC     208(AX), X2, X2
+	VAESENC     208(AX), X3, X3
+	VAESENCLAST 224(AX), X0, X0
+	VAESENCLAST 224(AX), X1, X1
+	VAESENCLAST 224(AX), X2, X2
+	VAESENCLAST 224(AX), X3, X3
+	VPXOR       X4, X0, X0
+	VMOVDQU     X0, (DI)
+	VPSRLQ      $0x3f, X4, X13
+	VPSLLQ      $0x01, X4, X4
+	VPSLLDQ     $0x08, X13, X8
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPXOR       X13, X4, X4
+	VPXOR       X8, X4, X4
+	VPXOR       X5, X1, X1
+	VMOVDQU     X1, (DI)(R8*1)
+	VPSRLQ      $0x3f, X5, X13
+	VPSLLQ      $0x01, X5, X5
+	VPSLLDQ     $0x08, X13, X8
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPXOR       X13, X5, X5
+	VPXOR       X8, X5, X5
+	VPXOR       X6, X2, X2
+	VMOVDQU     X2, (DI)(R9*1)
+	VPSRLQ      $0x3f, X6, X13
+	VPSLLQ      $0x01, X6, X6
+	VPSLLDQ     $0x08, X13, X8
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPXOR       X13, X6, X6
+	VPXOR       X8, X6, X6
+	VPXOR       X7, X3, X3
+	VMOVDQU     X3, (DI)(R11*1)
+	VPSRLQ      $0x3f, X7, X13
+	VPSLLQ      $0x01, X7, X7
+	VPSLLDQ     $0x08, X13, X8
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPXOR       X13, X7, X7
+	VPXOR       X8, X7, X7
+	ADDQ        $0x10, SI
+	ADDQ        $0x10, DI
+	SUBQ        $0x10, CX
+	JMP         block_tail_4
+
+	// Next batch: past lane 3's sector (lane 0's pointers have moved one sector).
+batch_end_5:
+	ADDQ R11, SI
+	ADDQ R11, DI
+	SUBQ sectorSize+56(FP), R12
+	SUBQ R11, R12
+	JA   batch_2
+
+ret_1:
+	VZEROUPPER
+	RET
+
+// func decryptSectorsVAESAVX2(ks *keySchedule, dst []byte, src []byte, sectorSize int, first uint64, step uint64)
+// Requires: AES, AVX, AVX2, PCLMULQDQ, VAES, VPCLMULQDQ
+TEXT ·decryptSectorsVAESAVX2(SB), NOSPLIT, $0-80
+	MOVQ ks+0(FP), AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), R12
+	MOVQ sectorSize+56(FP), CX
+	MOVQ first+64(FP), DX
+	MOVQ 720(AX), BX
+
+	// A sector size that is not a positive multiple of 16 breaks the contract:
+	// do nothing rather than misread.
+	CMPQ  CX, $0x10
+	JB    ret_1
+	TESTQ $0x0000000f, CX
+	JNZ   ret_1
+
+	// First row of the schedule: 14 - rounds.
+	MOVQ $0x000000e0, R10
+	MOVQ BX, R13
+	SHLQ $0x04, R13
+	SUBQ R13, R10
+
+	// Round keys and constants, once per call.
+	VBROADCASTI128 240(AX)(R10*1), Y15
+	VBROADCASTI128 xtsPoly<>+0(SB), Y12
+
+	// Batches of four sectors.
+batch_2:
+	MOVQ sectorSize+56(FP), CX
+
+	// Stop before a partial sector (the caller rules it out).
+	CMPQ  R12, CX
+	JB    ret_1
+	VMOVQ DX, X4
+
+	// Lane j exists if a whole sector is left at its offset: total - sectorSize >= offset.
+	MOVQ R12, R13
+	SUBQ CX, R13
+	MOVQ CX, R8
+	CMPQ R13, R8
+	JB   lane_repeat_6
+	ADDQ step+72(FP), DX
+	JMP  lane_ready_7
+
+lane_repeat_6:
+	XORQ R8, R8
+
+lane_ready_7:
+	VMOVQ       DX, X13
+	VINSERTI128 $0x01, X13, Y4, Y4
+	LEAQ        (R8)(CX*1), R9
+	CMPQ        R13, R9
+	JB          lane_repeat_8
+	ADDQ        step+72(FP), DX
+	JMP         lane_ready_9
+
+lane_repeat_8:
+	MOVQ R8, R9
+
+lane_ready_9:
+	VMOVQ DX, X5
+	LEAQ  (R9)(CX*1), R11
+	CMPQ  R13, R11
+	JB    lane_repeat_10
+	ADDQ  step+72(FP), DX
+	JMP   lane_ready_11
+
+lane_repeat_10:
+	MOVQ R9, R11
+
+lane_ready_11:
+	VMOVQ       DX, X13
+	VINSERTI128 $0x01, X13, Y5, Y5
+	ADDQ        step+72(FP), DX
+
+	// The batch's tweaks: one tweak-key chain for all four IVs.
+	CMPQ           BX, $0x0c
+	JB             aes128_12
+	JE             aes192_13
+	VBROADCASTI128 480(AX), Y14
+	VPXOR          Y14, Y4, Y4
+	VPXOR          Y14, Y5, Y5
+	VBROADCASTI128 496(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 512(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 528(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 544(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	JMP            aes_common_14
+
+aes192_13:
+	VBROADCASTI128 512(AX), Y14
+	VPXOR          Y14, Y4, Y4
+	VPXOR          Y14, Y5, Y5
+	VBROADCASTI128 528(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 544(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	JMP            aes_common_14
+
+aes128_12:
+	VBROADCASTI128 544(AX), Y14
+	VPXOR          Y14, Y4, Y4
+	VPXOR          Y14, Y5, Y5
+
+aes_common_14:
+	VBROADCASTI128 560(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 576(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 592(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 608(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 624(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 640(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 656(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 672(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 688(AX), Y14
+	VAESENC        Y14, Y4, Y4
+	VAESENC        Y14, Y5, Y5
+	VBROADCASTI128 704(AX), Y14
+	VAESENCLAST    Y14, Y4, Y4
+	VAESENCLAST    Y14, Y5, Y5
+
+	// Tweak vector j: E(IV_j) in every lane, lane l times x^l.
+	VPERMQ     $0xee, Y5, Y7
+	VPERMQ     $0x44, Y5, Y6
+	VPERMQ     $0xee, Y4, Y5
+	VPERMQ     $0x44, Y4, Y4
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y8
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y4, Y4
+	VPXOR      Y8, Y4, Y4
+	VPSRLVQ    xtsShr256<>+0(SB), Y5, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y5, Y5
+	VPSLLDQ    $0x08, Y13, Y9
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y5, Y5
+	VPXOR      Y9, Y5, Y5
+	VPSRLVQ    xtsShr256<>+0(SB), Y6, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y6, Y6
+	VPSLLDQ    $0x08, Y13, Y10
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y6, Y6
+	VPXOR      Y10, Y6, Y6
+	VPSRLVQ    xtsShr256<>+0(SB), Y7, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y7, Y7
+	VPSLLDQ    $0x08, Y13, Y11
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPXOR      Y13, Y7, Y7
+	VPXOR      Y11, Y7, Y7
+	CMPQ       CX, $0x00000020
+	JB         block_tail_4
+
+	// Main loop: L blocks of each of the four sectors per step.
+loop_3:
+	VPXOR          (SI), Y4, Y0
+	VPXOR          Y15, Y0, Y0
+	VPXOR          (SI)(R8*1), Y5, Y1
+	VPXOR          Y15, Y1, Y1
+	VPXOR          (SI)(R9*1), Y6, Y2
+	VPXOR          Y15, Y2, Y2
+	VPXOR          (SI)(R11*1), Y7, Y3
+	VPXOR          Y15, Y3, Y3
+	CMPQ           BX, $0x0c
+	JB             aes128_15
+	JE             aes192_16
+	VBROADCASTI128 256(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VBROADCASTI128 272(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+
+aes192_16:
+	VBROADCASTI128 288(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VBROADCASTI128 304(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+
+aes128_15:
+	VBROADCASTI128 320(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPSRLQ         $0x3e, Y4, Y13
+	VPSLLQ         $0x02, Y4, Y8
+	VPSLLDQ        $0x08, Y13, Y14
+	VPXOR          Y14, Y8, Y8
+	VPCLMULQDQ     $0x01, Y12, Y13, Y13
+	VPXOR          Y13, Y8, Y8
+	VPSRLQ         $0x3e, Y5, Y13
+	VPSLLQ         $0x02, Y5, Y9
+	VBROADCASTI128 336(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPSLLDQ        $0x08, Y13, Y14
+	VPXOR          Y14, Y9, Y9
+	VPCLMULQDQ     $0x01, Y12, Y13, Y13
+	VPXOR          Y13, Y9, Y9
+	VPSRLQ         $0x3e, Y6, Y13
+	VPSLLQ         $0x02, Y6, Y10
+	VPSLLDQ        $0x08, Y13, Y14
+	VPXOR          Y14, Y10, Y10
+	VBROADCASTI128 352(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x01, Y12, Y13, Y13
+	VPXOR          Y13, Y10, Y10
+	VPSRLQ         $0x3e, Y7, Y13
+	VPSLLQ         $0x02, Y7, Y11
+	VPSLLDQ        $0x08, Y13, Y14
+	VPXOR          Y14, Y11, Y11
+	VPCLMULQDQ     $0x01, Y12, Y13, Y13
+	VPXOR          Y13, Y11, Y11
+	VBROADCASTI128 368(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VBROADCASTI128 384(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VBROADCASTI128 400(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VBROADCASTI128 416(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VBROADCASTI128 432(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VBROADCASTI128 448(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VBROADCASTI128 464(AX), Y14
+	VPXOR          Y14, Y4, Y4
+	VAESDECLAST    Y4, Y0, Y0
+	VPXOR          Y14, Y5, Y5
+	VAESDECLAST    Y5, Y1, Y1
+	VPXOR          Y14, Y6, Y6
+	VAESDECLAST    Y6, Y2, Y2
+	VPXOR          Y14, Y7, Y7
+	VAESDECLAST    Y7, Y3, Y3
+	VMOVDQU        Y0, (DI)
+	VMOVDQU        Y1, (DI)(R8*1)
+	VMOVDQU        Y2, (DI)(R9*1)
+	VMOVDQU        Y3, (DI)(R11*1)
+	ADDQ           $0x00000020, SI
+	ADDQ           $0x00000020, DI
+	SUBQ           $0x00000020, CX
+	CMPQ           CX, $0x00000020
+	JB             loop_half_17
+	VPXOR          (SI), Y8, Y0
+	VPXOR          Y15, Y0, Y0
+	VPXOR          (SI)(R8*1), Y9, Y1
+	VPXOR          Y15, Y1, Y1
+	VPXOR          (SI)(R9*1), Y10, Y2
+	VPXOR          Y15, Y2, Y2
+	VPXOR          (SI)(R11*1), Y11, Y3
+	VPXOR          Y15, Y3, Y3
+	CMPQ           BX, $0x0c
+	JB             aes128_19
+	JE             aes192_20
+	VBROADCASTI128 256(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VBROADCASTI128 272(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+
+aes192_20:
+	VBROADCASTI128 288(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VBROADCASTI128 304(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+
+aes128_19:
+	VBROADCASTI128 320(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPSRLQ         $0x3e, Y8, Y13
+	VPSLLQ         $0x02, Y8, Y4
+	VPSLLDQ        $0x08, Y13, Y14
+	VPXOR          Y14, Y4, Y4
+	VPCLMULQDQ     $0x01, Y12, Y13, Y13
+	VPXOR          Y13, Y4, Y4
+	VPSRLQ         $0x3e, Y9, Y13
+	VPSLLQ         $0x02, Y9, Y5
+	VBROADCASTI128 336(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPSLLDQ        $0x08, Y13, Y14
+	VPXOR          Y14, Y5, Y5
+	VPCLMULQDQ     $0x01, Y12, Y13, Y13
+	VPXOR          Y13, Y5, Y5
+	VPSRLQ         $0x3e, Y10, Y13
+	VPSLLQ         $0x02, Y10, Y6
+	VPSLLDQ        $0x08, Y13, Y14
+	VPXOR          Y14, Y6, Y6
+	VBROADCASTI128 352(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VPCLMULQDQ     $0x01, Y12, Y13, Y13
+	VPXOR          Y13, Y6, Y6
+	VPSRLQ         $0x3e, Y11, Y13
+	VPSLLQ         $0x02, Y11, Y7
+	VPSLLDQ        $0x08, Y13, Y14
+	VPXOR          Y14, Y7, Y7
+	VPCLMULQDQ     $0x01, Y12, Y13, Y13
+	VPXOR          Y13, Y7, Y7
+	VBROADCASTI128 368(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VBROADCASTI128 384(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VBROADCASTI128 400(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VBROADCASTI128 416(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VBROADCASTI128 432(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VBROADCASTI128 448(AX), Y14
+	VAESDEC        Y14, Y0, Y0
+	VAESDEC        Y14, Y1, Y1
+	VAESDEC        Y14, Y2, Y2
+	VAESDEC        Y14, Y3, Y3
+	VBROADCASTI128 464(AX), Y14
+	VPXOR          Y14, Y8, Y8
+	VAESDECLAST    Y8, Y0, Y0
+	VPXOR          Y14, Y9, Y9
+	VAESDECLAST    Y9, Y1, Y1
+	VPXOR          Y14, Y10, Y10
+	VAESDECLAST    Y10, Y2, Y2
+	VPXOR          Y14, Y11, Y11
+	VAESDECLAST    Y11, Y3, Y3
+	VMOVDQU        Y0, (DI)
+	VMOVDQU        Y1, (DI)(R8*1)
+	VMOVDQU        Y2, (DI)(R9*1)
+	VMOVDQU        Y3, (DI)(R11*1)
+	ADDQ           $0x00000020, SI
+	ADDQ           $0x00000020, DI
+	SUBQ           $0x00000020, CX
+	CMPQ           CX, $0x00000020
+	JAE            loop_3
+	JMP            loop_end_18
+
+loop_half_17:
+	VMOVDQA Y8, Y4
+	VMOVDQA Y9, Y5
+	VMOVDQA Y10, Y6
+	VMOVDQA Y11, Y7
+
+loop_end_18:
+	// The rest of each sector, one block of each at a time.
+block_tail_4:
+	CMPQ    CX, $0x10
+	JB      batch_end_5
+	VMOVDQU (SI), X0
+	VPXOR   X15, X0, X0
+	VPXOR   X4, X0, X0
+	VMOVDQU (SI)(R8*1), X1
+	VPXOR   X15, X1, X1
+	VPXOR   X5, X1, X1
+	VMOVDQU (SI)(R9*1), X2
+	VPXOR   X15, X2, X2
+	VPXOR   X6, X2, X2
+	VMOVDQU (SI)(R11*1), X3
+	VPXOR   X15, X3, X3
+	VPXOR   X7, X3, X3
+	CMPQ    BX, $0x0c
+	JB      aes128_21
+	JE      aes192_22
+	VAESDEC 256(AX), X0, X0
+	VAESDEC 256(AX), X1, X1
+	VAESDEC 256(AX), X2, X2
+	VAESDEC 256(AX), X3, X3
+	VAESDEC 272(AX), X0, X0
+	VAESDEC 272(AX), X1, X1
+	VAESDEC 272(AX), X2, X2
+	VAESDEC 272(AX), X3, X3
+
+aes192_22:
+	VAESDEC 288(AX), X0, X0
+	VAESDEC 288(AX), X1, X1
+	VAESDEC 288(AX), X2, X2
+	VAESDEC 288(AX), X3, X3
+	VAESDEC 304(AX), X0, X0
+	VAESDEC 304(AX), X1, X1
+	VAESDEC 304(AX), X2, X2
+	VAESDEC 304(AX), X3, X3
+
+aes128_21:
+	VAESDEC     320(AX), X0, X0
+	VAESDEC     320(AX), X1, X1
+	VAESDEC     320(AX), X2, X2
+	VAESDEC     320(AX), X3, X3
+	VAESDEC     336(AX), X0, X0
+	VAESDEC     336(AX), X1, X1
+	VAESDEC     336(AX), X2, X2
+	VAESDEC     336(AX), X3, X3
+	VAESDEC     352(AX), X0, X0
+	VAESDEC     352(AX), X1, X1
+	VAESDEC     352(AX), X2, X2
+	VAESDEC     352(AX), X3, X3
+	VAESDEC     368(AX), X0, X0
+	VAESDEC     368(AX), X1, X1
+	VAESDEC     368(AX), X2, X2
+	VAESDEC     368(AX), X3, X3
+	VAESDEC     384(AX), X0, X0
+	VAESDEC     384(AX), X1, X1
+	VAESDEC     384(AX), X2, X2
+	VAESDEC     384(AX), X3, X3
+	VAESDEC     400(AX), X0, X0
+	VAESDEC     400(AX), X1, X1
+	VAESDEC     400(AX), X2, X2
+	VAESDEC     400(AX), X3, X3
+	VAESDEC     416(AX), X0, X0
+	VAESDEC     416(AX), X1, X1
+	VAESDEC     416(AX), X2, X2
+	VAESDEC     416(AX), X3, X3
+	VAESDEC     432(AX), X0, X0
+	VAESDEC     432(AX), X1, X1
+	VAESDEC     432(AX), X2, X2
+	VAESDEC     432(AX), X3, X3
+	VAESDEC     448(AX), X0, X0
+	VAESDEC     448(AX), X1, X1
+	VAESDEC     448(AX), X2, X2
+	VAESDEC     448(AX), X3, X3
+	VAESDECLAST 464(AX), X0, X0
+	VAESDECLAST 464(AX), X1, X1
+	VAESDECLAST 464(AX), X2, X2
+	VAESDECLAST 464(AX), X3, X3
+	VPXOR       X4, X0, X0
+	VMOVDQU     X0, (DI)
+	VPSRLQ      $0x3f, X4, X13
+	VPSLLQ      $0x01, X4, X4
+	VPSLLDQ     $0x08, X13, X8
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPXOR       X13, X4, X4
+	VPXOR       X8, X4, X4
+	VPXOR       X5, X1, X1
+	VMOVDQU     X1, (DI)(R8*1)
+	VPSRLQ      $0x3f, X5, X13
+	VPSLLQ      $0x01, X5, X5
+	VPSLLDQ     $0x08, X13, X8
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPXOR       X13, X5, X5
+	VPXOR       X8, X5, X5
+	VPXOR       X6, X2, X2
+	VMOVDQU     X2, (DI)(R9*1)
+	VPSRLQ      $0x3f, X6, X13
+	VPSLLQ      $0x01, X6, X6
+	VPSLLDQ     $0x08, X13, X8
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPXOR       X13, X6, X6
+	VPXOR       X8, X6, X6
+	VPXOR       X7, X3, X3
+	VMOVDQU     X3, (DI)(R11*1)
+	VPSRLQ      $0x3f, X7, X13
+	VPSLLQ      $0x01, X7, X7
+	VPSLLDQ     $0x08, X13, X8
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPXOR       X13, X7, X7
+	VPXOR       X8, X7, X7
+	ADDQ        $0x10, SI
+	ADDQ        $0x10, DI
+	SUBQ        $0x10, CX
+	JMP         block_tail_4
+
+	// Next batch: past lane 3's sector (lane 0's pointers have moved one sector).
+batch_end_5:
+	ADDQ R11, SI
+	ADDQ R11, DI
+	SUBQ sectorSize+56(FP), R12
+	SUBQ R11, R12
+	JA   batch_2
+
+ret_1:
+	VZEROUPPER
+	RET
+
+// func encryptSectorsVAESAVX10_256(ks *keySchedule, dst []byte, src []byte, sectorSize int, first uint64, step uint64)
+// Requires: AES, AVX, AVX2, AVX512F, AVX512VL, PCLMULQDQ, VAES, VPCLMULQDQ
+TEXT ·encryptSectorsVAESAVX10_256(SB), NOSPLIT, $0-80
+	MOVQ ks+0(FP), AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), R12
+	MOVQ sectorSize+56(FP), CX
+	MOVQ first+64(FP), DX
+	MOVQ 720(AX), BX
+
+	// A sector size that is not a positive multiple of 16 breaks the contract:
+	// do nothing rather than misread.
+	CMPQ  CX, $0x10
+	JB    ret_1
+	TESTQ $0x0000000f, CX
+	JNZ   ret_1
+
+	// First row of the schedule: 14 - rounds.
+	MOVQ $0x000000e0, R10
+	MOVQ BX, R13
+	SHLQ $0x04, R13
+	SUBQ R13, R10
+
+	// Round keys and constants, once per call.
+	VBROADCASTI32X4 (AX)(R10*1), Y15
+	VBROADCASTI32X4 16(AX), Y16
+	VBROADCASTI32X4 32(AX), Y17
+	VBROADCASTI32X4 48(AX), Y18
+	VBROADCASTI32X4 64(AX), Y19
+	VBROADCASTI32X4 80(AX), Y20
+	VBROADCASTI32X4 96(AX), Y21
+	VBROADCASTI32X4 112(AX), Y22
+	VBROADCASTI32X4 128(AX), Y23
+	VBROADCASTI32X4 144(AX), Y24
+	VBROADCASTI32X4 160(AX), Y25
+	VBROADCASTI32X4 176(AX), Y26
+	VBROADCASTI32X4 192(AX), Y27
+	VBROADCASTI32X4 208(AX), Y28
+	VBROADCASTI32X4 224(AX), Y29
+	VBROADCASTI32X4 xtsPoly<>+0(SB), Y12
+
+	// The first batch's tweaks; every later batch's are encrypted one batch ahead.
+	VMOVQ           DX, X30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y30, Y30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X31
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y31, Y31
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_6
+	JE              aes192_7
+	VBROADCASTI32X4 480(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 496(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 512(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_8
+
+aes192_7:
+	VBROADCASTI32X4 512(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_8
+
+aes128_6:
+	VBROADCASTI32X4 544(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+
+aes_common_8:
+	VBROADCASTI32X4 560(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 576(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 592(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 608(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 624(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 640(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 656(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 672(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 688(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 704(AX), Y13
+	VAESENCLAST     Y13, Y30, Y30
+	VAESENCLAST     Y13, Y31, Y31
+
+	// Batches of four sectors.
+batch_2:
+	MOVQ sectorSize+56(FP), CX
+
+	// Stop before a partial sector (the caller rules it out).
+	CMPQ R12, CX
+	JB   ret_1
+	MOVQ CX, R13
+	SHLQ $0x02, R13
+	CMPQ R12, R13
+	JB   partial_batch_9
+	MOVQ CX, R8
+	LEAQ (CX)(CX*1), R9
+	LEAQ (R9)(CX*1), R11
+
+	// Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).
+	VPERMQ     $0x44, Y30, Y4
+	VPSRLVQ    xtsShr256<>+32(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y4, Y8
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y8
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y4
+	VPERMQ     $0xee, Y30, Y5
+	VPSRLVQ    xtsShr256<>+32(SB), Y5, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y5, Y9
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y9
+	VPSRLVQ    xtsShr256<>+0(SB), Y5, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y5, Y5
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y5
+	VPERMQ     $0x44, Y31, Y6
+	VPSRLVQ    xtsShr256<>+32(SB), Y6, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y6, Y10
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y10
+	VPSRLVQ    xtsShr256<>+0(SB), Y6, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y6, Y6
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y6
+	VPERMQ     $0xee, Y31, Y7
+	VPSRLVQ    xtsShr256<>+32(SB), Y7, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y7, Y11
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y11
+	VPSRLVQ    xtsShr256<>+0(SB), Y7, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y7, Y7
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y7
+
+	// The next batch's IVs and their encryption: the out-of-order core runs this
+	// chain alongside this batch's data rounds, so its latency is hidden.
+	VMOVQ           DX, X30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y30, Y30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X31
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y31, Y31
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_11
+	JE              aes192_12
+	VBROADCASTI32X4 480(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 496(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 512(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_13
+
+aes192_12:
+	VBROADCASTI32X4 512(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_13
+
+aes128_11:
+	VBROADCASTI32X4 544(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+
+aes_common_13:
+	VBROADCASTI32X4 560(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 576(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 592(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 608(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 624(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 640(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 656(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 672(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 688(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 704(AX), Y13
+	VAESENCLAST     Y13, Y30, Y30
+	VAESENCLAST     Y13, Y31, Y31
+	JMP             batch_ready_10
+
+	// A last batch of fewer than four sectors: repeat the last one in the
+	// missing lanes, and encrypt its IVs here.
+partial_batch_9:
+	MOVQ  step+72(FP), R13
+	SHLQ  $0x02, R13
+	SUBQ  R13, DX
+	VMOVQ DX, X30
+
+	// Lane j exists if a whole sector is left at its offset: total - sectorSize >= offset.
+	MOVQ R12, R13
+	SUBQ CX, R13
+	MOVQ CX, R8
+	CMPQ R13, R8
+	JB   lane_repeat_14
+	ADDQ step+72(FP), DX
+	JMP  lane_ready_15
+
+lane_repeat_14:
+	XORQ R8, R8
+
+lane_ready_15:
+	VMOVQ        DX, X13
+	VINSERTI32X4 $0x01, X13, Y30, Y30
+	LEAQ         (R8)(CX*1), R9
+	CMPQ         R13, R9
+	JB           lane_repeat_16
+	ADDQ         step+72(FP), DX
+	JMP          lane_ready_17
+
+lane_repeat_16:
+	MOVQ R8, R9
+
+lane_ready_17:
+	VMOVQ DX, X31
+	LEAQ  (R9)(CX*1), R11
+	CMPQ  R13, R11
+	JB    lane_repeat_18
+	ADDQ  step+72(FP), DX
+	JMP   lane_ready_19
+
+lane_repeat_18:
+	MOVQ R9, R11
+
+lane_ready_19:
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y31, Y31
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_20
+	JE              aes192_21
+	VBROADCASTI32X4 480(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 496(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 512(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_22
+
+aes192_21:
+	VBROADCASTI32X4 512(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_22
+
+aes128_20:
+	VBROADCASTI32X4 544(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+
+aes_common_22:
+	VBROADCASTI32X4 560(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 576(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 592(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 608(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 624(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 640(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 656(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 672(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 688(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 704(AX), Y13
+	VAESENCLAST     Y13, Y30, Y30
+	VAESENCLAST     Y13, Y31, Y31
+
+	// Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).
+	VPERMQ     $0x44, Y30, Y4
+	VPSRLVQ    xtsShr256<>+32(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y4, Y8
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y8
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y4
+	VPERMQ     $0xee, Y30, Y5
+	VPSRLVQ    xtsShr256<>+32(SB), Y5, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y5, Y9
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y9
+	VPSRLVQ    xtsShr256<>+0(SB), Y5, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y5, Y5
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y5
+	VPERMQ     $0x44, Y31, Y6
+	VPSRLVQ    xtsShr256<>+32(SB), Y6, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y6, Y10
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y10
+	VPSRLVQ    xtsShr256<>+0(SB), Y6, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y6, Y6
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y6
+	VPERMQ     $0xee, Y31, Y7
+	VPSRLVQ    xtsShr256<>+32(SB), Y7, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y7, Y11
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y11
+	VPSRLVQ    xtsShr256<>+0(SB), Y7, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y7, Y7
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y7
+
+batch_ready_10:
+	CMPQ CX, $0x00000020
+	JB   block_tail_4
+
+	// Main loop: L blocks of each of the four sectors per step, unrolled twice:
+	// the tweak set of one step advances by x^(2L) while the other is in use.
+	// The first step: the other set is still to be used.
+	VMOVDQU64  (SI), Y0
+	VPTERNLOGD $0x96, Y15, Y4, Y0
+	VMOVDQU64  (SI)(R8*1), Y1
+	VPTERNLOGD $0x96, Y15, Y5, Y1
+	VMOVDQU64  (SI)(R9*1), Y2
+	VPTERNLOGD $0x96, Y15, Y6, Y2
+	VMOVDQU64  (SI)(R11*1), Y3
+	VPTERNLOGD $0x96, Y15, Y7, Y3
+	CMPQ       BX, $0x0c
+	JB         aes128_24
+	JE         aes192_25
+	VAESENC    Y16, Y0, Y0
+	VAESENC    Y16, Y1, Y1
+	VAESENC    Y16, Y2, Y2
+	VAESENC    Y16, Y3, Y3
+	VAESENC    Y17, Y0, Y0
+	VAESENC    Y17, Y1, Y1
+	VAESENC    Y17, Y2, Y2
+	VAESENC    Y17, Y3, Y3
+
+aes192_25:
+	VAESENC Y18, Y0, Y0
+	VAESENC Y18, Y1, Y1
+	VAESENC Y18, Y2, Y2
+	VAESENC Y18, Y3, Y3
+	VAESENC Y19, Y0, Y0
+	VAESENC Y19, Y1, Y1
+	VAESENC Y19, Y2, Y2
+	VAESENC Y19, Y3, Y3
+
+aes128_24:
+	VAESENC     Y20, Y0, Y0
+	VAESENC     Y20, Y1, Y1
+	VAESENC     Y20, Y2, Y2
+	VAESENC     Y20, Y3, Y3
+	VAESENC     Y21, Y0, Y0
+	VAESENC     Y21, Y1, Y1
+	VAESENC     Y21, Y2, Y2
+	VAESENC     Y21, Y3, Y3
+	VAESENC     Y22, Y0, Y0
+	VAESENC     Y22, Y1, Y1
+	VAESENC     Y22, Y2, Y2
+	VAESENC     Y22, Y3, Y3
+	VAESENC     Y23, Y0, Y0
+	VAESENC     Y23, Y1, Y1
+	VAESENC     Y23, Y2, Y2
+	VAESENC     Y23, Y3, Y3
+	VAESENC     Y24, Y0, Y0
+	VAESENC     Y24, Y1, Y1
+	VAESENC     Y24, Y2, Y2
+	VAESENC     Y24, Y3, Y3
+	VAESENC     Y25, Y0, Y0
+	VAESENC     Y25, Y1, Y1
+	VAESENC     Y25, Y2, Y2
+	VAESENC     Y25, Y3, Y3
+	VAESENC     Y26, Y0, Y0
+	VAESENC     Y26, Y1, Y1
+	VAESENC     Y26, Y2, Y2
+	VAESENC     Y26, Y3, Y3
+	VAESENC     Y27, Y0, Y0
+	VAESENC     Y27, Y1, Y1
+	VAESENC     Y27, Y2, Y2
+	VAESENC     Y27, Y3, Y3
+	VAESENC     Y28, Y0, Y0
+	VAESENC     Y28, Y1, Y1
+	VAESENC     Y28, Y2, Y2
+	VAESENC     Y28, Y3, Y3
+	VAESENCLAST Y29, Y0, Y0
+	VAESENCLAST Y29, Y1, Y1
+	VAESENCLAST Y29, Y2, Y2
+	VAESENCLAST Y29, Y3, Y3
+	VPXORD      Y4, Y0, Y0
+	VMOVDQU64   Y0, (DI)
+	VPXORD      Y5, Y1, Y1
+	VMOVDQU64   Y1, (DI)(R8*1)
+	VPXORD      Y6, Y2, Y2
+	VMOVDQU64   Y2, (DI)(R9*1)
+	VPXORD      Y7, Y3, Y3
+	VMOVDQU64   Y3, (DI)(R11*1)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000020, CX
+	CMPQ        CX, $0x00000020
+	JB          after_second_23
+
+loop_3:
+	VMOVDQU64  (SI), Y0
+	VPTERNLOGD $0x96, Y15, Y8, Y0
+	VMOVDQU64  (SI)(R8*1), Y1
+	VPTERNLOGD $0x96, Y15, Y9, Y1
+	VMOVDQU64  (SI)(R9*1), Y2
+	VPTERNLOGD $0x96, Y15, Y10, Y2
+	VMOVDQU64  (SI)(R11*1), Y3
+	VPTERNLOGD $0x96, Y15, Y11, Y3
+	CMPQ       BX, $0x0c
+	JB         aes128_26
+	JE         aes192_27
+	VAESENC    Y16, Y0, Y0
+	VAESENC    Y16, Y1, Y1
+	VAESENC    Y16, Y2, Y2
+	VAESENC    Y16, Y3, Y3
+	VAESENC    Y17, Y0, Y0
+	VAESENC    Y17, Y1, Y1
+	VAESENC    Y17, Y2, Y2
+	VAESENC    Y17, Y3, Y3
+
+aes192_27:
+	VAESENC Y18, Y0, Y0
+	VAESENC Y18, Y1, Y1
+	VAESENC Y18, Y2, Y2
+	VAESENC Y18, Y3, Y3
+	VAESENC Y19, Y0, Y0
+	VAESENC Y19, Y1, Y1
+	VAESENC Y19, Y2, Y2
+	VAESENC Y19, Y3, Y3
+
+aes128_26:
+	VAESENC     Y20, Y0, Y0
+	VAESENC     Y20, Y1, Y1
+	VAESENC     Y20, Y2, Y2
+	VAESENC     Y20, Y3, Y3
+	VPSRLQ      $0x3c, Y4, Y13
+	VPSLLQ      $0x04, Y4, Y4
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y21, Y0, Y0
+	VAESENC     Y21, Y1, Y1
+	VAESENC     Y21, Y2, Y2
+	VAESENC     Y21, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y4
+	VPSRLQ      $0x3c, Y5, Y13
+	VAESENC     Y22, Y0, Y0
+	VAESENC     Y22, Y1, Y1
+	VAESENC     Y22, Y2, Y2
+	VAESENC     Y22, Y3, Y3
+	VPSLLQ      $0x04, Y5, Y5
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y23, Y0, Y0
+	VAESENC     Y23, Y1, Y1
+	VAESENC     Y23, Y2, Y2
+	VAESENC     Y23, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y5
+	VAESENC     Y24, Y0, Y0
+	VAESENC     Y24, Y1, Y1
+	VAESENC     Y24, Y2, Y2
+	VAESENC     Y24, Y3, Y3
+	VPSRLQ      $0x3c, Y6, Y13
+	VPSLLQ      $0x04, Y6, Y6
+	VAESENC     Y25, Y0, Y0
+	VAESENC     Y25, Y1, Y1
+	VAESENC     Y25, Y2, Y2
+	VAESENC     Y25, Y3, Y3
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VAESENC     Y26, Y0, Y0
+	VAESENC     Y26, Y1, Y1
+	VAESENC     Y26, Y2, Y2
+	VAESENC     Y26, Y3, Y3
+	VPTERNLOGD  $0x96, Y13, Y14, Y6
+	VPSRLQ      $0x3c, Y7, Y13
+	VAESENC     Y27, Y0, Y0
+	VAESENC     Y27, Y1, Y1
+	VAESENC     Y27, Y2, Y2
+	VAESENC     Y27, Y3, Y3
+	VPSLLQ      $0x04, Y7, Y7
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y28, Y0, Y0
+	VAESENC     Y28, Y1, Y1
+	VAESENC     Y28, Y2, Y2
+	VAESENC     Y28, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y7
+	VAESENCLAST Y29, Y0, Y0
+	VAESENCLAST Y29, Y1, Y1
+	VAESENCLAST Y29, Y2, Y2
+	VAESENCLAST Y29, Y3, Y3
+	VPXORD      Y8, Y0, Y0
+	VMOVDQU64   Y0, (DI)
+	VPXORD      Y9, Y1, Y1
+	VMOVDQU64   Y1, (DI)(R8*1)
+	VPXORD      Y10, Y2, Y2
+	VMOVDQU64   Y2, (DI)(R9*1)
+	VPXORD      Y11, Y3, Y3
+	VMOVDQU64   Y3, (DI)(R11*1)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000020, CX
+	CMPQ        CX, $0x00000020
+	JB          block_tail_4
+	VMOVDQU64   (SI), Y0
+	VPTERNLOGD  $0x96, Y15, Y4, Y0
+	VMOVDQU64   (SI)(R8*1), Y1
+	VPTERNLOGD  $0x96, Y15, Y5, Y1
+	VMOVDQU64   (SI)(R9*1), Y2
+	VPTERNLOGD  $0x96, Y15, Y6, Y2
+	VMOVDQU64   (SI)(R11*1), Y3
+	VPTERNLOGD  $0x96, Y15, Y7, Y3
+	CMPQ        BX, $0x0c
+	JB          aes128_28
+	JE          aes192_29
+	VAESENC     Y16, Y0, Y0
+	VAESENC     Y16, Y1, Y1
+	VAESENC     Y16, Y2, Y2
+	VAESENC     Y16, Y3, Y3
+	VAESENC     Y17, Y0, Y0
+	VAESENC     Y17, Y1, Y1
+	VAESENC     Y17, Y2, Y2
+	VAESENC     Y17, Y3, Y3
+
+aes192_29:
+	VAESENC Y18, Y0, Y0
+	VAESENC Y18, Y1, Y1
+	VAESENC Y18, Y2, Y2
+	VAESENC Y18, Y3, Y3
+	VAESENC Y19, Y0, Y0
+	VAESENC Y19, Y1, Y1
+	VAESENC Y19, Y2, Y2
+	VAESENC Y19, Y3, Y3
+
+aes128_28:
+	VAESENC     Y20, Y0, Y0
+	VAESENC     Y20, Y1, Y1
+	VAESENC     Y20, Y2, Y2
+	VAESENC     Y20, Y3, Y3
+	VPSRLQ      $0x3c, Y8, Y13
+	VPSLLQ      $0x04, Y8, Y8
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y21, Y0, Y0
+	VAESENC     Y21, Y1, Y1
+	VAESENC     Y21, Y2, Y2
+	VAESENC     Y21, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y8
+	VPSRLQ      $0x3c, Y9, Y13
+	VAESENC     Y22, Y0, Y0
+	VAESENC     Y22, Y1, Y1
+	VAESENC     Y22, Y2, Y2
+	VAESENC     Y22, Y3, Y3
+	VPSLLQ      $0x04, Y9, Y9
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y23, Y0, Y0
+	VAESENC     Y23, Y1, Y1
+	VAESENC     Y23, Y2, Y2
+	VAESENC     Y23, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y9
+	VAESENC     Y24, Y0, Y0
+	VAESENC     Y24, Y1, Y1
+	VAESENC     Y24, Y2, Y2
+	VAESENC     Y24, Y3, Y3
+	VPSRLQ      $0x3c, Y10, Y13
+	VPSLLQ      $0x04, Y10, Y10
+	VAESENC     Y25, Y0, Y0
+	VAESENC     Y25, Y1, Y1
+	VAESENC     Y25, Y2, Y2
+	VAESENC     Y25, Y3, Y3
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VAESENC     Y26, Y0, Y0
+	VAESENC     Y26, Y1, Y1
+	VAESENC     Y26, Y2, Y2
+	VAESENC     Y26, Y3, Y3
+	VPTERNLOGD  $0x96, Y13, Y14, Y10
+	VPSRLQ      $0x3c, Y11, Y13
+	VAESENC     Y27, Y0, Y0
+	VAESENC     Y27, Y1, Y1
+	VAESENC     Y27, Y2, Y2
+	VAESENC     Y27, Y3, Y3
+	VPSLLQ      $0x04, Y11, Y11
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y28, Y0, Y0
+	VAESENC     Y28, Y1, Y1
+	VAESENC     Y28, Y2, Y2
+	VAESENC     Y28, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y11
+	VAESENCLAST Y29, Y0, Y0
+	VAESENCLAST Y29, Y1, Y1
+	VAESENCLAST Y29, Y2, Y2
+	VAESENCLAST Y29, Y3, Y3
+	VPXORD      Y4, Y0, Y0
+	VMOVDQU64   Y0, (DI)
+	VPXORD      Y5, Y1, Y1
+	VMOVDQU64   Y1, (DI)(R8*1)
+	VPXORD      Y6, Y2, Y2
+	VMOVDQU64   Y2, (DI)(R9*1)
+	VPXORD      Y7, Y3, Y3
+	VMOVDQU64   Y3, (DI)(R11*1)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000020, CX
+	CMPQ        CX, $0x00000020
+	JAE         loop_3
+
+after_second_23:
+	VMOVDQA64 Y8, Y4
+	VMOVDQA64 Y9, Y5
+	VMOVDQA64 Y10, Y6
+	VMOVDQA64 Y11, Y7
+
+	// The rest of each sector, one block of each at a time.
+block_tail_4:
+	CMPQ       CX, $0x10
+	JB         batch_end_5
+	VMOVDQU64  (SI), X0
+	VPTERNLOGD $0x96, X15, X4, X0
+	VMOVDQU64  (SI)(R8*1), X1
+	VPTERNLOGD $0x96, X15, X5, X1
+	VMOVDQU64  (SI)(R9*1), X2
+	VPTERNLOGD $0x96, X15, X6, X2
+	VMOVDQU64  (SI)(R11*1), X3
+	VPTERNLOGD $0x96, X15, X7, X3
+	CMPQ       BX, $0x0c
+	JB         aes128_30
+	JE         aes192_31
+	VAESENC    X16, X0, X0
+	VAESENC    X16, X1, X1
+	VAESENC    X16, X2, X2
+	VAESENC    X16, X3, X3
+	VAESENC    X17, X0, X0
+	VAESENC    X17, X1, X1
+	VAESENC    X17, X2, X2
+	VAESENC    X17, X3, X3
+
+aes192_31:
+	VAESENC X18, X0, X0
+	VAESENC X18, X1, X1
+	VAESENC X18, X2, X2
+	VAESENC X18, X3, X3
+	VAESENC X19, X0, X0
+	VAESENC X19, X1, X1
+	VAESENC X19, X2, X2
+	VAESENC X19, X3, X3
+
+aes128_30:
+	VAESENC     X20, X0, X0
+	VAESENC     X20, X1, X1
+	VAESENC     X20, X2, X2
+	VAESENC     X20, X3, X3
+	VAESENC     X21, X0, X0
+	VAESENC     X21, X1, X1
+	VAESENC     X21, X2, X2
+	VAESENC     X21, X3, X3
+	VAESENC     X22, X0, X0
+	VAESENC     X22, X1, X1
+	VAESENC     X22, X2, X2
+	VAESENC     X22, X3, X3
+	VAESENC     X23, X0, X0
+	VAESENC     X23, X1, X1
+	VAESENC     X23, X2, X2
+	VAESENC     X23, X3, X3
+	VAESENC     X24, X0, X0
+	VAESENC     X24, X1, X1
+	VAESENC     X24, X2, X2
+	VAESENC     X24, X3, X3
+	VAESENC     X25, X0, X0
+	VAESENC     X25, X1, X1
+	VAESENC     X25, X2, X2
+	VAESENC     X25, X3, X3
+	VAESENC     X26, X0, X0
+	VAESENC     X26, X1, X1
+	VAESENC     X26, X2, X2
+	VAESENC     X26, X3, X3
+	VAESENC     X27, X0, X0
+	VAESENC     X27, X1, X1
+	VAESENC     X27, X2, X2
+	VAESENC     X27, X3, X3
+	VAESENC     X28, X0, X0
+	VAESENC     X28, X1, X1
+	VAESENC     X28, X2, X2
+	VAESENC     X28, X3, X3
+	VAESENCLAST X29, X0, X0
+	VAESENCLAST X29, X1, X1
+	VAESENCLAST X29, X2, X2
+	VAESENCLAST X29, X3, X3
+	VPXORD      X4, X0, X0
+	VMOVDQU64   X0, (DI)
+	VPSRLQ      $0x3f, X4, X13
+	VPSLLQ      $0x01, X4, X4
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X4
+	VPXORD      X5, X1, X1
+	VMOVDQU64   X1, (DI)(R8*1)
+	VPSRLQ      $0x3f, X5, X13
+	VPSLLQ      $0x01, X5, X5
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X5
+	VPXORD      X6, X2, X2
+	VMOVDQU64   X2, (DI)(R9*1)
+	VPSRLQ      $0x3f, X6, X13
+	VPSLLQ      $0x01, X6, X6
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X6
+	VPXORD      X7, X3, X3
+	VMOVDQU64   X3, (DI)(R11*1)
+	VPSRLQ      $0x3f, X7, X13
+	VPSLLQ      $0x01, X7, X7
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X7
+	ADDQ        $0x10, SI
+	ADDQ        $0x10, DI
+	SUBQ        $0x10, CX
+	JMP         block_tail_4
+
+	// Next batch: past lane 3's sector (lane 0's pointers have moved one sector).
+batch_end_5:
+	ADDQ R11, SI
+	ADDQ R11, DI
+	SUBQ sectorSize+56(FP), R12
+	SUBQ R11, R12
+	JA   batch_2
+
+ret_1:
+	VZEROUPPER
+	RET
+
+// func decryptSectorsVAESAVX10_256(ks *keySchedule, dst []byte, src []byte, sectorSize int, first uint64, step uint64)
+// Requires: AES, AVX, AVX2, AVX512F, AVX512VL, PCLMULQDQ, VAES, VPCLMULQDQ
+TEXT ·decryptSectorsVAESAVX10_256(SB), NOSPLIT, $0-80
+	MOVQ ks+0(FP), AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), R12
+	MOVQ sectorSize+56(FP), CX
+	MOVQ first+64(FP), DX
+	MOVQ 720(AX), BX
+
+	// A sector size that is not a positive multiple of 16 breaks the contract:
+	// do nothing rather than misread.
+	CMPQ  CX, $0x10
+	JB    ret_1
+	TESTQ $0x0000000f, CX
+	JNZ   ret_1
+
+	// First row of the schedule: 14 - rounds.
+	MOVQ $0x000000e0, R10
+	MOVQ BX, R13
+	SHLQ $0x04, R13
+	SUBQ R13, R10
+
+	// Round keys and constants, once per call.
+	VBROADCASTI32X4 240(AX)(R10*1), Y15
+	VBROADCASTI32X4 256(AX), Y16
+	VBROADCASTI32X4 272(AX), Y17
+	VBROADCASTI32X4 288(AX), Y18
+	VBROADCASTI32X4 304(AX), Y19
+	VBROADCASTI32X4 320(AX), Y20
+	VBROADCASTI32X4 336(AX), Y21
+	VBROADCASTI32X4 352(AX), Y22
+	VBROADCASTI32X4 368(AX), Y23
+	VBROADCASTI32X4 384(AX), Y24
+	VBROADCASTI32X4 400(AX), Y25
+	VBROADCASTI32X4 416(AX), Y26
+	VBROADCASTI32X4 432(AX), Y27
+	VBROADCASTI32X4 448(AX), Y28
+	VBROADCASTI32X4 464(AX), Y29
+	VBROADCASTI32X4 xtsPoly<>+0(SB), Y12
+
+	// The first batch's tweaks; every later batch's are encrypted one batch ahead.
+	VMOVQ           DX, X30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y30, Y30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X31
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y31, Y31
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_6
+	JE              aes192_7
+	VBROADCASTI32X4 480(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 496(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 512(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_8
+
+aes192_7:
+	VBROADCASTI32X4 512(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_8
+
+aes128_6:
+	VBROADCASTI32X4 544(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+
+aes_common_8:
+	VBROADCASTI32X4 560(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 576(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 592(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 608(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 624(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 640(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 656(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 672(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 688(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 704(AX), Y13
+	VAESENCLAST     Y13, Y30, Y30
+	VAESENCLAST     Y13, Y31, Y31
+
+	// Batches of four sectors.
+batch_2:
+	MOVQ sectorSize+56(FP), CX
+
+	// Stop before a partial sector (the caller rules it out).
+	CMPQ R12, CX
+	JB   ret_1
+	MOVQ CX, R13
+	SHLQ $0x02, R13
+	CMPQ R12, R13
+	JB   partial_batch_9
+	MOVQ CX, R8
+	LEAQ (CX)(CX*1), R9
+	LEAQ (R9)(CX*1), R11
+
+	// Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).
+	VPERMQ     $0x44, Y30, Y4
+	VPSRLVQ    xtsShr256<>+32(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y4, Y8
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y8
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y4
+	VPERMQ     $0xee, Y30, Y5
+	VPSRLVQ    xtsShr256<>+32(SB), Y5, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y5, Y9
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y9
+	VPSRLVQ    xtsShr256<>+0(SB), Y5, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y5, Y5
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y5
+	VPERMQ     $0x44, Y31, Y6
+	VPSRLVQ    xtsShr256<>+32(SB), Y6, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y6, Y10
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y10
+	VPSRLVQ    xtsShr256<>+0(SB), Y6, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y6, Y6
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y6
+	VPERMQ     $0xee, Y31, Y7
+	VPSRLVQ    xtsShr256<>+32(SB), Y7, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y7, Y11
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y11
+	VPSRLVQ    xtsShr256<>+0(SB), Y7, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y7, Y7
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y7
+
+	// The next batch's IVs and their encryption: the out-of-order core runs this
+	// chain alongside this batch's data rounds, so its latency is hidden.
+	VMOVQ           DX, X30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y30, Y30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X31
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y31, Y31
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_11
+	JE              aes192_12
+	VBROADCASTI32X4 480(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 496(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 512(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_13
+
+aes192_12:
+	VBROADCASTI32X4 512(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_13
+
+aes128_11:
+	VBROADCASTI32X4 544(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+
+aes_common_13:
+	VBROADCASTI32X4 560(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 576(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 592(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 608(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 624(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 640(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 656(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 672(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 688(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 704(AX), Y13
+	VAESENCLAST     Y13, Y30, Y30
+	VAESENCLAST     Y13, Y31, Y31
+	JMP             batch_ready_10
+
+	// A last batch of fewer than four sectors: repeat the last one in the
+	// missing lanes, and encrypt its IVs here.
+partial_batch_9:
+	MOVQ  step+72(FP), R13
+	SHLQ  $0x02, R13
+	SUBQ  R13, DX
+	VMOVQ DX, X30
+
+	// Lane j exists if a whole sector is left at its offset: total - sectorSize >= offset.
+	MOVQ R12, R13
+	SUBQ CX, R13
+	MOVQ CX, R8
+	CMPQ R13, R8
+	JB   lane_repeat_14
+	ADDQ step+72(FP), DX
+	JMP  lane_ready_15
+
+lane_repeat_14:
+	XORQ R8, R8
+
+lane_ready_15:
+	VMOVQ        DX, X13
+	VINSERTI32X4 $0x01, X13, Y30, Y30
+	LEAQ         (R8)(CX*1), R9
+	CMPQ         R13, R9
+	JB           lane_repeat_16
+	ADDQ         step+72(FP), DX
+	JMP          lane_ready_17
+
+lane_repeat_16:
+	MOVQ R8, R9
+
+lane_ready_17:
+	VMOVQ DX, X31
+	LEAQ  (R9)(CX*1), R11
+	CMPQ  R13, R11
+	JB    lane_repeat_18
+	ADDQ  step+72(FP), DX
+	JMP   lane_ready_19
+
+lane_repeat_18:
+	MOVQ R9, R11
+
+lane_ready_19:
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y31, Y31
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_20
+	JE              aes192_21
+	VBROADCASTI32X4 480(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 496(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 512(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_22
+
+aes192_21:
+	VBROADCASTI32X4 512(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_22
+
+aes128_20:
+	VBROADCASTI32X4 544(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+
+aes_common_22:
+	VBROADCASTI32X4 560(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 576(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 592(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 608(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 624(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 640(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 656(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 672(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 688(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 704(AX), Y13
+	VAESENCLAST     Y13, Y30, Y30
+	VAESENCLAST     Y13, Y31, Y31
+
+	// Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).
+	VPERMQ     $0x44, Y30, Y4
+	VPSRLVQ    xtsShr256<>+32(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y4, Y8
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y8
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y4
+	VPERMQ     $0xee, Y30, Y5
+	VPSRLVQ    xtsShr256<>+32(SB), Y5, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y5, Y9
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y9
+	VPSRLVQ    xtsShr256<>+0(SB), Y5, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y5, Y5
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y5
+	VPERMQ     $0x44, Y31, Y6
+	VPSRLVQ    xtsShr256<>+32(SB), Y6, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y6, Y10
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y10
+	VPSRLVQ    xtsShr256<>+0(SB), Y6, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y6, Y6
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y6
+	VPERMQ     $0xee, Y31, Y7
+	VPSRLVQ    xtsShr256<>+32(SB), Y7, Y13
+	VPSLLVQ    xtsShl256<>+32(SB), Y7, Y11
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y11
+	VPSRLVQ    xtsShr256<>+0(SB), Y7, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y7, Y7
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y7
+
+batch_ready_10:
+	CMPQ CX, $0x00000020
+	JB   block_tail_4
+
+	// Main loop: L blocks of each of the four sectors per step, unrolled twice:
+	// the tweak set of one step advances by x^(2L) while the other is in use.
+	// The first step: the other set is still to be used.
+	VMOVDQU64  (SI), Y0
+	VPTERNLOGD $0x96, Y15, Y4, Y0
+	VMOVDQU64  (SI)(R8*1), Y1
+	VPTERNLOGD $0x96, Y15, Y5, Y1
+	VMOVDQU64  (SI)(R9*1), Y2
+	VPTERNLOGD $0x96, Y15, Y6, Y2
+	VMOVDQU64  (SI)(R11*1), Y3
+	VPTERNLOGD $0x96, Y15, Y7, Y3
+	CMPQ       BX, $0x0c
+	JB         aes128_24
+	JE         aes192_25
+	VAESDEC    Y16, Y0, Y0
+	VAESDEC    Y16, Y1, Y1
+	VAESDEC    Y16, Y2, Y2
+	VAESDEC    Y16, Y3, Y3
+	VAESDEC    Y17, Y0, Y0
+	VAESDEC    Y17, Y1, Y1
+	VAESDEC    Y17, Y2, Y2
+	VAESDEC    Y17, Y3, Y3
+
+aes192_25:
+	VAESDEC Y18, Y0, Y0
+	VAESDEC Y18, Y1, Y1
+	VAESDEC Y18, Y2, Y2
+	VAESDEC Y18, Y3, Y3
+	VAESDEC Y19, Y0, Y0
+	VAESDEC Y19, Y1, Y1
+	VAESDEC Y19, Y2, Y2
+	VAESDEC Y19, Y3, Y3
+
+aes128_24:
+	VAESDEC     Y20, Y0, Y0
+	VAESDEC     Y20, Y1, Y1
+	VAESDEC     Y20, Y2, Y2
+	VAESDEC     Y20, Y3, Y3
+	VAESDEC     Y21, Y0, Y0
+	VAESDEC     Y21, Y1, Y1
+	VAESDEC     Y21, Y2, Y2
+	VAESDEC     Y21, Y3, Y3
+	VAESDEC     Y22, Y0, Y0
+	VAESDEC     Y22, Y1, Y1
+	VAESDEC     Y22, Y2, Y2
+	VAESDEC     Y22, Y3, Y3
+	VAESDEC     Y23, Y0, Y0
+	VAESDEC     Y23, Y1, Y1
+	VAESDEC     Y23, Y2, Y2
+	VAESDEC     Y23, Y3, Y3
+	VAESDEC     Y24, Y0, Y0
+	VAESDEC     Y24, Y1, Y1
+	VAESDEC     Y24, Y2, Y2
+	VAESDEC     Y24, Y3, Y3
+	VAESDEC     Y25, Y0, Y0
+	VAESDEC     Y25, Y1, Y1
+	VAESDEC     Y25, Y2, Y2
+	VAESDEC     Y25, Y3, Y3
+	VAESDEC     Y26, Y0, Y0
+	VAESDEC     Y26, Y1, Y1
+	VAESDEC     Y26, Y2, Y2
+	VAESDEC     Y26, Y3, Y3
+	VAESDEC     Y27, Y0, Y0
+	VAESDEC     Y27, Y1, Y1
+	VAESDEC     Y27, Y2, Y2
+	VAESDEC     Y27, Y3, Y3
+	VAESDEC     Y28, Y0, Y0
+	VAESDEC     Y28, Y1, Y1
+	VAESDEC     Y28, Y2, Y2
+	VAESDEC     Y28, Y3, Y3
+	VAESDECLAST Y29, Y0, Y0
+	VAESDECLAST Y29, Y1, Y1
+	VAESDECLAST Y29, Y2, Y2
+	VAESDECLAST Y29, Y3, Y3
+	VPXORD      Y4, Y0, Y0
+	VMOVDQU64   Y0, (DI)
+	VPXORD      Y5, Y1, Y1
+	VMOVDQU64   Y1, (DI)(R8*1)
+	VPXORD      Y6, Y2, Y2
+	VMOVDQU64   Y2, (DI)(R9*1)
+	VPXORD      Y7, Y3, Y3
+	VMOVDQU64   Y3, (DI)(R11*1)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000020, CX
+	CMPQ        CX, $0x00000020
+	JB          after_second_23
+
+loop_3:
+	VMOVDQU64  (SI), Y0
+	VPTERNLOGD $0x96, Y15, Y8, Y0
+	VMOVDQU64  (SI)(R8*1), Y1
+	VPTERNLOGD $0x96, Y15, Y9, Y1
+	VMOVDQU64  (SI)(R9*1), Y2
+	VPTERNLOGD $0x96, Y15, Y10, Y2
+	VMOVDQU64  (SI)(R11*1), Y3
+	VPTERNLOGD $0x96, Y15, Y11, Y3
+	CMPQ       BX, $0x0c
+	JB         aes128_26
+	JE         aes192_27
+	VAESDEC    Y16, Y0, Y0
+	VAESDEC    Y16, Y1, Y1
+	VAESDEC    Y16, Y2, Y2
+	VAESDEC    Y16, Y3, Y3
+	VAESDEC    Y17, Y0, Y0
+	VAESDEC    Y17, Y1, Y1
+	VAESDEC    Y17, Y2, Y2
+	VAESDEC    Y17, Y3, Y3
+
+aes192_27:
+	VAESDEC Y18, Y0, Y0
+	VAESDEC Y18, Y1, Y1
+	VAESDEC Y18, Y2, Y2
+	VAESDEC Y18, Y3, Y3
+	VAESDEC Y19, Y0, Y0
+	VAESDEC Y19, Y1, Y1
+	VAESDEC Y19, Y2, Y2
+	VAESDEC Y19, Y3, Y3
+
+aes128_26:
+	VAESDEC     Y20, Y0, Y0
+	VAESDEC     Y20, Y1, Y1
+	VAESDEC     Y20, Y2, Y2
+	VAESDEC     Y20, Y3, Y3
+	VPSRLQ      $0x3c, Y4, Y13
+	VPSLLQ      $0x04, Y4, Y4
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y21, Y0, Y0
+	VAESDEC     Y21, Y1, Y1
+	VAESDEC     Y21, Y2, Y2
+	VAESDEC     Y21, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y4
+	VPSRLQ      $0x3c, Y5, Y13
+	VAESDEC     Y22, Y0, Y0
+	VAESDEC     Y22, Y1, Y1
+	VAESDEC     Y22, Y2, Y2
+	VAESDEC     Y22, Y3, Y3
+	VPSLLQ      $0x04, Y5, Y5
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y23, Y0, Y0
+	VAESDEC     Y23, Y1, Y1
+	VAESDEC     Y23, Y2, Y2
+	VAESDEC     Y23, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y5
+	VAESDEC     Y24, Y0, Y0
+	VAESDEC     Y24, Y1, Y1
+	VAESDEC     Y24, Y2, Y2
+	VAESDEC     Y24, Y3, Y3
+	VPSRLQ      $0x3c, Y6, Y13
+	VPSLLQ      $0x04, Y6, Y6
+	VAESDEC     Y25, Y0, Y0
+	VAESDEC     Y25, Y1, Y1
+	VAESDEC     Y25, Y2, Y2
+	VAESDEC     Y25, Y3, Y3
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VAESDEC     Y26, Y0, Y0
+	VAESDEC     Y26, Y1, Y1
+	VAESDEC     Y26, Y2, Y2
+	VAESDEC     Y26, Y3, Y3
+	VPTERNLOGD  $0x96, Y13, Y14, Y6
+	VPSRLQ      $0x3c, Y7, Y13
+	VAESDEC     Y27, Y0, Y0
+	VAESDEC     Y27, Y1, Y1
+	VAESDEC     Y27, Y2, Y2
+	VAESDEC     Y27, Y3, Y3
+	VPSLLQ      $0x04, Y7, Y7
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y28, Y0, Y0
+	VAESDEC     Y28, Y1, Y1
+	VAESDEC     Y28, Y2, Y2
+	VAESDEC     Y28, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y7
+	VAESDECLAST Y29, Y0, Y0
+	VAESDECLAST Y29, Y1, Y1
+	VAESDECLAST Y29, Y2, Y2
+	VAESDECLAST Y29, Y3, Y3
+	VPXORD      Y8, Y0, Y0
+	VMOVDQU64   Y0, (DI)
+	VPXORD      Y9, Y1, Y1
+	VMOVDQU64   Y1, (DI)(R8*1)
+	VPXORD      Y10, Y2, Y2
+	VMOVDQU64   Y2, (DI)(R9*1)
+	VPXORD      Y11, Y3, Y3
+	VMOVDQU64   Y3, (DI)(R11*1)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000020, CX
+	CMPQ        CX, $0x00000020
+	JB          block_tail_4
+	VMOVDQU64   (SI), Y0
+	VPTERNLOGD  $0x96, Y15, Y4, Y0
+	VMOVDQU64   (SI)(R8*1), Y1
+	VPTERNLOGD  $0x96, Y15, Y5, Y1
+	VMOVDQU64   (SI)(R9*1), Y2
+	VPTERNLOGD  $0x96, Y15, Y6, Y2
+	VMOVDQU64   (SI)(R11*1), Y3
+	VPTERNLOGD  $0x96, Y15, Y7, Y3
+	CMPQ        BX, $0x0c
+	JB          aes128_28
+	JE          aes192_29
+	VAESDEC     Y16, Y0, Y0
+	VAESDEC     Y16, Y1, Y1
+	VAESDEC     Y16, Y2, Y2
+	VAESDEC     Y16, Y3, Y3
+	VAESDEC     Y17, Y0, Y0
+	VAESDEC     Y17, Y1, Y1
+	VAESDEC     Y17, Y2, Y2
+	VAESDEC     Y17, Y3, Y3
+
+aes192_29:
+	VAESDEC Y18, Y0, Y0
+	VAESDEC Y18, Y1, Y1
+	VAESDEC Y18, Y2, Y2
+	VAESDEC Y18, Y3, Y3
+	VAESDEC Y19, Y0, Y0
+	VAESDEC Y19, Y1, Y1
+	VAESDEC Y19, Y2, Y2
+	VAESDEC Y19, Y3, Y3
+
+aes128_28:
+	VAESDEC     Y20, Y0, Y0
+	VAESDEC     Y20, Y1, Y1
+	VAESDEC     Y20, Y2, Y2
+	VAESDEC     Y20, Y3, Y3
+	VPSRLQ      $0x3c, Y8, Y13
+	VPSLLQ      $0x04, Y8, Y8
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y21, Y0, Y0
+	VAESDEC     Y21, Y1, Y1
+	VAESDEC     Y21, Y2, Y2
+	VAESDEC     Y21, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y8
+	VPSRLQ      $0x3c, Y9, Y13
+	VAESDEC     Y22, Y0, Y0
+	VAESDEC     Y22, Y1, Y1
+	VAESDEC     Y22, Y2, Y2
+	VAESDEC     Y22, Y3, Y3
+	VPSLLQ      $0x04, Y9, Y9
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y23, Y0, Y0
+	VAESDEC     Y23, Y1, Y1
+	VAESDEC     Y23, Y2, Y2
+	VAESDEC     Y23, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y9
+	VAESDEC     Y24, Y0, Y0
+	VAESDEC     Y24, Y1, Y1
+	VAESDEC     Y24, Y2, Y2
+	VAESDEC     Y24, Y3, Y3
+	VPSRLQ      $0x3c, Y10, Y13
+	VPSLLQ      $0x04, Y10, Y10
+	VAESDEC     Y25, Y0, Y0
+	VAESDEC     Y25, Y1, Y1
+	VAESDEC     Y25, Y2, Y2
+	VAESDEC     Y25, Y3, Y3
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VAESDEC     Y26, Y0, Y0
+	VAESDEC     Y26, Y1, Y1
+	VAESDEC     Y26, Y2, Y2
+	VAESDEC     Y26, Y3, Y3
+	VPTERNLOGD  $0x96, Y13, Y14, Y10
+	VPSRLQ      $0x3c, Y11, Y13
+	VAESDEC     Y27, Y0, Y0
+	VAESDEC     Y27, Y1, Y1
+	VAESDEC     Y27, Y2, Y2
+	VAESDEC     Y27, Y3, Y3
+	VPSLLQ      $0x04, Y11, Y11
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y28, Y0, Y0
+	VAESDEC     Y28, Y1, Y1
+	VAESDEC     Y28, Y2, Y2
+	VAESDEC     Y28, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y11
+	VAESDECLAST Y29, Y0, Y0
+	VAESDECLAST Y29, Y1, Y1
+	VAESDECLAST Y29, Y2, Y2
+	VAESDECLAST Y29, Y3, Y3
+	VPXORD      Y4, Y0, Y0
+	VMOVDQU64   Y0, (DI)
+	VPXORD      Y5, Y1, Y1
+	VMOVDQU64   Y1, (DI)(R8*1)
+	VPXORD      Y6, Y2, Y2
+	VMOVDQU64   Y2, (DI)(R9*1)
+	VPXORD      Y7, Y3, Y3
+	VMOVDQU64   Y3, (DI)(R11*1)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000020, CX
+	CMPQ        CX, $0x00000020
+	JAE         loop_3
+
+after_second_23:
+	VMOVDQA64 Y8, Y4
+	VMOVDQA64 Y9, Y5
+	VMOVDQA64 Y10, Y6
+	VMOVDQA64 Y11, Y7
+
+	// The rest of each sector, one block of each at a time.
+block_tail_4:
+	CMPQ       CX, $0x10
+	JB         batch_end_5
+	VMOVDQU64  (SI), X0
+	VPTERNLOGD $0x96, X15, X4, X0
+	VMOVDQU64  (SI)(R8*1), X1
+	VPTERNLOGD $0x96, X15, X5, X1
+	VMOVDQU64  (SI)(R9*1), X2
+	VPTERNLOGD $0x96, X15, X6, X2
+	VMOVDQU64  (SI)(R11*1), X3
+	VPTERNLOGD $0x96, X15, X7, X3
+	CMPQ       BX, $0x0c
+	JB         aes128_30
+	JE         aes192_31
+	VAESDEC    X16, X0, X0
+	VAESDEC    X16, X1, X1
+	VAESDEC    X16, X2, X2
+	VAESDEC    X16, X3, X3
+	VAESDEC    X17, X0, X0
+	VAESDEC    X17, X1, X1
+	VAESDEC    X17, X2, X2
+	VAESDEC    X17, X3, X3
+
+aes192_31:
+	VAESDEC X18, X0, X0
+	VAESDEC X18, X1, X1
+	VAESDEC X18, X2, X2
+	VAESDEC X18, X3, X3
+	VAESDEC X19, X0, X0
+	VAESDEC X19, X1, X1
+	VAESDEC X19, X2, X2
+	VAESDEC X19, X3, X3
+
+aes128_30:
+	VAESDEC     X20, X0, X0
+	VAESDEC     X20, X1, X1
+	VAESDEC     X20, X2, X2
+	VAESDEC     X20, X3, X3
+	VAESDEC     X21, X0, X0
+	VAESDEC     X21, X1, X1
+	VAESDEC     X21, X2, X2
+	VAESDEC     X21, X3, X3
+	VAESDEC     X22, X0, X0
+	VAESDEC     X22, X1, X1
+	VAESDEC     X22, X2, X2
+	VAESDEC     X22, X3, X3
+	VAESDEC     X23, X0, X0
+	VAESDEC     X23, X1, X1
+	VAESDEC     X23, X2, X2
+	VAESDEC     X23, X3, X3
+	VAESDEC     X24, X0, X0
+	VAESDEC     X24, X1, X1
+	VAESDEC     X24, X2, X2
+	VAESDEC     X24, X3, X3
+	VAESDEC     X25, X0, X0
+	VAESDEC     X25, X1, X1
+	VAESDEC     X25, X2, X2
+	VAESDEC     X25, X3, X3
+	VAESDEC     X26, X0, X0
+	VAESDEC     X26, X1, X1
+	VAESDEC     X26, X2, X2
+	VAESDEC     X26, X3, X3
+	VAESDEC     X27, X0, X0
+	VAESDEC     X27, X1, X1
+	VAESDEC     X27, X2, X2
+	VAESDEC     X27, X3, X3
+	VAESDEC     X28, X0, X0
+	VAESDEC     X28, X1, X1
+	VAESDEC     X28, X2, X2
+	VAESDEC     X28, X3, X3
+	VAESDECLAST X29, X0, X0
+	VAESDECLAST X29, X1, X1
+	VAESDECLAST X29, X2, X2
+	VAESDECLAST X29, X3, X3
+	VPXORD      X4, X0, X0
+	VMOVDQU64   X0, (DI)
+	VPSRLQ      $0x3f, X4, X13
+	VPSLLQ      $0x01, X4, X4
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X4
+	VPXORD      X5, X1, X1
+	VMOVDQU64   X1, (DI)(R8*1)
+	VPSRLQ      $0x3f, X5, X13
+	VPSLLQ      $0x01, X5, X5
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X5
+	VPXORD      X6, X2, X2
+	VMOVDQU64   X2, (DI)(R9*1)
+	VPSRLQ      $0x3f, X6, X13
+	VPSLLQ      $0x01, X6, X6
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X6
+	VPXORD      X7, X3, X3
+	VMOVDQU64   X3, (DI)(R11*1)
+	VPSRLQ      $0x3f, X7, X13
+	VPSLLQ      $0x01, X7, X7
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X7
+	ADDQ        $0x10, SI
+	ADDQ        $0x10, DI
+	SUBQ        $0x10, CX
+	JMP         block_tail_4
+
+	// Next batch: past lane 3's sector (lane 0's pointers have moved one sector).
+batch_end_5:
+	ADDQ R11, SI
+	ADDQ R11, DI
+	SUBQ sectorSize+56(FP), R12
+	SUBQ R11, R12
+	JA   batch_2
+
+ret_1:
+	VZEROUPPER
+	RET
+
+// func encryptSectorsVAESAVX10_512(ks *keySchedule, dst []byte, src []byte, sectorSize int, first uint64, step uint64)
+// Requires: AES, AVX, AVX512BW, AVX512F, AVX512VL, PCLMULQDQ, VAES, VPCLMULQDQ
+TEXT ·encryptSectorsVAESAVX10_512(SB), NOSPLIT, $0-80
+	MOVQ ks+0(FP), AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), R12
+	MOVQ sectorSize+56(FP), CX
+	MOVQ first+64(FP), DX
+	MOVQ 720(AX), BX
+
+	// A sector size that is not a positive multiple of 16 breaks the contract:
+	// do nothing rather than misread.
+	CMPQ  CX, $0x10
+	JB    ret_1
+	TESTQ $0x0000000f, CX
+	JNZ   ret_1
+
+	// First row of the schedule: 14 - rounds.
+	MOVQ $0x000000e0, R10
+	MOVQ BX, R13
+	SHLQ $0x04, R13
+	SUBQ R13, R10
+
+	// Round keys and constants, once per call.
+	VBROADCASTI32X4 (AX)(R10*1), Z15
+	VBROADCASTI32X4 16(AX), Z16
+	VBROADCASTI32X4 32(AX), Z17
+	VBROADCASTI32X4 48(AX), Z18
+	VBROADCASTI32X4 64(AX), Z19
+	VBROADCASTI32X4 80(AX), Z20
+	VBROADCASTI32X4 96(AX), Z21
+	VBROADCASTI32X4 112(AX), Z22
+	VBROADCASTI32X4 128(AX), Z23
+	VBROADCASTI32X4 144(AX), Z24
+	VBROADCASTI32X4 160(AX), Z25
+	VBROADCASTI32X4 176(AX), Z26
+	VBROADCASTI32X4 192(AX), Z27
+	VBROADCASTI32X4 208(AX), Z28
+	VBROADCASTI32X4 224(AX), Z29
+	VBROADCASTI32X4 xtsPoly<>+0(SB), Z12
+
+	// The first batch's tweaks; every later batch's are encrypted one batch ahead.
+	VMOVQ           DX, X30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x02, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x03, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_6
+	JE              aes192_7
+	VBROADCASTI32X4 480(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 496(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 512(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_8
+
+aes192_7:
+	VBROADCASTI32X4 512(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_8
+
+aes128_6:
+	VBROADCASTI32X4 544(AX), Z13
+	VPXORD          Z13, Z30, Z30
+
+aes_common_8:
+	VBROADCASTI32X4 560(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 576(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 592(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 608(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 624(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 640(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 656(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 672(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 688(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 704(AX), Z13
+	VAESENCLAST     Z13, Z30, Z30
+
+	// Batches of four sectors.
+batch_2:
+	MOVQ sectorSize+56(FP), CX
+
+	// Stop before a partial sector (the caller rules it out).
+	CMPQ R12, CX
+	JB   ret_1
+	MOVQ CX, R13
+	SHLQ $0x02, R13
+	CMPQ R12, R13
+	JB   partial_batch_9
+	MOVQ CX, R8
+	LEAQ (CX)(CX*1), R9
+	LEAQ (R9)(CX*1), R11
+
+	// Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).
+	VSHUFI64X2 $0x00, Z30, Z30, Z4
+	VPSRLVQ    xtsShr512<>+64(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z4, Z8
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z8
+	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z4, Z4
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z4
+	VSHUFI64X2 $0x55, Z30, Z30, Z5
+	VPSRLVQ    xtsShr512<>+64(SB), Z5, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z5, Z9
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z9
+	VPSRLVQ    xtsShr512<>+0(SB), Z5, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z5, Z5
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z5
+	VSHUFI64X2 $0xaa, Z30, Z30, Z6
+	VPSRLVQ    xtsShr512<>+64(SB), Z6, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z6, Z10
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z10
+	VPSRLVQ    xtsShr512<>+0(SB), Z6, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z6, Z6
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z6
+	VSHUFI64X2 $0xff, Z30, Z30, Z7
+	VPSRLVQ    xtsShr512<>+64(SB), Z7, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z7, Z11
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z11
+	VPSRLVQ    xtsShr512<>+0(SB), Z7, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z7, Z7
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z7
+
+	// The next batch's IVs and their encryption: the out-of-order core runs this
+	// chain alongside this batch's data rounds, so its latency is hidden.
+	VMOVQ           DX, X30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x02, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x03, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_11
+	JE              aes192_12
+	VBROADCASTI32X4 480(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 496(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 512(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_13
+
+aes192_12:
+	VBROADCASTI32X4 512(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_13
+
+aes128_11:
+	VBROADCASTI32X4 544(AX), Z13
+	VPXORD          Z13, Z30, Z30
+
+aes_common_13:
+	VBROADCASTI32X4 560(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 576(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 592(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 608(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 624(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 640(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 656(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 672(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 688(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 704(AX), Z13
+	VAESENCLAST     Z13, Z30, Z30
+	JMP             batch_ready_10
+
+	// A last batch of fewer than four sectors: repeat the last one in the
+	// missing lanes, and encrypt its IVs here.
+partial_batch_9:
+	MOVQ  step+72(FP), R13
+	SHLQ  $0x02, R13
+	SUBQ  R13, DX
+	VMOVQ DX, X30
+
+	// Lane j exists if a whole sector is left at its offset: total - sectorSize >= offset.
+	MOVQ R12, R13
+	SUBQ CX, R13
+	MOVQ CX, R8
+	CMPQ R13, R8
+	JB   lane_repeat_14
+	ADDQ step+72(FP), DX
+	JMP  lane_ready_15
+
+lane_repeat_14:
+	XORQ R8, R8
+
+lane_ready_15:
+	VMOVQ        DX, X13
+	VINSERTI32X4 $0x01, X13, Z30, Z30
+	LEAQ         (R8)(CX*1), R9
+	CMPQ         R13, R9
+	JB           lane_repeat_16
+	ADDQ         step+72(FP), DX
+	JMP          lane_ready_17
+
+lane_repeat_16:
+	MOVQ R8, R9
+
+lane_ready_17:
+	VMOVQ        DX, X13
+	VINSERTI32X4 $0x02, X13, Z30, Z30
+	LEAQ         (R9)(CX*1), R11
+	CMPQ         R13, R11
+	JB           lane_repeat_18
+	ADDQ         step+72(FP), DX
+	JMP          lane_ready_19
+
+lane_repeat_18:
+	MOVQ R9, R11
+
+lane_ready_19:
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x03, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_20
+	JE              aes192_21
+	VBROADCASTI32X4 480(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 496(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 512(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_22
+
+aes192_21:
+	VBROADCASTI32X4 512(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_22
+
+aes128_20:
+	VBROADCASTI32X4 544(AX), Z13
+	VPXORD          Z13, Z30, Z30
+
+aes_common_22:
+	VBROADCASTI32X4 560(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 576(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 592(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 608(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 624(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 640(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 656(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 672(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 688(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 704(AX), Z13
+	VAESENCLAST     Z13, Z30, Z30
+
+	// Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).
+	VSHUFI64X2 $0x00, Z30, Z30, Z4
+	VPSRLVQ    xtsShr512<>+64(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z4, Z8
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z8
+	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z4, Z4
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z4
+	VSHUFI64X2 $0x55, Z30, Z30, Z5
+	VPSRLVQ    xtsShr512<>+64(SB), Z5, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z5, Z9
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z9
+	VPSRLVQ    xtsShr512<>+0(SB), Z5, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z5, Z5
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z5
+	VSHUFI64X2 $0xaa, Z30, Z30, Z6
+	VPSRLVQ    xtsShr512<>+64(SB), Z6, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z6, Z10
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z10
+	VPSRLVQ    xtsShr512<>+0(SB), Z6, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z6, Z6
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z6
+	VSHUFI64X2 $0xff, Z30, Z30, Z7
+	VPSRLVQ    xtsShr512<>+64(SB), Z7, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z7, Z11
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z11
+	VPSRLVQ    xtsShr512<>+0(SB), Z7, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z7, Z7
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z7
+
+batch_ready_10:
+	CMPQ CX, $0x00000040
+	JB   block_tail_4
+
+	// Main loop: L blocks of each of the four sectors per step, unrolled twice:
+	// the tweak set of one step advances by x^(2L) while the other is in use.
+	// The first step: the other set is still to be used.
+	VMOVDQU64  (SI), Z0
+	VPTERNLOGD $0x96, Z15, Z4, Z0
+	VMOVDQU64  (SI)(R8*1), Z1
+	VPTERNLOGD $0x96, Z15, Z5, Z1
+	VMOVDQU64  (SI)(R9*1), Z2
+	VPTERNLOGD $0x96, Z15, Z6, Z2
+	VMOVDQU64  (SI)(R11*1), Z3
+	VPTERNLOGD $0x96, Z15, Z7, Z3
+	CMPQ       BX, $0x0c
+	JB         aes128_24
+	JE         aes192_25
+	VAESENC    Z16, Z0, Z0
+	VAESENC    Z16, Z1, Z1
+	VAESENC    Z16, Z2, Z2
+	VAESENC    Z16, Z3, Z3
+	VAESENC    Z17, Z0, Z0
+	VAESENC    Z17, Z1, Z1
+	VAESENC    Z17, Z2, Z2
+	VAESENC    Z17, Z3, Z3
+
+aes192_25:
+	VAESENC Z18, Z0, Z0
+	VAESENC Z18, Z1, Z1
+	VAESENC Z18, Z2, Z2
+	VAESENC Z18, Z3, Z3
+	VAESENC Z19, Z0, Z0
+	VAESENC Z19, Z1, Z1
+	VAESENC Z19, Z2, Z2
+	VAESENC Z19, Z3, Z3
+
+aes128_24:
+	VAESENC     Z20, Z0, Z0
+	VAESENC     Z20, Z1, Z1
+	VAESENC     Z20, Z2, Z2
+	VAESENC     Z20, Z3, Z3
+	VAESENC     Z21, Z0, Z0
+	VAESENC     Z21, Z1, Z1
+	VAESENC     Z21, Z2, Z2
+	VAESENC     Z21, Z3, Z3
+	VAESENC     Z22, Z0, Z0
+	VAESENC     Z22, Z1, Z1
+	VAESENC     Z22, Z2, Z2
+	VAESENC     Z22, Z3, Z3
+	VAESENC     Z23, Z0, Z0
+	VAESENC     Z23, Z1, Z1
+	VAESENC     Z23, Z2, Z2
+	VAESENC     Z23, Z3, Z3
+	VAESENC     Z24, Z0, Z0
+	VAESENC     Z24, Z1, Z1
+	VAESENC     Z24, Z2, Z2
+	VAESENC     Z24, Z3, Z3
+	VAESENC     Z25, Z0, Z0
+	VAESENC     Z25, Z1, Z1
+	VAESENC     Z25, Z2, Z2
+	VAESENC     Z25, Z3, Z3
+	VAESENC     Z26, Z0, Z0
+	VAESENC     Z26, Z1, Z1
+	VAESENC     Z26, Z2, Z2
+	VAESENC     Z26, Z3, Z3
+	VAESENC     Z27, Z0, Z0
+	VAESENC     Z27, Z1, Z1
+	VAESENC     Z27, Z2, Z2
+	VAESENC     Z27, Z3, Z3
+	VAESENC     Z28, Z0, Z0
+	VAESENC     Z28, Z1, Z1
+	VAESENC     Z28, Z2, Z2
+	VAESENC     Z28, Z3, Z3
+	VAESENCLAST Z29, Z0, Z0
+	VAESENCLAST Z29, Z1, Z1
+	VAESENCLAST Z29, Z2, Z2
+	VAESENCLAST Z29, Z3, Z3
+	VPXORD      Z4, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPXORD      Z5, Z1, Z1
+	VMOVDQU64   Z1, (DI)(R8*1)
+	VPXORD      Z6, Z2, Z2
+	VMOVDQU64   Z2, (DI)(R9*1)
+	VPXORD      Z7, Z3, Z3
+	VMOVDQU64   Z3, (DI)(R11*1)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	JB          after_second_23
+
+loop_3:
+	VMOVDQU64  (SI), Z0
+	VPTERNLOGD $0x96, Z15, Z8, Z0
+	VMOVDQU64  (SI)(R8*1), Z1
+	VPTERNLOGD $0x96, Z15, Z9, Z1
+	VMOVDQU64  (SI)(R9*1), Z2
+	VPTERNLOGD $0x96, Z15, Z10, Z2
+	VMOVDQU64  (SI)(R11*1), Z3
+	VPTERNLOGD $0x96, Z15, Z11, Z3
+	CMPQ       BX, $0x0c
+	JB         aes128_26
+	JE         aes192_27
+	VAESENC    Z16, Z0, Z0
+	VAESENC    Z16, Z1, Z1
+	VAESENC    Z16, Z2, Z2
+	VAESENC    Z16, Z3, Z3
+	VAESENC    Z17, Z0, Z0
+	VAESENC    Z17, Z1, Z1
+	VAESENC    Z17, Z2, Z2
+	VAESENC    Z17, Z3, Z3
+
+aes192_27:
+	VAESENC Z18, Z0, Z0
+	VAESENC Z18, Z1, Z1
+	VAESENC Z18, Z2, Z2
+	VAESENC Z18, Z3, Z3
+	VAESENC Z19, Z0, Z0
+	VAESENC Z19, Z1, Z1
+	VAESENC Z19, Z2, Z2
+	VAESENC Z19, Z3, Z3
+
+aes128_26:
+	VAESENC     Z20, Z0, Z0
+	VAESENC     Z20, Z1, Z1
+	VAESENC     Z20, Z2, Z2
+	VAESENC     Z20, Z3, Z3
+	VPSRLDQ     $0x0f, Z4, Z13
+	VPSLLDQ     $0x01, Z4, Z4
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z4
+	VAESENC     Z21, Z0, Z0
+	VAESENC     Z21, Z1, Z1
+	VAESENC     Z21, Z2, Z2
+	VAESENC     Z21, Z3, Z3
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z4
+	VAESENC     Z22, Z0, Z0
+	VAESENC     Z22, Z1, Z1
+	VAESENC     Z22, Z2, Z2
+	VAESENC     Z22, Z3, Z3
+	VPSRLDQ     $0x0f, Z5, Z13
+	VPSLLDQ     $0x01, Z5, Z5
+	VPSLLQ      $0x01, Z13, Z14
+	VAESENC     Z23, Z0, Z0
+	VAESENC     Z23, Z1, Z1
+	VAESENC     Z23, Z2, Z2
+	VAESENC     Z23, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z5
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VAESENC     Z24, Z0, Z0
+	VAESENC     Z24, Z1, Z1
+	VAESENC     Z24, Z2, Z2
+	VAESENC     Z24, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z5
+	VPSRLDQ     $0x0f, Z6, Z13
+	VPSLLDQ     $0x01, Z6, Z6
+	VAESENC     Z25, Z0, Z0
+	VAESENC     Z25, Z1, Z1
+	VAESENC     Z25, Z2, Z2
+	VAESENC     Z25, Z3, Z3
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z6
+	VPSLLQ      $0x02, Z13, Z14
+	VAESENC     Z26, Z0, Z0
+	VAESENC     Z26, Z1, Z1
+	VAESENC     Z26, Z2, Z2
+	VAESENC     Z26, Z3, Z3
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z6
+	VPSRLDQ     $0x0f, Z7, Z13
+	VAESENC     Z27, Z0, Z0
+	VAESENC     Z27, Z1, Z1
+	VAESENC     Z27, Z2, Z2
+	VAESENC     Z27, Z3, Z3
+	VPSLLDQ     $0x01, Z7, Z7
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z7
+	VAESENC     Z28, Z0, Z0
+	VAESENC     Z28, Z1, Z1
+	VAESENC     Z28, Z2, Z2
+	VAESENC     Z28, Z3, Z3
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z7
+	VAESENCLAST Z29, Z0, Z0
+	VAESENCLAST Z29, Z1, Z1
+	VAESENCLAST Z29, Z2, Z2
+	VAESENCLAST Z29, Z3, Z3
+	VPXORD      Z8, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPXORD      Z9, Z1, Z1
+	VMOVDQU64   Z1, (DI)(R8*1)
+	VPXORD      Z10, Z2, Z2
+	VMOVDQU64   Z2, (DI)(R9*1)
+	VPXORD      Z11, Z3, Z3
+	VMOVDQU64   Z3, (DI)(R11*1)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	JB          block_tail_4
+	VMOVDQU64   (SI), Z0
+	VPTERNLOGD  $0x96, Z15, Z4, Z0
+	VMOVDQU64   (SI)(R8*1), Z1
+	VPTERNLOGD  $0x96, Z15, Z5, Z1
+	VMOVDQU64   (SI)(R9*1), Z2
+	VPTERNLOGD  $0x96, Z15, Z6, Z2
+	VMOVDQU64   (SI)(R11*1), Z3
+	VPTERNLOGD  $0x96, Z15, Z7, Z3
+	CMPQ        BX, $0x0c
+	JB          aes128_28
+	JE          aes192_29
+	VAESENC     Z16, Z0, Z0
+	VAESENC     Z16, Z1, Z1
+	VAESENC     Z16, Z2, Z2
+	VAESENC     Z16, Z3, Z3
+	VAESENC     Z17, Z0, Z0
+	VAESENC     Z17, Z1, Z1
+	VAESENC     Z17, Z2, Z2
+	VAESENC     Z17, Z3, Z3
+
+aes192_29:
+	VAESENC Z18, Z0, Z0
+	VAESENC Z18, Z1, Z1
+	VAESENC Z18, Z2, Z2
+	VAESENC Z18, Z3, Z3
+	VAESENC Z19, Z0, Z0
+	VAESENC Z19, Z1, Z1
+	VAESENC Z19, Z2, Z2
+	VAESENC Z19, Z3, Z3
+
+aes128_28:
+	VAESENC     Z20, Z0, Z0
+	VAESENC     Z20, Z1, Z1
+	VAESENC     Z20, Z2, Z2
+	VAESENC     Z20, Z3, Z3
+	VPSRLDQ     $0x0f, Z8, Z13
+	VPSLLDQ     $0x01, Z8, Z8
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z8
+	VAESENC     Z21, Z0, Z0
+	VAESENC     Z21, Z1, Z1
+	VAESENC     Z21, Z2, Z2
+	VAESENC     Z21, Z3, Z3
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z8
+	VAESENC     Z22, Z0, Z0
+	VAESENC     Z22, Z1, Z1
+	VAESENC     Z22, Z2, Z2
+	VAESENC     Z22, Z3, Z3
+	VPSRLDQ     $0x0f, Z9, Z13
+	VPSLLDQ     $0x01, Z9, Z9
+	VPSLLQ      $0x01, Z13, Z14
+	VAESENC     Z23, Z0, Z0
+	VAESENC     Z23, Z1, Z1
+	VAESENC     Z23, Z2, Z2
+	VAESENC     Z23, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z9
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VAESENC     Z24, Z0, Z0
+	VAESENC     Z24, Z1, Z1
+	VAESENC     Z24, Z2, Z2
+	VAESENC     Z24, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z9
+	VPSRLDQ     $0x0f, Z10, Z13
+	VPSLLDQ     $0x01, Z10, Z10
+	VAESENC     Z25, Z0, Z0
+	VAESENC     Z25, Z1, Z1
+	VAESENC     Z25, Z2, Z2
+	VAESENC     Z25, Z3, Z3
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z10
+	VPSLLQ      $0x02, Z13, Z14
+	VAESENC     Z26, Z0, Z0
+	VAESENC     Z26, Z1, Z1
+	VAESENC     Z26, Z2, Z2
+	VAESENC     Z26, Z3, Z3
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z10
+	VPSRLDQ     $0x0f, Z11, Z13
+	VAESENC     Z27, Z0, Z0
+	VAESENC     Z27, Z1, Z1
+	VAESENC     Z27, Z2, Z2
+	VAESENC     Z27, Z3, Z3
+	VPSLLDQ     $0x01, Z11, Z11
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z11
+	VAESENC     Z28, Z0, Z0
+	VAESENC     Z28, Z1, Z1
+	VAESENC     Z28, Z2, Z2
+	VAESENC     Z28, Z3, Z3
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z11
+	VAESENCLAST Z29, Z0, Z0
+	VAESENCLAST Z29, Z1, Z1
+	VAESENCLAST Z29, Z2, Z2
+	VAESENCLAST Z29, Z3, Z3
+	VPXORD      Z4, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPXORD      Z5, Z1, Z1
+	VMOVDQU64   Z1, (DI)(R8*1)
+	VPXORD      Z6, Z2, Z2
+	VMOVDQU64   Z2, (DI)(R9*1)
+	VPXORD      Z7, Z3, Z3
+	VMOVDQU64   Z3, (DI)(R11*1)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	JAE         loop_3
+
+after_second_23:
+	VMOVDQA64 Z8, Z4
+	VMOVDQA64 Z9, Z5
+	VMOVDQA64 Z10, Z6
+	VMOVDQA64 Z11, Z7
+
+	// The rest of each sector, one block of each at a time.
+block_tail_4:
+	CMPQ       CX, $0x10
+	JB         batch_end_5
+	VMOVDQU64  (SI), X0
+	VPTERNLOGD $0x96, X15, X4, X0
+	VMOVDQU64  (SI)(R8*1), X1
+	VPTERNLOGD $0x96, X15, X5, X1
+	VMOVDQU64  (SI)(R9*1), X2
+	VPTERNLOGD $0x96, X15, X6, X2
+	VMOVDQU64  (SI)(R11*1), X3
+	VPTERNLOGD $0x96, X15, X7, X3
+	CMPQ       BX, $0x0c
+	JB         aes128_30
+	JE         aes192_31
+	VAESENC    X16, X0, X0
+	VAESENC    X16, X1, X1
+	VAESENC    X16, X2, X2
+	VAESENC    X16, X3, X3
+	VAESENC    X17, X0, X0
+	VAESENC    X17, X1, X1
+	VAESENC    X17, X2, X2
+	VAESENC    X17, X3, X3
+
+aes192_31:
+	VAESENC X18, X0, X0
+	VAESENC X18, X1, X1
+	VAESENC X18, X2, X2
+	VAESENC X18, X3, X3
+	VAESENC X19, X0, X0
+	VAESENC X19, X1, X1
+	VAESENC X19, X2, X2
+	VAESENC X19, X3, X3
+
+aes128_30:
+	VAESENC     X20, X0, X0
+	VAESENC     X20, X1, X1
+	VAESENC     X20, X2, X2
+	VAESENC     X20, X3, X3
+	VAESENC     X21, X0, X0
+	VAESENC     X21, X1, X1
+	VAESENC     X21, X2, X2
+	VAESENC     X21, X3, X3
+	VAESENC     X22, X0, X0
+	VAESENC     X22, X1, X1
+	VAESENC     X22, X2, X2
+	VAESENC     X22, X3, X3
+	VAESENC     X23, X0, X0
+	VAESENC     X23, X1, X1
+	VAESENC     X23, X2, X2
+	VAESENC     X23, X3, X3
+	VAESENC     X24, X0, X0
+	VAESENC     X24, X1, X1
+	VAESENC     X24, X2, X2
+	VAESENC     X24, X3, X3
+	VAESENC     X25, X0, X0
+	VAESENC     X25, X1, X1
+	VAESENC     X25, X2, X2
+	VAESENC     X25, X3, X3
+	VAESENC     X26, X0, X0
+	VAESENC     X26, X1, X1
+	VAESENC     X26, X2, X2
+	VAESENC     X26, X3, X3
+	VAESENC     X27, X0, X0
+	VAESENC     X27, X1, X1
+	VAESENC     X27, X2, X2
+	VAESENC     X27, X3, X3
+	VAESENC     X28, X0, X0
+	VAESENC     X28, X1, X1
+	VAESENC     X28, X2, X2
+	VAESENC     X28, X3, X3
+	VAESENCLAST X29, X0, X0
+	VAESENCLAST X29, X1, X1
+	VAESENCLAST X29, X2, X2
+	VAESENCLAST X29, X3, X3
+	VPXORD      X4, X0, X0
+	VMOVDQU64   X0, (DI)
+	VPSRLQ      $0x3f, X4, X13
+	VPSLLQ      $0x01, X4, X4
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X4
+	VPXORD      X5, X1, X1
+	VMOVDQU64   X1, (DI)(R8*1)
+	VPSRLQ      $0x3f, X5, X13
+	VPSLLQ      $0x01, X5, X5
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X5
+	VPXORD      X6, X2, X2
+	VMOVDQU64   X2, (DI)(R9*1)
+	VPSRLQ      $0x3f, X6, X13
+	VPSLLQ      $0x01, X6, X6
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X6
+	VPXORD      X7, X3, X3
+	VMOVDQU64   X3, (DI)(R11*1)
+	VPSRLQ      $0x3f, X7, X13
+	VPSLLQ      $0x01, X7, X7
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X7
+	ADDQ        $0x10, SI
+	ADDQ        $0x10, DI
+	SUBQ        $0x10, CX
+	JMP         block_tail_4
+
+	// Next batch: past lane 3's sector (lane 0's pointers have moved one sector).
+batch_end_5:
+	ADDQ R11, SI
+	ADDQ R11, DI
+	SUBQ sectorSize+56(FP), R12
+	SUBQ R11, R12
+	JA   batch_2
+
+ret_1:
+	VZEROUPPER
+	RET
+
+// func decryptSectorsVAESAVX10_512(ks *keySchedule, dst []byte, src []byte, sectorSize int, first uint64, step uint64)
+// Requires: AES, AVX, AVX512BW, AVX512F, AVX512VL, PCLMULQDQ, VAES, VPCLMULQDQ
+TEXT ·decryptSectorsVAESAVX10_512(SB), NOSPLIT, $0-80
+	MOVQ ks+0(FP), AX
+	MOVQ dst_base+8(FP), DI
+	MOVQ src_base+32(FP), SI
+	MOVQ src_len+40(FP), R12
+	MOVQ sectorSize+56(FP), CX
+	MOVQ first+64(FP), DX
+	MOVQ 720(AX), BX
+
+	// A sector size that is not a positive multiple of 16 breaks the contract:
+	// do nothing rather than misread.
+	CMPQ  CX, $0x10
+	JB    ret_1
+	TESTQ $0x0000000f, CX
+	JNZ   ret_1
+
+	// First row of the schedule: 14 - rounds.
+	MOVQ $0x000000e0, R10
+	MOVQ BX, R13
+	SHLQ $0x04, R13
+	SUBQ R13, R10
+
+	// Round keys and constants, once per call.
+	VBROADCASTI32X4 240(AX)(R10*1), Z15
+	VBROADCASTI32X4 256(AX), Z16
+	VBROADCASTI32X4 272(AX), Z17
+	VBROADCASTI32X4 288(AX), Z18
+	VBROADCASTI32X4 304(AX), Z19
+	VBROADCASTI32X4 320(AX), Z20
+	VBROADCASTI32X4 336(AX), Z21
+	VBROADCASTI32X4 352(AX), Z22
+	VBROADCASTI32X4 368(AX), Z23
+	VBROADCASTI32X4 384(AX), Z24
+	VBROADCASTI32X4 400(AX), Z25
+	VBROADCASTI32X4 416(AX), Z26
+	VBROADCASTI32X4 432(AX), Z27
+	VBROADCASTI32X4 448(AX), Z28
+	VBROADCASTI32X4 464(AX), Z29
+	VBROADCASTI32X4 xtsPoly<>+0(SB), Z12
+
+	// The first batch's tweaks; every later batch's are encrypted one batch ahead.
+	VMOVQ           DX, X30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x02, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x03, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_6
+	JE              aes192_7
+	VBROADCASTI32X4 480(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 496(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 512(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_8
+
+aes192_7:
+	VBROADCASTI32X4 512(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_8
+
+aes128_6:
+	VBROADCASTI32X4 544(AX), Z13
+	VPXORD          Z13, Z30, Z30
+
+aes_common_8:
+	VBROADCASTI32X4 560(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 576(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 592(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 608(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 624(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 640(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 656(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 672(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 688(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 704(AX), Z13
+	VAESENCLAST     Z13, Z30, Z30
+
+	// Batches of four sectors.
+batch_2:
+	MOVQ sectorSize+56(FP), CX
+
+	// Stop before a partial sector (the caller rules it out).
+	CMPQ R12, CX
+	JB   ret_1
+	MOVQ CX, R13
+	SHLQ $0x02, R13
+	CMPQ R12, R13
+	JB   partial_batch_9
+	MOVQ CX, R8
+	LEAQ (CX)(CX*1), R9
+	LEAQ (R9)(CX*1), R11
+
+	// Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).
+	VSHUFI64X2 $0x00, Z30, Z30, Z4
+	VPSRLVQ    xtsShr512<>+64(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z4, Z8
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z8
+	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z4, Z4
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z4
+	VSHUFI64X2 $0x55, Z30, Z30, Z5
+	VPSRLVQ    xtsShr512<>+64(SB), Z5, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z5, Z9
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z9
+	VPSRLVQ    xtsShr512<>+0(SB), Z5, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z5, Z5
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z5
+	VSHUFI64X2 $0xaa, Z30, Z30, Z6
+	VPSRLVQ    xtsShr512<>+64(SB), Z6, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z6, Z10
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z10
+	VPSRLVQ    xtsShr512<>+0(SB), Z6, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z6, Z6
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z6
+	VSHUFI64X2 $0xff, Z30, Z30, Z7
+	VPSRLVQ    xtsShr512<>+64(SB), Z7, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z7, Z11
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z11
+	VPSRLVQ    xtsShr512<>+0(SB), Z7, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z7, Z7
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z7
+
+	// The next batch's IVs and their encryption: the out-of-order core runs this
+	// chain alongside this batch's data rounds, so its latency is hidden.
+	VMOVQ           DX, X30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x02, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x03, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_11
+	JE              aes192_12
+	VBROADCASTI32X4 480(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 496(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 512(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_13
+
+aes192_12:
+	VBROADCASTI32X4 512(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_13
+
+aes128_11:
+	VBROADCASTI32X4 544(AX), Z13
+	VPXORD          Z13, Z30, Z30
+
+aes_common_13:
+	VBROADCASTI32X4 560(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 576(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 592(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 608(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 624(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 640(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 656(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 672(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 688(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 704(AX), Z13
+	VAESENCLAST     Z13, Z30, Z30
+	JMP             batch_ready_10
+
+	// A last batch of fewer than four sectors: repeat the last one in the
+	// missing lanes, and encrypt its IVs here.
+partial_batch_9:
+	MOVQ  step+72(FP), R13
+	SHLQ  $0x02, R13
+	SUBQ  R13, DX
+	VMOVQ DX, X30
+
+	// Lane j exists if a whole sector is left at its offset: total - sectorSize >= offset.
+	MOVQ R12, R13
+	SUBQ CX, R13
+	MOVQ CX, R8
+	CMPQ R13, R8
+	JB   lane_repeat_14
+	ADDQ step+72(FP), DX
+	JMP  lane_ready_15
+
+lane_repeat_14:
+	XORQ R8, R8
+
+lane_ready_15:
+	VMOVQ        DX, X13
+	VINSERTI32X4 $0x01, X13, Z30, Z30
+	LEAQ         (R8)(CX*1), R9
+	CMPQ         R13, R9
+	JB           lane_repeat_16
+	ADDQ         step+72(FP), DX
+	JMP          lane_ready_17
+
+lane_repeat_16:
+	MOVQ R8, R9
+
+lane_ready_17:
+	VMOVQ        DX, X13
+	VINSERTI32X4 $0x02, X13, Z30, Z30
+	LEAQ         (R9)(CX*1), R11
+	CMPQ         R13, R11
+	JB           lane_repeat_18
+	ADDQ         step+72(FP), DX
+	JMP          lane_ready_19
+
+lane_repeat_18:
+	MOVQ R9, R11
+
+lane_ready_19:
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x03, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_20
+	JE              aes192_21
+	VBROADCASTI32X4 480(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 496(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 512(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_22
+
+aes192_21:
+	VBROADCASTI32X4 512(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_22
+
+aes128_20:
+	VBROADCASTI32X4 544(AX), Z13
+	VPXORD          Z13, Z30, Z30
+
+aes_common_22:
+	VBROADCASTI32X4 560(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 576(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 592(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 608(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 624(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 640(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 656(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 672(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 688(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 704(AX), Z13
+	VAESENCLAST     Z13, Z30, Z30
+
+	// Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).
+	VSHUFI64X2 $0x00, Z30, Z30, Z4
+	VPSRLVQ    xtsShr512<>+64(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z4, Z8
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z8
+	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z4, Z4
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z4
+	VSHUFI64X2 $0x55, Z30, Z30, Z5
+	VPSRLVQ    xtsShr512<>+64(SB), Z5, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z5, Z9
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z9
+	VPSRLVQ    xtsShr512<>+0(SB), Z5, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z5, Z5
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z5
+	VSHUFI64X2 $0xaa, Z30, Z30, Z6
+	VPSRLVQ    xtsShr512<>+64(SB), Z6, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z6, Z10
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z10
+	VPSRLVQ    xtsShr512<>+0(SB), Z6, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z6, Z6
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z6
+	VSHUFI64X2 $0xff, Z30, Z30, Z7
+	VPSRLVQ    xtsShr512<>+64(SB), Z7, Z13
+	VPSLLVQ    xtsShl512<>+64(SB), Z7, Z11
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z11
+	VPSRLVQ    xtsShr512<>+0(SB), Z7, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z7, Z7
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z7
+
+batch_ready_10:
+	CMPQ CX, $0x00000040
+	JB   block_tail_4
+
+	// Main loop: L blocks of each of the four sectors per step, unrolled twice:
+	// the tweak set of one step advances by x^(2L) while the other is in use.
+	// The first step: the other set is still to be used.
+	VMOVDQU64  (SI), Z0
+	VPTERNLOGD $0x96, Z15, Z4, Z0
+	VMOVDQU64  (SI)(R8*1), Z1
+	VPTERNLOGD $0x96, Z15, Z5, Z1
+	VMOVDQU64  (SI)(R9*1), Z2
+	VPTERNLOGD $0x96, Z15, Z6, Z2
+	VMOVDQU64  (SI)(R11*1), Z3
+	VPTERNLOGD $0x96, Z15, Z7, Z3
+	CMPQ       BX, $0x0c
+	JB         aes128_24
+	JE         aes192_25
+	VAESDEC    Z16, Z0, Z0
+	VAESDEC    Z16, Z1, Z1
+	VAESDEC    Z16, Z2, Z2
+	VAESDEC    Z16, Z3, Z3
+	VAESDEC    Z17, Z0, Z0
+	VAESDEC    Z17, Z1, Z1
+	VAESDEC    Z17, Z2, Z2
+	VAESDEC    Z17, Z3, Z3
+
+aes192_25:
+	VAESDEC Z18, Z0, Z0
+	VAESDEC Z18, Z1, Z1
+	VAESDEC Z18, Z2, Z2
+	VAESDEC Z18, Z3, Z3
+	VAESDEC Z19, Z0, Z0
+	VAESDEC Z19, Z1, Z1
+	VAESDEC Z19, Z2, Z2
+	VAESDEC Z19, Z3, Z3
+
+aes128_24:
+	VAESDEC     Z20, Z0, Z0
+	VAESDEC     Z20, Z1, Z1
+	VAESDEC     Z20, Z2, Z2
+	VAESDEC     Z20, Z3, Z3
+	VAESDEC     Z21, Z0, Z0
+	VAESDEC     Z21, Z1, Z1
+	VAESDEC     Z21, Z2, Z2
+	VAESDEC     Z21, Z3, Z3
+	VAESDEC     Z22, Z0, Z0
+	VAESDEC     Z22, Z1, Z1
+	VAESDEC     Z22, Z2, Z2
+	VAESDEC     Z22, Z3, Z3
+	VAESDEC     Z23, Z0, Z0
+	VAESDEC     Z23, Z1, Z1
+	VAESDEC     Z23, Z2, Z2
+	VAESDEC     Z23, Z3, Z3
+	VAESDEC     Z24, Z0, Z0
+	VAESDEC     Z24, Z1, Z1
+	VAESDEC     Z24, Z2, Z2
+	VAESDEC     Z24, Z3, Z3
+	VAESDEC     Z25, Z0, Z0
+	VAESDEC     Z25, Z1, Z1
+	VAESDEC     Z25, Z2, Z2
+	VAESDEC     Z25, Z3, Z3
+	VAESDEC     Z26, Z0, Z0
+	VAESDEC     Z26, Z1, Z1
+	VAESDEC     Z26, Z2, Z2
+	VAESDEC     Z26, Z3, Z3
+	VAESDEC     Z27, Z0, Z0
+	VAESDEC     Z27, Z1, Z1
+	VAESDEC     Z27, Z2, Z2
+	VAESDEC     Z27, Z3, Z3
+	VAESDEC     Z28, Z0, Z0
+	VAESDEC     Z28, Z1, Z1
+	VAESDEC     Z28, Z2, Z2
+	VAESDEC     Z28, Z3, Z3
+	VAESDECLAST Z29, Z0, Z0
+	VAESDECLAST Z29, Z1, Z1
+	VAESDECLAST Z29, Z2, Z2
+	VAESDECLAST Z29, Z3, Z3
+	VPXORD      Z4, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPXORD      Z5, Z1, Z1
+	VMOVDQU64   Z1, (DI)(R8*1)
+	VPXORD      Z6, Z2, Z2
+	VMOVDQU64   Z2, (DI)(R9*1)
+	VPXORD      Z7, Z3, Z3
+	VMOVDQU64   Z3, (DI)(R11*1)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	JB          after_second_23
+
+loop_3:
+	VMOVDQU64  (SI), Z0
+	VPTERNLOGD $0x96, Z15, Z8, Z0
+	VMOVDQU64  (SI)(R8*1), Z1
+	VPTERNLOGD $0x96, Z15, Z9, Z1
+	VMOVDQU64  (SI)(R9*1), Z2
+	VPTERNLOGD $0x96, Z15, Z10, Z2
+	VMOVDQU64  (SI)(R11*1), Z3
+	VPTERNLOGD $0x96, Z15, Z11, Z3
+	CMPQ       BX, $0x0c
+	JB         aes128_26
+	JE         aes192_27
+	VAESDEC    Z16, Z0, Z0
+	VAESDEC    Z16, Z1, Z1
+	VAESDEC    Z16, Z2, Z2
+	VAESDEC    Z16, Z3, Z3
+	VAESDEC    Z17, Z0, Z0
+	VAESDEC    Z17, Z1, Z1
+	VAESDEC    Z17, Z2, Z2
+	VAESDEC    Z17, Z3, Z3
+
+aes192_27:
+	VAESDEC Z18, Z0, Z0
+	VAESDEC Z18, Z1, Z1
+	VAESDEC Z18, Z2, Z2
+	VAESDEC Z18, Z3, Z3
+	VAESDEC Z19, Z0, Z0
+	VAESDEC Z19, Z1, Z1
+	VAESDEC Z19, Z2, Z2
+	VAESDEC Z19, Z3, Z3
+
+aes128_26:
+	VAESDEC     Z20, Z0, Z0
+	VAESDEC     Z20, Z1, Z1
+	VAESDEC     Z20, Z2, Z2
+	VAESDEC     Z20, Z3, Z3
+	VPSRLDQ     $0x0f, Z4, Z13
+	VPSLLDQ     $0x01, Z4, Z4
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z4
+	VAESDEC     Z21, Z0, Z0
+	VAESDEC     Z21, Z1, Z1
+	VAESDEC     Z21, Z2, Z2
+	VAESDEC     Z21, Z3, Z3
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z4
+	VAESDEC     Z22, Z0, Z0
+	VAESDEC     Z22, Z1, Z1
+	VAESDEC     Z22, Z2, Z2
+	VAESDEC     Z22, Z3, Z3
+	VPSRLDQ     $0x0f, Z5, Z13
+	VPSLLDQ     $0x01, Z5, Z5
+	VPSLLQ      $0x01, Z13, Z14
+	VAESDEC     Z23, Z0, Z0
+	VAESDEC     Z23, Z1, Z1
+	VAESDEC     Z23, Z2, Z2
+	VAESDEC     Z23, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z5
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VAESDEC     Z24, Z0, Z0
+	VAESDEC     Z24, Z1, Z1
+	VAESDEC     Z24, Z2, Z2
+	VAESDEC     Z24, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z5
+	VPSRLDQ     $0x0f, Z6, Z13
+	VPSLLDQ     $0x01, Z6, Z6
+	VAESDEC     Z25, Z0, Z0
+	VAESDEC     Z25, Z1, Z1
+	VAESDEC     Z25, Z2, Z2
+	VAESDEC     Z25, Z3, Z3
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z6
+	VPSLLQ      $0x02, Z13, Z14
+	VAESDEC     Z26, Z0, Z0
+	VAESDEC     Z26, Z1, Z1
+	VAESDEC     Z26, Z2, Z2
+	VAESDEC     Z26, Z3, Z3
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z6
+	VPSRLDQ     $0x0f, Z7, Z13
+	VAESDEC     Z27, Z0, Z0
+	VAESDEC     Z27, Z1, Z1
+	VAESDEC     Z27, Z2, Z2
+	VAESDEC     Z27, Z3, Z3
+	VPSLLDQ     $0x01, Z7, Z7
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z7
+	VAESDEC     Z28, Z0, Z0
+	VAESDEC     Z28, Z1, Z1
+	VAESDEC     Z28, Z2, Z2
+	VAESDEC     Z28, Z3, Z3
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z7
+	VAESDECLAST Z29, Z0, Z0
+	VAESDECLAST Z29, Z1, Z1
+	VAESDECLAST Z29, Z2, Z2
+	VAESDECLAST Z29, Z3, Z3
+	VPXORD      Z8, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPXORD      Z9, Z1, Z1
+	VMOVDQU64   Z1, (DI)(R8*1)
+	VPXORD      Z10, Z2, Z2
+	VMOVDQU64   Z2, (DI)(R9*1)
+	VPXORD      Z11, Z3, Z3
+	VMOVDQU64   Z3, (DI)(R11*1)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	JB          block_tail_4
+	VMOVDQU64   (SI), Z0
+	VPTERNLOGD  $0x96, Z15, Z4, Z0
+	VMOVDQU64   (SI)(R8*1), Z1
+	VPTERNLOGD  $0x96, Z15, Z5, Z1
+	VMOVDQU64   (SI)(R9*1), Z2
+	VPTERNLOGD  $0x96, Z15, Z6, Z2
+	VMOVDQU64   (SI)(R11*1), Z3
+	VPTERNLOGD  $0x96, Z15, Z7, Z3
+	CMPQ        BX, $0x0c
+	JB          aes128_28
+	JE          aes192_29
+	VAESDEC     Z16, Z0, Z0
+	VAESDEC     Z16, Z1, Z1
+	VAESDEC     Z16, Z2, Z2
+	VAESDEC     Z16, Z3, Z3
+	VAESDEC     Z17, Z0, Z0
+	VAESDEC     Z17, Z1, Z1
+	VAESDEC     Z17, Z2, Z2
+	VAESDEC     Z17, Z3, Z3
+
+aes192_29:
+	VAESDEC Z18, Z0, Z0
+	VAESDEC Z18, Z1, Z1
+	VAESDEC Z18, Z2, Z2
+	VAESDEC Z18, Z3, Z3
+	VAESDEC Z19, Z0, Z0
+	VAESDEC Z19, Z1, Z1
+	VAESDEC Z19, Z2, Z2
+	VAESDEC Z19, Z3, Z3
+
+aes128_28:
+	VAESDEC     Z20, Z0, Z0
+	VAESDEC     Z20, Z1, Z1
+	VAESDEC     Z20, Z2, Z2
+	VAESDEC     Z20, Z3, Z3
+	VPSRLDQ     $0x0f, Z8, Z13
+	VPSLLDQ     $0x01, Z8, Z8
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z8
+	VAESDEC     Z21, Z0, Z0
+	VAESDEC     Z21, Z1, Z1
+	VAESDEC     Z21, Z2, Z2
+	VAESDEC     Z21, Z3, Z3
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z8
+	VAESDEC     Z22, Z0, Z0
+	VAESDEC     Z22, Z1, Z1
+	VAESDEC     Z22, Z2, Z2
+	VAESDEC     Z22, Z3, Z3
+	VPSRLDQ     $0x0f, Z9, Z13
+	VPSLLDQ     $0x01, Z9, Z9
+	VPSLLQ      $0x01, Z13, Z14
+	VAESDEC     Z23, Z0, Z0
+	VAESDEC     Z23, Z1, Z1
+	VAESDEC     Z23, Z2, Z2
+	VAESDEC     Z23, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z9
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VAESDEC     Z24, Z0, Z0
+	VAESDEC     Z24, Z1, Z1
+	VAESDEC     Z24, Z2, Z2
+	VAESDEC     Z24, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z9
+	VPSRLDQ     $0x0f, Z10, Z13
+	VPSLLDQ     $0x01, Z10, Z10
+	VAESDEC     Z25, Z0, Z0
+	VAESDEC     Z25, Z1, Z1
+	VAESDEC     Z25, Z2, Z2
+	VAESDEC     Z25, Z3, Z3
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z10
+	VPSLLQ      $0x02, Z13, Z14
+	VAESDEC     Z26, Z0, Z0
+	VAESDEC     Z26, Z1, Z1
+	VAESDEC     Z26, Z2, Z2
+	VAESDEC     Z26, Z3, Z3
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z10
+	VPSRLDQ     $0x0f, Z11, Z13
+	VAESDEC     Z27, Z0, Z0
+	VAESDEC     Z27, Z1, Z1
+	VAESDEC     Z27, Z2, Z2
+	VAESDEC     Z27, Z3, Z3
+	VPSLLDQ     $0x01, Z11, Z11
+	VPSLLQ      $0x01, Z13, Z14
+	VPTERNLOGD  $0x96, Z13, Z14, Z11
+	VAESDEC     Z28, Z0, Z0
+	VAESDEC     Z28, Z1, Z1
+	VAESDEC     Z28, Z2, Z2
+	VAESDEC     Z28, Z3, Z3
+	VPSLLQ      $0x02, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z11
+	VAESDECLAST Z29, Z0, Z0
+	VAESDECLAST Z29, Z1, Z1
+	VAESDECLAST Z29, Z2, Z2
+	VAESDECLAST Z29, Z3, Z3
+	VPXORD      Z4, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPXORD      Z5, Z1, Z1
+	VMOVDQU64   Z1, (DI)(R8*1)
+	VPXORD      Z6, Z2, Z2
+	VMOVDQU64   Z2, (DI)(R9*1)
+	VPXORD      Z7, Z3, Z3
+	VMOVDQU64   Z3, (DI)(R11*1)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	JAE         loop_3
+
+after_second_23:
+	VMOVDQA64 Z8, Z4
+	VMOVDQA64 Z9, Z5
+	VMOVDQA64 Z10, Z6
+	VMOVDQA64 Z11, Z7
+
+	// The rest of each sector, one block of each at a time.
+block_tail_4:
+	CMPQ       CX, $0x10
+	JB         batch_end_5
+	VMOVDQU64  (SI), X0
+	VPTERNLOGD $0x96, X15, X4, X0
+	VMOVDQU64  (SI)(R8*1), X1
+	VPTERNLOGD $0x96, X15, X5, X1
+	VMOVDQU64  (SI)(R9*1), X2
+	VPTERNLOGD $0x96, X15, X6, X2
+	VMOVDQU64  (SI)(R11*1), X3
+	VPTERNLOGD $0x96, X15, X7, X3
+	CMPQ       BX, $0x0c
+	JB         aes128_30
+	JE         aes192_31
+	VAESDEC    X16, X0, X0
+	VAESDEC    X16, X1, X1
+	VAESDEC    X16, X2, X2
+	VAESDEC    X16, X3, X3
+	VAESDEC    X17, X0, X0
+	VAESDEC    X17, X1, X1
+	VAESDEC    X17, X2, X2
+	VAESDEC    X17, X3, X3
+
+aes192_31:
+	VAESDEC X18, X0, X0
+	VAESDEC X18, X1, X1
+	VAESDEC X18, X2, X2
+	VAESDEC X18, X3, X3
+	VAESDEC X19, X0, X0
+	VAESDEC X19, X1, X1
+	VAESDEC X19, X2, X2
+	VAESDEC X19, X3, X3
+
+aes128_30:
+	VAESDEC     X20, X0, X0
+	VAESDEC     X20, X1, X1
+	VAESDEC     X20, X2, X2
+	VAESDEC     X20, X3, X3
+	VAESDEC     X21, X0, X0
+	VAESDEC     X21, X1, X1
+	VAESDEC     X21, X2, X2
+	VAESDEC     X21, X3, X3
+	VAESDEC     X22, X0, X0
+	VAESDEC     X22, X1, X1
+	VAESDEC     X22, X2, X2
+	VAESDEC     X22, X3, X3
+	VAESDEC     X23, X0, X0
+	VAESDEC     X23, X1, X1
+	VAESDEC     X23, X2, X2
+	VAESDEC     X23, X3, X3
+	VAESDEC     X24, X0, X0
+	VAESDEC     X24, X1, X1
+	VAESDEC     X24, X2, X2
+	VAESDEC     X24, X3, X3
+	VAESDEC     X25, X0, X0
+	VAESDEC     X25, X1, X1
+	VAESDEC     X25, X2, X2
+	VAESDEC     X25, X3, X3
+	VAESDEC     X26, X0, X0
+	VAESDEC     X26, X1, X1
+	VAESDEC     X26, X2, X2
+	VAESDEC     X26, X3, X3
+	VAESDEC     X27, X0, X0
+	VAESDEC     X27, X1, X1
+	VAESDEC     X27, X2, X2
+	VAESDEC     X27, X3, X3
+	VAESDEC     X28, X0, X0
+	VAESDEC     X28, X1, X1
+	VAESDEC     X28, X2, X2
+	VAESDEC     X28, X3, X3
+	VAESDECLAST X29, X0, X0
+	VAESDECLAST X29, X1, X1
+	VAESDECLAST X29, X2, X2
+	VAESDECLAST X29, X3, X3
+	VPXORD      X4, X0, X0
+	VMOVDQU64   X0, (DI)
+	VPSRLQ      $0x3f, X4, X13
+	VPSLLQ      $0x01, X4, X4
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X4
+	VPXORD      X5, X1, X1
+	VMOVDQU64   X1, (DI)(R8*1)
+	VPSRLQ      $0x3f, X5, X13
+	VPSLLQ      $0x01, X5, X5
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X5
+	VPXORD      X6, X2, X2
+	VMOVDQU64   X2, (DI)(R9*1)
+	VPSRLQ      $0x3f, X6, X13
+	VPSLLQ      $0x01, X6, X6
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X6
+	VPXORD      X7, X3, X3
+	VMOVDQU64   X3, (DI)(R11*1)
+	VPSRLQ      $0x3f, X7, X13
+	VPSLLQ      $0x01, X7, X7
+	VPSLLDQ     $0x08, X13, X14
+	VPCLMULQDQ  $0x01, X12, X13, X13
+	VPTERNLOGD  $0x96, X13, X14, X7
+	ADDQ        $0x10, SI
+	ADDQ        $0x10, DI
+	SUBQ        $0x10, CX
+	JMP         block_tail_4
+
+	// Next batch: past lane 3's sector (lane 0's pointers have moved one sector).
+batch_end_5:
+	ADDQ R11, SI
+	ADDQ R11, DI
+	SUBQ sectorSize+56(FP), R12
+	SUBQ R11, R12
+	JA   batch_2
+
+ret_1:
+	VZEROUPPER
+	RET

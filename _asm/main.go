@@ -12,5 +12,6 @@ func main() {
 	genCPUID()        // cpuid.go
 	genKeyExpansion() // keyexp.go
 	genXTS()          // xts.go
+	genXTSSectors()   // xts_sectors.go
 	Generate()
 }
