@@ -54,11 +54,17 @@ func (c *Cipher) sectorsCall(dst, src []byte, sectorSize int, first uint64, decr
 		c.sectorsSerial(dst, src, sectorSize, first, step, decrypt)
 		return
 	}
+	c.sectorsParallel(dst, src, sectorSize, first, step, decrypt, workers)
+}
 
-	// Split into workers nearly equal runs of whole sectors; the calling
-	// goroutine takes the last run itself. A panic in any run is carried
-	// back and re-raised here, after every worker has finished, so that no
-	// goroutine outlives the call.
+// sectorsParallel splits the n sectors of src into workers nearly equal
+// runs of whole sectors; the calling goroutine takes the last run itself.
+// A panic in any run is carried back and re-raised here, after every
+// worker has finished, so that no goroutine outlives the call. (It is a
+// function of its own because the closures' captured arguments move to
+// the heap: the serial path must not pay that allocation.)
+func (c *Cipher) sectorsParallel(dst, src []byte, sectorSize int, first, step uint64, decrypt bool, workers int) {
+	n := len(src) / sectorSize
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
