@@ -3786,8 +3786,16 @@ four_vectors_11:
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
 	VPTERNLOGD $0x96, Y13, Y8, Y4
 
-	// Main loop: 4 vectors per step.
+	// Main loop: 4 vectors per step; a last step without next tweaks.
+	MOVQ R8, R12
+	ANDQ $0x02, R12
+	ORQ  R9, R12
+
 loop_6:
+	MOVQ       CX, R11
+	SUBQ       $0x00000080, R11
+	ORQ        R12, R11
+	JZ         last_step_12
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y4, Y0
 	VMOVDQU64  32(SI), Y1
@@ -3797,8 +3805,8 @@ loop_6:
 	VMOVDQU64  96(SI), Y3
 	VPTERNLOGD $0x96, Y15, Y7, Y3
 	CMPQ       BX, $0x0c
-	JB         aes128_12
-	JE         aes192_13
+	JB         aes128_13
+	JE         aes192_14
 	VAESENC    Y16, Y0, Y0
 	VAESENC    Y16, Y1, Y1
 	VAESENC    Y16, Y2, Y2
@@ -3808,7 +3816,7 @@ loop_6:
 	VAESENC    Y17, Y2, Y2
 	VAESENC    Y17, Y3, Y3
 
-aes192_13:
+aes192_14:
 	VAESENC Y18, Y0, Y0
 	VAESENC Y18, Y1, Y1
 	VAESENC Y18, Y2, Y2
@@ -3818,7 +3826,7 @@ aes192_13:
 	VAESENC Y19, Y2, Y2
 	VAESENC Y19, Y3, Y3
 
-aes128_12:
+aes128_13:
 	VAESENC     Y20, Y0, Y0
 	VAESENC     Y20, Y1, Y1
 	VAESENC     Y20, Y2, Y2
@@ -3900,6 +3908,89 @@ aes128_12:
 	SUBQ        $0x00000080, CX
 	CMPQ        CX, $0x00000080
 	JAE         loop_6
+	JMP         vector_tail_1
+
+last_step_12:
+	VMOVDQU64  (SI), Y0
+	VPTERNLOGD $0x96, Y15, Y4, Y0
+	VMOVDQU64  32(SI), Y1
+	VPTERNLOGD $0x96, Y15, Y5, Y1
+	VMOVDQU64  64(SI), Y2
+	VPTERNLOGD $0x96, Y15, Y6, Y2
+	VMOVDQU64  96(SI), Y3
+	VPTERNLOGD $0x96, Y15, Y7, Y3
+	CMPQ       BX, $0x0c
+	JB         aes128_15
+	JE         aes192_16
+	VAESENC    Y16, Y0, Y0
+	VAESENC    Y16, Y1, Y1
+	VAESENC    Y16, Y2, Y2
+	VAESENC    Y16, Y3, Y3
+	VAESENC    Y17, Y0, Y0
+	VAESENC    Y17, Y1, Y1
+	VAESENC    Y17, Y2, Y2
+	VAESENC    Y17, Y3, Y3
+
+aes192_16:
+	VAESENC Y18, Y0, Y0
+	VAESENC Y18, Y1, Y1
+	VAESENC Y18, Y2, Y2
+	VAESENC Y18, Y3, Y3
+	VAESENC Y19, Y0, Y0
+	VAESENC Y19, Y1, Y1
+	VAESENC Y19, Y2, Y2
+	VAESENC Y19, Y3, Y3
+
+aes128_15:
+	VAESENC     Y20, Y0, Y0
+	VAESENC     Y20, Y1, Y1
+	VAESENC     Y20, Y2, Y2
+	VAESENC     Y20, Y3, Y3
+	VPXORD      Y29, Y4, Y8
+	VPXORD      Y29, Y5, Y9
+	VAESENC     Y21, Y0, Y0
+	VAESENC     Y21, Y1, Y1
+	VAESENC     Y21, Y2, Y2
+	VAESENC     Y21, Y3, Y3
+	VPXORD      Y29, Y6, Y10
+	VAESENC     Y22, Y0, Y0
+	VAESENC     Y22, Y1, Y1
+	VAESENC     Y22, Y2, Y2
+	VAESENC     Y22, Y3, Y3
+	VPXORD      Y29, Y7, Y11
+	VAESENC     Y23, Y0, Y0
+	VAESENC     Y23, Y1, Y1
+	VAESENC     Y23, Y2, Y2
+	VAESENC     Y23, Y3, Y3
+	VAESENC     Y24, Y0, Y0
+	VAESENC     Y24, Y1, Y1
+	VAESENC     Y24, Y2, Y2
+	VAESENC     Y24, Y3, Y3
+	VAESENC     Y25, Y0, Y0
+	VAESENC     Y25, Y1, Y1
+	VAESENC     Y25, Y2, Y2
+	VAESENC     Y25, Y3, Y3
+	VAESENC     Y26, Y0, Y0
+	VAESENC     Y26, Y1, Y1
+	VAESENC     Y26, Y2, Y2
+	VAESENC     Y26, Y3, Y3
+	VAESENC     Y27, Y0, Y0
+	VAESENC     Y27, Y1, Y1
+	VAESENC     Y27, Y2, Y2
+	VAESENC     Y27, Y3, Y3
+	VAESENC     Y28, Y0, Y0
+	VAESENC     Y28, Y1, Y1
+	VAESENC     Y28, Y2, Y2
+	VAESENC     Y28, Y3, Y3
+	VAESENCLAST Y8, Y0, Y0
+	VAESENCLAST Y9, Y1, Y1
+	VAESENCLAST Y10, Y2, Y2
+	VAESENCLAST Y11, Y3, Y3
+	VMOVDQU64   Y0, (DI)
+	VMOVDQU64   Y1, 32(DI)
+	VMOVDQU64   Y2, 64(DI)
+	VMOVDQU64   Y3, 96(DI)
+	JMP         ret_5
 
 	// One vector at a time.
 vector_tail_1:
@@ -3908,16 +3999,16 @@ vector_tail_1:
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y4, Y0
 	CMPQ       BX, $0x0c
-	JB         aes128_14
-	JE         aes192_15
+	JB         aes128_17
+	JE         aes192_18
 	VAESENC    Y16, Y0, Y0
 	VAESENC    Y17, Y0, Y0
 
-aes192_15:
+aes192_18:
 	VAESENC Y18, Y0, Y0
 	VAESENC Y19, Y0, Y0
 
-aes128_14:
+aes128_17:
 	VAESENC     Y20, Y0, Y0
 	VAESENC     Y21, Y0, Y0
 	VAESENC     Y22, Y0, Y0
@@ -3947,16 +4038,16 @@ block_tail_2:
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	CMPQ       BX, $0x0c
-	JB         aes128_16
-	JE         aes192_17
+	JB         aes128_19
+	JE         aes192_20
 	VAESENC    X16, X0, X0
 	VAESENC    X17, X0, X0
 
-aes192_17:
+aes192_20:
 	VAESENC X18, X0, X0
 	VAESENC X19, X0, X0
 
-aes128_16:
+aes128_19:
 	VAESENC     X20, X0, X0
 	VAESENC     X21, X0, X0
 	VAESENC     X22, X0, X0
@@ -3992,16 +4083,16 @@ steal_3:
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X5, X0
 	CMPQ       BX, $0x0c
-	JB         aes128_18
-	JE         aes192_19
+	JB         aes128_21
+	JE         aes192_22
 	VAESENC    X16, X0, X0
 	VAESENC    X17, X0, X0
 
-aes192_19:
+aes192_22:
 	VAESENC X18, X0, X0
 	VAESENC X19, X0, X0
 
-aes128_18:
+aes128_21:
 	VAESENC     X20, X0, X0
 	VAESENC     X21, X0, X0
 	VAESENC     X22, X0, X0
@@ -4023,16 +4114,16 @@ aes128_18:
 	VMOVDQU8   X0, K1, 16(DI)
 	VPTERNLOGD $0x96, X15, X4, X1
 	CMPQ       BX, $0x0c
-	JB         aes128_20
-	JE         aes192_21
+	JB         aes128_23
+	JE         aes192_24
 	VAESENC    X16, X1, X1
 	VAESENC    X17, X1, X1
 
-aes192_21:
+aes192_24:
 	VAESENC X18, X1, X1
 	VAESENC X19, X1, X1
 
-aes128_20:
+aes128_23:
 	VAESENC     X20, X1, X1
 	VAESENC     X21, X1, X1
 	VAESENC     X22, X1, X1
@@ -4193,8 +4284,16 @@ four_vectors_11:
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
 	VPTERNLOGD $0x96, Y13, Y8, Y4
 
-	// Main loop: 4 vectors per step.
+	// Main loop: 4 vectors per step; a last step without next tweaks.
+	MOVQ R8, R12
+	ANDQ $0x02, R12
+	ORQ  R9, R12
+
 loop_6:
+	MOVQ       CX, R11
+	SUBQ       $0x00000080, R11
+	ORQ        R12, R11
+	JZ         last_step_12
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y4, Y0
 	VMOVDQU64  32(SI), Y1
@@ -4204,8 +4303,8 @@ loop_6:
 	VMOVDQU64  96(SI), Y3
 	VPTERNLOGD $0x96, Y15, Y7, Y3
 	CMPQ       BX, $0x0c
-	JB         aes128_12
-	JE         aes192_13
+	JB         aes128_13
+	JE         aes192_14
 	VAESDEC    Y16, Y0, Y0
 	VAESDEC    Y16, Y1, Y1
 	VAESDEC    Y16, Y2, Y2
@@ -4215,7 +4314,7 @@ loop_6:
 	VAESDEC    Y17, Y2, Y2
 	VAESDEC    Y17, Y3, Y3
 
-aes192_13:
+aes192_14:
 	VAESDEC Y18, Y0, Y0
 	VAESDEC Y18, Y1, Y1
 	VAESDEC Y18, Y2, Y2
@@ -4225,7 +4324,7 @@ aes192_13:
 	VAESDEC Y19, Y2, Y2
 	VAESDEC Y19, Y3, Y3
 
-aes128_12:
+aes128_13:
 	VAESDEC     Y20, Y0, Y0
 	VAESDEC     Y20, Y1, Y1
 	VAESDEC     Y20, Y2, Y2
@@ -4307,6 +4406,89 @@ aes128_12:
 	SUBQ        $0x00000080, CX
 	CMPQ        CX, $0x00000080
 	JAE         loop_6
+	JMP         vector_tail_1
+
+last_step_12:
+	VMOVDQU64  (SI), Y0
+	VPTERNLOGD $0x96, Y15, Y4, Y0
+	VMOVDQU64  32(SI), Y1
+	VPTERNLOGD $0x96, Y15, Y5, Y1
+	VMOVDQU64  64(SI), Y2
+	VPTERNLOGD $0x96, Y15, Y6, Y2
+	VMOVDQU64  96(SI), Y3
+	VPTERNLOGD $0x96, Y15, Y7, Y3
+	CMPQ       BX, $0x0c
+	JB         aes128_15
+	JE         aes192_16
+	VAESDEC    Y16, Y0, Y0
+	VAESDEC    Y16, Y1, Y1
+	VAESDEC    Y16, Y2, Y2
+	VAESDEC    Y16, Y3, Y3
+	VAESDEC    Y17, Y0, Y0
+	VAESDEC    Y17, Y1, Y1
+	VAESDEC    Y17, Y2, Y2
+	VAESDEC    Y17, Y3, Y3
+
+aes192_16:
+	VAESDEC Y18, Y0, Y0
+	VAESDEC Y18, Y1, Y1
+	VAESDEC Y18, Y2, Y2
+	VAESDEC Y18, Y3, Y3
+	VAESDEC Y19, Y0, Y0
+	VAESDEC Y19, Y1, Y1
+	VAESDEC Y19, Y2, Y2
+	VAESDEC Y19, Y3, Y3
+
+aes128_15:
+	VAESDEC     Y20, Y0, Y0
+	VAESDEC     Y20, Y1, Y1
+	VAESDEC     Y20, Y2, Y2
+	VAESDEC     Y20, Y3, Y3
+	VPXORD      Y29, Y4, Y8
+	VPXORD      Y29, Y5, Y9
+	VAESDEC     Y21, Y0, Y0
+	VAESDEC     Y21, Y1, Y1
+	VAESDEC     Y21, Y2, Y2
+	VAESDEC     Y21, Y3, Y3
+	VPXORD      Y29, Y6, Y10
+	VAESDEC     Y22, Y0, Y0
+	VAESDEC     Y22, Y1, Y1
+	VAESDEC     Y22, Y2, Y2
+	VAESDEC     Y22, Y3, Y3
+	VPXORD      Y29, Y7, Y11
+	VAESDEC     Y23, Y0, Y0
+	VAESDEC     Y23, Y1, Y1
+	VAESDEC     Y23, Y2, Y2
+	VAESDEC     Y23, Y3, Y3
+	VAESDEC     Y24, Y0, Y0
+	VAESDEC     Y24, Y1, Y1
+	VAESDEC     Y24, Y2, Y2
+	VAESDEC     Y24, Y3, Y3
+	VAESDEC     Y25, Y0, Y0
+	VAESDEC     Y25, Y1, Y1
+	VAESDEC     Y25, Y2, Y2
+	VAESDEC     Y25, Y3, Y3
+	VAESDEC     Y26, Y0, Y0
+	VAESDEC     Y26, Y1, Y1
+	VAESDEC     Y26, Y2, Y2
+	VAESDEC     Y26, Y3, Y3
+	VAESDEC     Y27, Y0, Y0
+	VAESDEC     Y27, Y1, Y1
+	VAESDEC     Y27, Y2, Y2
+	VAESDEC     Y27, Y3, Y3
+	VAESDEC     Y28, Y0, Y0
+	VAESDEC     Y28, Y1, Y1
+	VAESDEC     Y28, Y2, Y2
+	VAESDEC     Y28, Y3, Y3
+	VAESDECLAST Y8, Y0, Y0
+	VAESDECLAST Y9, Y1, Y1
+	VAESDECLAST Y10, Y2, Y2
+	VAESDECLAST Y11, Y3, Y3
+	VMOVDQU64   Y0, (DI)
+	VMOVDQU64   Y1, 32(DI)
+	VMOVDQU64   Y2, 64(DI)
+	VMOVDQU64   Y3, 96(DI)
+	JMP         ret_5
 
 	// One vector at a time.
 vector_tail_1:
@@ -4315,16 +4497,16 @@ vector_tail_1:
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y4, Y0
 	CMPQ       BX, $0x0c
-	JB         aes128_14
-	JE         aes192_15
+	JB         aes128_17
+	JE         aes192_18
 	VAESDEC    Y16, Y0, Y0
 	VAESDEC    Y17, Y0, Y0
 
-aes192_15:
+aes192_18:
 	VAESDEC Y18, Y0, Y0
 	VAESDEC Y19, Y0, Y0
 
-aes128_14:
+aes128_17:
 	VAESDEC     Y20, Y0, Y0
 	VAESDEC     Y21, Y0, Y0
 	VAESDEC     Y22, Y0, Y0
@@ -4354,16 +4536,16 @@ block_tail_2:
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	CMPQ       BX, $0x0c
-	JB         aes128_16
-	JE         aes192_17
+	JB         aes128_19
+	JE         aes192_20
 	VAESDEC    X16, X0, X0
 	VAESDEC    X17, X0, X0
 
-aes192_17:
+aes192_20:
 	VAESDEC X18, X0, X0
 	VAESDEC X19, X0, X0
 
-aes128_16:
+aes128_19:
 	VAESDEC     X20, X0, X0
 	VAESDEC     X21, X0, X0
 	VAESDEC     X22, X0, X0
@@ -4399,16 +4581,16 @@ steal_3:
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	CMPQ       BX, $0x0c
-	JB         aes128_18
-	JE         aes192_19
+	JB         aes128_21
+	JE         aes192_22
 	VAESDEC    X16, X0, X0
 	VAESDEC    X17, X0, X0
 
-aes192_19:
+aes192_22:
 	VAESDEC X18, X0, X0
 	VAESDEC X19, X0, X0
 
-aes128_18:
+aes128_21:
 	VAESDEC     X20, X0, X0
 	VAESDEC     X21, X0, X0
 	VAESDEC     X22, X0, X0
@@ -4430,16 +4612,16 @@ aes128_18:
 	VMOVDQU8   X0, K1, 16(DI)
 	VPTERNLOGD $0x96, X15, X5, X1
 	CMPQ       BX, $0x0c
-	JB         aes128_20
-	JE         aes192_21
+	JB         aes128_23
+	JE         aes192_24
 	VAESDEC    X16, X1, X1
 	VAESDEC    X17, X1, X1
 
-aes192_21:
+aes192_24:
 	VAESDEC X18, X1, X1
 	VAESDEC X19, X1, X1
 
-aes128_20:
+aes128_23:
 	VAESDEC     X20, X1, X1
 	VAESDEC     X21, X1, X1
 	VAESDEC     X22, X1, X1
@@ -4600,8 +4782,16 @@ four_vectors_11:
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
 	VPTERNLOGD $0x96, Z13, Z8, Z4
 
-	// Main loop: 4 vectors per step.
+	// Main loop: 4 vectors per step; a last step without next tweaks.
+	MOVQ R8, R12
+	ANDQ $0x02, R12
+	ORQ  R9, R12
+
 loop_6:
+	MOVQ       CX, R11
+	SUBQ       $0x00000100, R11
+	ORQ        R12, R11
+	JZ         last_step_12
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z4, Z0
 	VMOVDQU64  64(SI), Z1
@@ -4643,8 +4833,8 @@ loop_6:
 	VPSLLQ     $0x07, Z30, Z30
 	VPTERNLOGD $0x96, Z30, Z31, Z7
 	CMPQ       BX, $0x0c
-	JB         aes128_12
-	JE         aes192_13
+	JB         aes128_13
+	JE         aes192_14
 	VAESENC    Z16, Z0, Z0
 	VAESENC    Z16, Z1, Z1
 	VAESENC    Z16, Z2, Z2
@@ -4654,7 +4844,7 @@ loop_6:
 	VAESENC    Z17, Z2, Z2
 	VAESENC    Z17, Z3, Z3
 
-aes192_13:
+aes192_14:
 	VAESENC Z18, Z0, Z0
 	VAESENC Z18, Z1, Z1
 	VAESENC Z18, Z2, Z2
@@ -4664,7 +4854,7 @@ aes192_13:
 	VAESENC Z19, Z2, Z2
 	VAESENC Z19, Z3, Z3
 
-aes128_12:
+aes128_13:
 	VAESENC     Z20, Z0, Z0
 	VAESENC     Z20, Z1, Z1
 	VAESENC     Z20, Z2, Z2
@@ -4714,6 +4904,89 @@ aes128_12:
 	SUBQ        $0x00000100, CX
 	CMPQ        CX, $0x00000100
 	JAE         loop_6
+	JMP         vector_tail_1
+
+last_step_12:
+	VMOVDQU64  (SI), Z0
+	VPTERNLOGD $0x96, Z15, Z4, Z0
+	VMOVDQU64  64(SI), Z1
+	VPTERNLOGD $0x96, Z15, Z5, Z1
+	VMOVDQU64  128(SI), Z2
+	VPTERNLOGD $0x96, Z15, Z6, Z2
+	VMOVDQU64  192(SI), Z3
+	VPTERNLOGD $0x96, Z15, Z7, Z3
+	VPXORD     Z29, Z4, Z8
+	VPXORD     Z29, Z5, Z9
+	VPXORD     Z29, Z6, Z10
+	VPXORD     Z29, Z7, Z11
+	CMPQ       BX, $0x0c
+	JB         aes128_15
+	JE         aes192_16
+	VAESENC    Z16, Z0, Z0
+	VAESENC    Z16, Z1, Z1
+	VAESENC    Z16, Z2, Z2
+	VAESENC    Z16, Z3, Z3
+	VAESENC    Z17, Z0, Z0
+	VAESENC    Z17, Z1, Z1
+	VAESENC    Z17, Z2, Z2
+	VAESENC    Z17, Z3, Z3
+
+aes192_16:
+	VAESENC Z18, Z0, Z0
+	VAESENC Z18, Z1, Z1
+	VAESENC Z18, Z2, Z2
+	VAESENC Z18, Z3, Z3
+	VAESENC Z19, Z0, Z0
+	VAESENC Z19, Z1, Z1
+	VAESENC Z19, Z2, Z2
+	VAESENC Z19, Z3, Z3
+
+aes128_15:
+	VAESENC     Z20, Z0, Z0
+	VAESENC     Z20, Z1, Z1
+	VAESENC     Z20, Z2, Z2
+	VAESENC     Z20, Z3, Z3
+	VAESENC     Z21, Z0, Z0
+	VAESENC     Z21, Z1, Z1
+	VAESENC     Z21, Z2, Z2
+	VAESENC     Z21, Z3, Z3
+	VAESENC     Z22, Z0, Z0
+	VAESENC     Z22, Z1, Z1
+	VAESENC     Z22, Z2, Z2
+	VAESENC     Z22, Z3, Z3
+	VAESENC     Z23, Z0, Z0
+	VAESENC     Z23, Z1, Z1
+	VAESENC     Z23, Z2, Z2
+	VAESENC     Z23, Z3, Z3
+	VAESENC     Z24, Z0, Z0
+	VAESENC     Z24, Z1, Z1
+	VAESENC     Z24, Z2, Z2
+	VAESENC     Z24, Z3, Z3
+	VAESENC     Z25, Z0, Z0
+	VAESENC     Z25, Z1, Z1
+	VAESENC     Z25, Z2, Z2
+	VAESENC     Z25, Z3, Z3
+	VAESENC     Z26, Z0, Z0
+	VAESENC     Z26, Z1, Z1
+	VAESENC     Z26, Z2, Z2
+	VAESENC     Z26, Z3, Z3
+	VAESENC     Z27, Z0, Z0
+	VAESENC     Z27, Z1, Z1
+	VAESENC     Z27, Z2, Z2
+	VAESENC     Z27, Z3, Z3
+	VAESENC     Z28, Z0, Z0
+	VAESENC     Z28, Z1, Z1
+	VAESENC     Z28, Z2, Z2
+	VAESENC     Z28, Z3, Z3
+	VAESENCLAST Z8, Z0, Z0
+	VAESENCLAST Z9, Z1, Z1
+	VAESENCLAST Z10, Z2, Z2
+	VAESENCLAST Z11, Z3, Z3
+	VMOVDQU64   Z0, (DI)
+	VMOVDQU64   Z1, 64(DI)
+	VMOVDQU64   Z2, 128(DI)
+	VMOVDQU64   Z3, 192(DI)
+	JMP         ret_5
 
 	// One vector at a time.
 vector_tail_1:
@@ -4722,16 +4995,16 @@ vector_tail_1:
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z4, Z0
 	CMPQ       BX, $0x0c
-	JB         aes128_14
-	JE         aes192_15
+	JB         aes128_17
+	JE         aes192_18
 	VAESENC    Z16, Z0, Z0
 	VAESENC    Z17, Z0, Z0
 
-aes192_15:
+aes192_18:
 	VAESENC Z18, Z0, Z0
 	VAESENC Z19, Z0, Z0
 
-aes128_14:
+aes128_17:
 	VAESENC     Z20, Z0, Z0
 	VAESENC     Z21, Z0, Z0
 	VAESENC     Z22, Z0, Z0
@@ -4761,16 +5034,16 @@ block_tail_2:
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	CMPQ       BX, $0x0c
-	JB         aes128_16
-	JE         aes192_17
+	JB         aes128_19
+	JE         aes192_20
 	VAESENC    X16, X0, X0
 	VAESENC    X17, X0, X0
 
-aes192_17:
+aes192_20:
 	VAESENC X18, X0, X0
 	VAESENC X19, X0, X0
 
-aes128_16:
+aes128_19:
 	VAESENC     X20, X0, X0
 	VAESENC     X21, X0, X0
 	VAESENC     X22, X0, X0
@@ -4806,16 +5079,16 @@ steal_3:
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X5, X0
 	CMPQ       BX, $0x0c
-	JB         aes128_18
-	JE         aes192_19
+	JB         aes128_21
+	JE         aes192_22
 	VAESENC    X16, X0, X0
 	VAESENC    X17, X0, X0
 
-aes192_19:
+aes192_22:
 	VAESENC X18, X0, X0
 	VAESENC X19, X0, X0
 
-aes128_18:
+aes128_21:
 	VAESENC     X20, X0, X0
 	VAESENC     X21, X0, X0
 	VAESENC     X22, X0, X0
@@ -4837,16 +5110,16 @@ aes128_18:
 	VMOVDQU8   X0, K1, 16(DI)
 	VPTERNLOGD $0x96, X15, X4, X1
 	CMPQ       BX, $0x0c
-	JB         aes128_20
-	JE         aes192_21
+	JB         aes128_23
+	JE         aes192_24
 	VAESENC    X16, X1, X1
 	VAESENC    X17, X1, X1
 
-aes192_21:
+aes192_24:
 	VAESENC X18, X1, X1
 	VAESENC X19, X1, X1
 
-aes128_20:
+aes128_23:
 	VAESENC     X20, X1, X1
 	VAESENC     X21, X1, X1
 	VAESENC     X22, X1, X1
@@ -5007,8 +5280,16 @@ four_vectors_11:
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
 	VPTERNLOGD $0x96, Z13, Z8, Z4
 
-	// Main loop: 4 vectors per step.
+	// Main loop: 4 vectors per step; a last step without next tweaks.
+	MOVQ R8, R12
+	ANDQ $0x02, R12
+	ORQ  R9, R12
+
 loop_6:
+	MOVQ       CX, R11
+	SUBQ       $0x00000100, R11
+	ORQ        R12, R11
+	JZ         last_step_12
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z4, Z0
 	VMOVDQU64  64(SI), Z1
@@ -5050,8 +5331,8 @@ loop_6:
 	VPSLLQ     $0x07, Z30, Z30
 	VPTERNLOGD $0x96, Z30, Z31, Z7
 	CMPQ       BX, $0x0c
-	JB         aes128_12
-	JE         aes192_13
+	JB         aes128_13
+	JE         aes192_14
 	VAESDEC    Z16, Z0, Z0
 	VAESDEC    Z16, Z1, Z1
 	VAESDEC    Z16, Z2, Z2
@@ -5061,7 +5342,7 @@ loop_6:
 	VAESDEC    Z17, Z2, Z2
 	VAESDEC    Z17, Z3, Z3
 
-aes192_13:
+aes192_14:
 	VAESDEC Z18, Z0, Z0
 	VAESDEC Z18, Z1, Z1
 	VAESDEC Z18, Z2, Z2
@@ -5071,7 +5352,7 @@ aes192_13:
 	VAESDEC Z19, Z2, Z2
 	VAESDEC Z19, Z3, Z3
 
-aes128_12:
+aes128_13:
 	VAESDEC     Z20, Z0, Z0
 	VAESDEC     Z20, Z1, Z1
 	VAESDEC     Z20, Z2, Z2
@@ -5121,6 +5402,89 @@ aes128_12:
 	SUBQ        $0x00000100, CX
 	CMPQ        CX, $0x00000100
 	JAE         loop_6
+	JMP         vector_tail_1
+
+last_step_12:
+	VMOVDQU64  (SI), Z0
+	VPTERNLOGD $0x96, Z15, Z4, Z0
+	VMOVDQU64  64(SI), Z1
+	VPTERNLOGD $0x96, Z15, Z5, Z1
+	VMOVDQU64  128(SI), Z2
+	VPTERNLOGD $0x96, Z15, Z6, Z2
+	VMOVDQU64  192(SI), Z3
+	VPTERNLOGD $0x96, Z15, Z7, Z3
+	VPXORD     Z29, Z4, Z8
+	VPXORD     Z29, Z5, Z9
+	VPXORD     Z29, Z6, Z10
+	VPXORD     Z29, Z7, Z11
+	CMPQ       BX, $0x0c
+	JB         aes128_15
+	JE         aes192_16
+	VAESDEC    Z16, Z0, Z0
+	VAESDEC    Z16, Z1, Z1
+	VAESDEC    Z16, Z2, Z2
+	VAESDEC    Z16, Z3, Z3
+	VAESDEC    Z17, Z0, Z0
+	VAESDEC    Z17, Z1, Z1
+	VAESDEC    Z17, Z2, Z2
+	VAESDEC    Z17, Z3, Z3
+
+aes192_16:
+	VAESDEC Z18, Z0, Z0
+	VAESDEC Z18, Z1, Z1
+	VAESDEC Z18, Z2, Z2
+	VAESDEC Z18, Z3, Z3
+	VAESDEC Z19, Z0, Z0
+	VAESDEC Z19, Z1, Z1
+	VAESDEC Z19, Z2, Z2
+	VAESDEC Z19, Z3, Z3
+
+aes128_15:
+	VAESDEC     Z20, Z0, Z0
+	VAESDEC     Z20, Z1, Z1
+	VAESDEC     Z20, Z2, Z2
+	VAESDEC     Z20, Z3, Z3
+	VAESDEC     Z21, Z0, Z0
+	VAESDEC     Z21, Z1, Z1
+	VAESDEC     Z21, Z2, Z2
+	VAESDEC     Z21, Z3, Z3
+	VAESDEC     Z22, Z0, Z0
+	VAESDEC     Z22, Z1, Z1
+	VAESDEC     Z22, Z2, Z2
+	VAESDEC     Z22, Z3, Z3
+	VAESDEC     Z23, Z0, Z0
+	VAESDEC     Z23, Z1, Z1
+	VAESDEC     Z23, Z2, Z2
+	VAESDEC     Z23, Z3, Z3
+	VAESDEC     Z24, Z0, Z0
+	VAESDEC     Z24, Z1, Z1
+	VAESDEC     Z24, Z2, Z2
+	VAESDEC     Z24, Z3, Z3
+	VAESDEC     Z25, Z0, Z0
+	VAESDEC     Z25, Z1, Z1
+	VAESDEC     Z25, Z2, Z2
+	VAESDEC     Z25, Z3, Z3
+	VAESDEC     Z26, Z0, Z0
+	VAESDEC     Z26, Z1, Z1
+	VAESDEC     Z26, Z2, Z2
+	VAESDEC     Z26, Z3, Z3
+	VAESDEC     Z27, Z0, Z0
+	VAESDEC     Z27, Z1, Z1
+	VAESDEC     Z27, Z2, Z2
+	VAESDEC     Z27, Z3, Z3
+	VAESDEC     Z28, Z0, Z0
+	VAESDEC     Z28, Z1, Z1
+	VAESDEC     Z28, Z2, Z2
+	VAESDEC     Z28, Z3, Z3
+	VAESDECLAST Z8, Z0, Z0
+	VAESDECLAST Z9, Z1, Z1
+	VAESDECLAST Z10, Z2, Z2
+	VAESDECLAST Z11, Z3, Z3
+	VMOVDQU64   Z0, (DI)
+	VMOVDQU64   Z1, 64(DI)
+	VMOVDQU64   Z2, 128(DI)
+	VMOVDQU64   Z3, 192(DI)
+	JMP         ret_5
 
 	// One vector at a time.
 vector_tail_1:
@@ -5129,16 +5493,16 @@ vector_tail_1:
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z4, Z0
 	CMPQ       BX, $0x0c
-	JB         aes128_14
-	JE         aes192_15
+	JB         aes128_17
+	JE         aes192_18
 	VAESDEC    Z16, Z0, Z0
 	VAESDEC    Z17, Z0, Z0
 
-aes192_15:
+aes192_18:
 	VAESDEC Z18, Z0, Z0
 	VAESDEC Z19, Z0, Z0
 
-aes128_14:
+aes128_17:
 	VAESDEC     Z20, Z0, Z0
 	VAESDEC     Z21, Z0, Z0
 	VAESDEC     Z22, Z0, Z0
@@ -5168,16 +5532,16 @@ block_tail_2:
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	CMPQ       BX, $0x0c
-	JB         aes128_16
-	JE         aes192_17
+	JB         aes128_19
+	JE         aes192_20
 	VAESDEC    X16, X0, X0
 	VAESDEC    X17, X0, X0
 
-aes192_17:
+aes192_20:
 	VAESDEC X18, X0, X0
 	VAESDEC X19, X0, X0
 
-aes128_16:
+aes128_19:
 	VAESDEC     X20, X0, X0
 	VAESDEC     X21, X0, X0
 	VAESDEC     X22, X0, X0
@@ -5213,16 +5577,16 @@ steal_3:
 	VMOVDQU64  (SI), X0
 	VPTERNLOGD $0x96, X15, X4, X0
 	CMPQ       BX, $0x0c
-	JB         aes128_18
-	JE         aes192_19
+	JB         aes128_21
+	JE         aes192_22
 	VAESDEC    X16, X0, X0
 	VAESDEC    X17, X0, X0
 
-aes192_19:
+aes192_22:
 	VAESDEC X18, X0, X0
 	VAESDEC X19, X0, X0
 
-aes128_18:
+aes128_21:
 	VAESDEC     X20, X0, X0
 	VAESDEC     X21, X0, X0
 	VAESDEC     X22, X0, X0
@@ -5244,16 +5608,16 @@ aes128_18:
 	VMOVDQU8   X0, K1, 16(DI)
 	VPTERNLOGD $0x96, X15, X5, X1
 	CMPQ       BX, $0x0c
-	JB         aes128_20
-	JE         aes192_21
+	JB         aes128_23
+	JE         aes192_24
 	VAESDEC    X16, X1, X1
 	VAESDEC    X17, X1, X1
 
-aes192_21:
+aes192_24:
 	VAESDEC X18, X1, X1
 	VAESDEC X19, X1, X1
 
-aes128_20:
+aes128_23:
 	VAESDEC     X20, X1, X1
 	VAESDEC     X21, X1, X1
 	VAESDEC     X22, X1, X1

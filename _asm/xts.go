@@ -75,6 +75,7 @@ type xg struct {
 	s          [4]int // scratch
 	kt         int    // per-round key register, 16-register plans
 	krow       [15]int
+	lastStep   bool // mainStep: the call's last step, no next tweaks (AVX-512)
 }
 
 func genXTS() {
@@ -237,19 +238,40 @@ func genXTSRoutine(p xtsParams, dec bool) {
 		}
 	}
 
-	Comment("Main loop: 4 vectors per step.")
-	Label(loop)
-	g.mainStep()
 	advance := func() {
 		ADDQ(U32(4*V), rSrc)
 		ADDQ(U32(4*V), rDst)
 		SUBQ(U32(4*V), rLen)
 		CMPQ(rLen, U32(4*V))
 	}
-	advance()
 	if p.avx512 {
+		// The last step of a call that ends on it (no stealing, no tweak
+		// to store) computes no next tweaks: fewer instructions between
+		// its rounds and the next call's tweak encryption.
+		last := g.label("last_step")
+		Comment("Main loop: 4 vectors per step; a last step without next tweaks.")
+		MOVQ(rFlags, rT2)
+		ANDQ(U8(2), rT2)
+		ORQ(rTail, rT2)
+		Label(loop)
+		MOVQ(rLen, rT1)
+		SUBQ(U32(4*V), rT1)
+		ORQ(rT2, rT1)
+		JZ(LabelRef(last))
+		g.mainStep()
+		advance()
 		JAE(LabelRef(loop))
+		JMP(LabelRef(vtail))
+		Label(last)
+		g.lastStep = true
+		g.mainStep()
+		g.lastStep = false
+		JMP(LabelRef(ret))
 	} else {
+		Comment("Main loop: 4 vectors per step.")
+		Label(loop)
+		g.mainStep()
+		advance()
 		// Unrolled twice, the second step with the roles of the current
 		// and next tweak registers swapped: no moves between steps.
 		half, after := g.label("loop_half"), g.label("loop_end")
@@ -380,6 +402,9 @@ func (g *xg) mainStep() {
 	// it before the rounds, with ymm spread over rows 5-7 (the first rounds
 	// every key size runs), with xmm over rows 5-13.
 	fill := g.nextTweaks()
+	if g.lastStep {
+		fill = fill[:4] // the last-round keys only
+	}
 	spreadFrom, spreadTo := 5, 13
 	switch {
 	case g.avx512 && g.vlen == 64:
