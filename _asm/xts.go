@@ -76,6 +76,7 @@ type xg struct {
 	kt         int    // per-round key register, 16-register plans
 	krow       [15]int
 	lastStep   bool // mainStep: the call's last step, no next tweaks (AVX-512)
+	firstStep  bool // mainStep: the call's first step (zmm: tweaks between the rounds)
 }
 
 func genXTS() {
@@ -253,11 +254,25 @@ func genXTSRoutine(p xtsParams, dec bool) {
 		MOVQ(rFlags, rT2)
 		ANDQ(U8(2), rT2)
 		ORQ(rTail, rT2)
+		isLast := func() {
+			MOVQ(rLen, rT1)
+			SUBQ(U32(4*V), rT1)
+			ORQ(rT2, rT1)
+			JZ(LabelRef(last))
+		}
+		if p.vlen == 64 {
+			// The first step is on the critical path from the tweak
+			// encryption: its next tweaks go between its rounds, not
+			// before them (the loop's steps overlap, the first cannot).
+			isLast()
+			g.firstStep = true
+			g.mainStep()
+			g.firstStep = false
+			advance()
+			JB(LabelRef(vtail))
+		}
 		Label(loop)
-		MOVQ(rLen, rT1)
-		SUBQ(U32(4*V), rT1)
-		ORQ(rT2, rT1)
-		JZ(LabelRef(last))
+		isLast()
 		g.mainStep()
 		advance()
 		JAE(LabelRef(loop))
@@ -399,14 +414,16 @@ func (g *xg) mainStep() {
 		}
 	}
 	// Where the tweak computation goes, measured on Zen 4: with zmm all of
-	// it before the rounds, with ymm spread over rows 5-7 (the first rounds
-	// every key size runs), with xmm over rows 5-13.
+	// it before the rounds (but over rows 5-13 in a call's first step,
+	// which no earlier step overlaps), with ymm spread over rows 5-7 (the
+	// first rounds every key size runs), with xmm over rows 5-13.
 	fill := g.nextTweaks()
 	if g.lastStep {
 		fill = fill[:4] // the last-round keys only
 	}
 	spreadFrom, spreadTo := 5, 13
 	switch {
+	case g.avx512 && g.vlen == 64 && g.firstStep:
 	case g.avx512 && g.vlen == 64:
 		for _, f := range fill {
 			f()
