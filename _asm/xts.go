@@ -75,6 +75,8 @@ type xg struct {
 	s          [4]int // scratch
 	kt         int    // per-round key register, 16-register plans
 	krow       [15]int
+	lastStep   bool // mainStep: the call's last step, no next tweaks (AVX-512)
+	firstStep  bool // mainStep: the call's first step (zmm: tweaks between the rounds)
 }
 
 func genXTS() {
@@ -237,19 +239,54 @@ func genXTSRoutine(p xtsParams, dec bool) {
 		}
 	}
 
-	Comment("Main loop: 4 vectors per step.")
-	Label(loop)
-	g.mainStep()
 	advance := func() {
 		ADDQ(U32(4*V), rSrc)
 		ADDQ(U32(4*V), rDst)
 		SUBQ(U32(4*V), rLen)
 		CMPQ(rLen, U32(4*V))
 	}
-	advance()
 	if p.avx512 {
+		// The last step of a call that ends on it (no stealing, no tweak
+		// to store) computes no next tweaks: fewer instructions between
+		// its rounds and the next call's tweak encryption.
+		last := g.label("last_step")
+		Comment("Main loop: 4 vectors per step; a last step without next tweaks.")
+		MOVQ(rFlags, rT2)
+		ANDQ(U8(2), rT2)
+		ORQ(rTail, rT2)
+		isLast := func() {
+			MOVQ(rLen, rT1)
+			SUBQ(U32(4*V), rT1)
+			ORQ(rT2, rT1)
+			JZ(LabelRef(last))
+		}
+		if p.vlen == 64 {
+			// The first step is on the critical path from the tweak
+			// encryption: its next tweaks go between its rounds, not
+			// before them (the loop's steps overlap, the first cannot).
+			isLast()
+			g.firstStep = true
+			g.mainStep()
+			g.firstStep = false
+			advance()
+			JB(LabelRef(vtail))
+		}
+		Label(loop)
+		isLast()
+		g.mainStep()
+		advance()
 		JAE(LabelRef(loop))
+		JMP(LabelRef(vtail))
+		Label(last)
+		g.lastStep = true
+		g.mainStep()
+		g.lastStep = false
+		JMP(LabelRef(ret))
 	} else {
+		Comment("Main loop: 4 vectors per step.")
+		Label(loop)
+		g.mainStep()
+		advance()
 		// Unrolled twice, the second step with the roles of the current
 		// and next tweak registers swapped: no moves between steps.
 		half, after := g.label("loop_half"), g.label("loop_end")
@@ -377,11 +414,16 @@ func (g *xg) mainStep() {
 		}
 	}
 	// Where the tweak computation goes, measured on Zen 4: with zmm all of
-	// it before the rounds, with ymm spread over rows 5-7 (the first rounds
-	// every key size runs), with xmm over rows 5-13.
+	// it before the rounds (but over rows 5-13 in a call's first step,
+	// which no earlier step overlaps), with ymm spread over rows 5-7 (the
+	// first rounds every key size runs), with xmm over rows 5-13.
 	fill := g.nextTweaks()
+	if g.lastStep {
+		fill = fill[:4] // the last-round keys only
+	}
 	spreadFrom, spreadTo := 5, 13
 	switch {
+	case g.avx512 && g.vlen == 64 && g.firstStep:
 	case g.avx512 && g.vlen == 64:
 		for _, f := range fill {
 			f()
