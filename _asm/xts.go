@@ -398,8 +398,28 @@ func genXTSRoutine(p xtsParams, dec bool) {
 // mainStep emits one step of the main loop: 4 vectors through all rounds,
 // the next 4 tweak vectors computed between the rounds.
 func (g *xg) mainStep() {
+	// Where the tweak computation goes, measured on Zen 4: with zmm all of
+	// it before the rounds (but over rows 5-13 in a call's first step,
+	// which no earlier step overlaps), with ymm spread over rows 5-7 (the
+	// first rounds every key size runs), with xmm over rows 5-13.
+	fill := g.nextTweaks()
+	if g.lastStep {
+		fill = fill[:4] // the last-round keys only
+	}
+	at := func(base reg.Register) func(j int) Mem {
+		return func(j int) Mem { return Mem{Base: base, Disp: j * g.vlen} }
+	}
+	g.step(at(rSrc), at(rDst), fill, g.avx512 && g.vlen == 64 && !g.firstStep)
+}
+
+// step emits 4 vectors, vector j read from src(j) and written to dst(j),
+// through all rounds with their tweaks: the tweak and round key 0 XORed
+// in together, K14 ^ tweak as the last round's key. fill is the tweak
+// computation for the next step, as single instructions: all of it before
+// the rounds if preFill, else spread over rows 5-13 (5-7 for ymm).
+func (g *xg) step(src, dst func(j int) Mem, fill []func(), preFill bool) {
 	for j := 0; j < 4; j++ {
-		m := Mem{Base: rSrc, Disp: j * g.vlen}
+		m := src(j)
 		dj, tj := g.v(g.d[j]), g.v(g.t[j])
 		switch {
 		case g.avx512:
@@ -413,23 +433,13 @@ func (g *xg) mainStep() {
 			g.xor3(tj, g.v(g.key0), dj)
 		}
 	}
-	// Where the tweak computation goes, measured on Zen 4: with zmm all of
-	// it before the rounds (but over rows 5-13 in a call's first step,
-	// which no earlier step overlaps), with ymm spread over rows 5-7 (the
-	// first rounds every key size runs), with xmm over rows 5-13.
-	fill := g.nextTweaks()
-	if g.lastStep {
-		fill = fill[:4] // the last-round keys only
-	}
 	spreadFrom, spreadTo := 5, 13
-	switch {
-	case g.avx512 && g.vlen == 64 && g.firstStep:
-	case g.avx512 && g.vlen == 64:
+	if preFill {
 		for _, f := range fill {
 			f()
 		}
 		fill = nil
-	case g.vlen == 32:
+	} else if g.vlen == 32 {
 		spreadTo = 7
 	}
 	g.rounds(func(row int) {
@@ -460,7 +470,7 @@ func (g *xg) mainStep() {
 		}
 	})
 	for j := 0; j < 4; j++ {
-		g.storeu(g.v(g.d[j]), Mem{Base: rDst, Disp: j * g.vlen})
+		g.storeu(g.v(g.d[j]), dst(j))
 	}
 }
 

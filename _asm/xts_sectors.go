@@ -453,61 +453,10 @@ func (g *xg) batchTweaks() {
 // sectorStep emits one step of the main loop: vector j from sector j of
 // the batch, all rounds, each sector's tweaks advanced by x^L between them.
 func (g *xg) sectorStep() {
-	for j := 0; j < 4; j++ {
-		m := laneMem(sSrc, j)
-		dj, tj := g.v(g.d[j]), g.v(g.t[j])
-		switch {
-		case g.avx512:
-			g.loadu(m, dj)
-			g.xor3(g.v(g.key0), tj, dj)
-		case g.vex:
-			g.xor(m, tj, dj)
-			g.xor(g.v(g.key0), dj, dj)
-		default:
-			g.loadu(m, dj)
-			g.xor3(tj, g.v(g.key0), dj)
-		}
+	lane := func(base reg.Register) func(j int) Mem {
+		return func(j int) Mem { return laneMem(base, j) }
 	}
-	fill := g.sectorNextTweaks()
-	spreadFrom, spreadTo := 5, 13
-	if g.avx512 && g.vlen == 64 {
-		for _, f := range fill {
-			f()
-		}
-		fill = nil
-	} else if g.vlen == 32 {
-		spreadTo = 7
-	}
-	g.rounds(func(row int) {
-		if row < 14 {
-			k := g.roundKey(row)
-			for j := 0; j < 4; j++ {
-				g.aes(g.dec, false, k, g.v(g.d[j]))
-			}
-			if row >= spreadFrom && row <= spreadTo {
-				n := (len(fill) + spreadTo - row) / (spreadTo + 1 - row)
-				for _, f := range fill[:n] {
-					f()
-				}
-				fill = fill[n:]
-			}
-			return
-		}
-		if g.avx512 {
-			for j := 0; j < 4; j++ {
-				g.aes(g.dec, true, g.v(g.n[j]), g.v(g.d[j]))
-			}
-			return
-		}
-		k := g.roundKey(14)
-		for j := 0; j < 4; j++ {
-			g.xor(k, g.v(g.t[j]), g.v(g.t[j]))
-			g.aes(g.dec, true, g.v(g.t[j]), g.v(g.d[j]))
-		}
-	})
-	for j := 0; j < 4; j++ {
-		g.storeu(g.v(g.d[j]), laneMem(sDst, j))
-	}
+	g.step(lane(sSrc), lane(sDst), g.sectorNextTweaks(), g.avx512 && g.vlen == 64)
 }
 
 // sectorStep512 emits one step of the AVX-512 main loop with tweak set
