@@ -461,19 +461,7 @@ func TestAsmGuardPages(t *testing.T) {
 					in, out, f = want, pt[:n], v.dec
 				}
 				for layout := 0; layout < 4; layout++ {
-					var s, d []byte
-					switch layout {
-					case 0: // src at the end of its page, dst at the start
-						s, d = srcR[len(srcR)-n:], dstR[:n]
-					case 1:
-						s, d = srcR[:n], dstR[len(dstR)-n:]
-					case 2: // in place, at the end
-						s = srcR[len(srcR)-n:]
-						d = s
-					case 3: // in place, at the start
-						s = srcR[:n]
-						d = s
-					}
+					s, d := guardLayout(srcR, dstR, n, layout)
 					copy(s, in)
 					tw := iv
 					f(ks, d, s, &tw, flagEncryptTweak|flagStoreTweak)

@@ -46,3 +46,22 @@ func guardedRegion(t testing.TB, n int) []byte {
 	}
 	return mem[page : (pages+1)*page : (pages+1)*page]
 }
+
+// guardLayout places n bytes of source and destination in the guarded
+// regions srcR and dstR in one of four layouts, each flush against a
+// PROT_NONE page: 0 src at the end of its region and dst at the start,
+// 1 the other way round, 2 in place at the end, 3 in place at the start.
+func guardLayout(srcR, dstR []byte, n, layout int) (src, dst []byte) {
+	switch layout {
+	case 0:
+		return srcR[len(srcR)-n:], dstR[:n]
+	case 1:
+		return srcR[:n], dstR[len(dstR)-n:]
+	case 2:
+		s := srcR[len(srcR)-n:]
+		return s, s
+	default:
+		s := srcR[:n]
+		return s, s
+	}
+}

@@ -198,19 +198,7 @@ func TestAsmSectorsGuardPages(t *testing.T) {
 					}
 					want := asmSectorsWant(ref, pt[:n], ss, first, 1, dec)
 					for layout := 0; layout < 4; layout++ {
-						var s, d []byte
-						switch layout {
-						case 0: // src at the end of its page, dst at the start
-							s, d = srcR[len(srcR)-n:], dstR[:n]
-						case 1:
-							s, d = srcR[:n], dstR[len(dstR)-n:]
-						case 2: // in place, at the end
-							s = srcR[len(srcR)-n:]
-							d = s
-						case 3: // in place, at the start
-							s = srcR[:n]
-							d = s
-						}
+						s, d := guardLayout(srcR, dstR, n, layout)
 						copy(s, pt[:n])
 						f(ks, d, s, ss, first, 1)
 						if !bytes.Equal(d, want) {
