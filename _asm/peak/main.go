@@ -27,7 +27,6 @@ func main() {
 	genLoop("roundsVEX128", xmm(), vaesenc, vpxor, false)
 	genLoop("roundsVEX256", ymm(), vaesenc, vpxor, true)
 	genLoop("roundsEVEX512", zmm(), vaesenc, vpxord, true)
-	genProbes()
 
 	Generate()
 }
@@ -73,27 +72,5 @@ func genLoop(name string, regs []VecPhysical, round func(k, a VecPhysical), zero
 		// Leave no dirty upper state behind for SSE code in the runtime.
 		VZEROUPPER()
 	}
-	RET()
-}
-
-// genProbes emits cpuid and xgetbv0, the feature probes of package peak.
-func genProbes() {
-	TEXT("cpuid", NOSPLIT, "func(leaf, sub uint32) (eax, ebx, ecx, edx uint32)")
-	Doc("cpuid executes CPUID with EAX=leaf and ECX=sub.")
-	Load(Param("leaf"), EAX)
-	Load(Param("sub"), ECX)
-	CPUID()
-	Store(EAX, Return("eax"))
-	Store(EBX, Return("ebx"))
-	Store(ECX, Return("ecx"))
-	Store(EDX, Return("edx"))
-	RET()
-
-	TEXT("xgetbv0", NOSPLIT, "func() (eax, edx uint32)")
-	Doc("xgetbv0 returns XCR0; the caller checks OSXSAVE first.")
-	XORL(ECX, ECX)
-	XGETBV()
-	Store(EAX, Return("eax"))
-	Store(EDX, Return("edx"))
 	RET()
 }
