@@ -284,24 +284,7 @@ func genXTSRoutine(p xtsParams, dec bool) {
 		JMP(LabelRef(ret))
 	} else {
 		Comment("Main loop: 4 vectors per step.")
-		Label(loop)
-		g.mainStep()
-		advance()
-		// Unrolled twice, the second step with the roles of the current
-		// and next tweak registers swapped: no moves between steps.
-		half, after := g.label("loop_half"), g.label("loop_end")
-		JB(LabelRef(half))
-		g.t, g.n = g.n, g.t
-		g.mainStep()
-		g.t, g.n = g.n, g.t
-		advance()
-		JAE(LabelRef(loop))
-		JMP(LabelRef(after))
-		Label(half)
-		for j := 0; j < 4; j++ {
-			g.mov(g.v(g.n[j]), g.v(g.t[j]))
-		}
-		Label(after)
+		g.twoStepLoop(loop, g.mainStep, advance)
 	}
 
 	Comment("One vector at a time.")
@@ -393,6 +376,30 @@ func genXTSRoutine(p xtsParams, dec bool) {
 		VZEROUPPER()
 	}
 	RET()
+}
+
+// twoStepLoop emits the 16-register main loop at label loop: step,
+// advance, then step again with the roles of the current and next tweak
+// registers swapped, so that no moves are needed between steps. advance
+// moves the pointers and sets the flags: JB leaves after the first step
+// (the next tweaks are then moved into place), JAE loops after the second.
+func (g *xg) twoStepLoop(loop string, step, advance func()) {
+	Label(loop)
+	step()
+	advance()
+	half, after := g.label("loop_half"), g.label("loop_end")
+	JB(LabelRef(half))
+	g.t, g.n = g.n, g.t
+	step()
+	g.t, g.n = g.n, g.t
+	advance()
+	JAE(LabelRef(loop))
+	JMP(LabelRef(after))
+	Label(half)
+	for j := 0; j < 4; j++ {
+		g.mov(g.v(g.n[j]), g.v(g.t[j]))
+	}
+	Label(after)
 }
 
 // mainStep emits one step of the main loop: 4 vectors through all rounds,

@@ -167,6 +167,16 @@ func genSectorsRoutine(p xtsParams, dec bool) {
 		SUBQ(U32(V), sLeft)
 		CMPQ(sLeft, U32(V))
 	}
+	// batchStart opens a batch: sLeft counts the bytes of each sector
+	// still to do; a partial last sector ends the call.
+	batchStart := func() {
+		Comment("Batches of four sectors.")
+		Label(batch)
+		MOVQ(ss, sLeft)
+		Comment("Stop before a partial sector (the caller rules it out).")
+		CMPQ(sTotal, sLeft)
+		JB(LabelRef(ret))
+	}
 	if p.avx512 {
 		ivs := []int{30, 31}[:4/L]
 		Comment("The first batch's tweaks; every later batch's are encrypted one batch ahead.")
@@ -174,12 +184,7 @@ func genSectorsRoutine(p xtsParams, dec bool) {
 		g.encryptIVs(ivs)
 
 		partial, ready := g.label("partial_batch"), g.label("batch_ready")
-		Comment("Batches of four sectors.")
-		Label(batch)
-		MOVQ(ss, sLeft)
-		Comment("Stop before a partial sector (the caller rules it out).")
-		CMPQ(sTotal, sLeft)
-		JB(LabelRef(ret))
+		batchStart()
 		MOVQ(sLeft, sTmp)
 		SHLQ(U8(2), sTmp)
 		CMPQ(sTotal, sTmp)
@@ -226,12 +231,7 @@ func genSectorsRoutine(p xtsParams, dec bool) {
 			g.mov(g.v(g.n[j]), g.v(g.t[j]))
 		}
 	} else {
-		Comment("Batches of four sectors.")
-		Label(batch)
-		MOVQ(ss, sLeft)
-		Comment("Stop before a partial sector (the caller rules it out).")
-		CMPQ(sTotal, sLeft)
-		JB(LabelRef(ret))
+		batchStart()
 		g.batchIVs(g.t[:4/L])
 		g.batchTweaks()
 
@@ -239,24 +239,7 @@ func genSectorsRoutine(p xtsParams, dec bool) {
 		JB(LabelRef(btail))
 
 		Comment("Main loop: L blocks of each of the four sectors per step.")
-		Label(loop)
-		g.sectorStep()
-		advance()
-		// Unrolled twice, the second step with the roles of the current
-		// and next tweak registers swapped, as in the unit routine.
-		half, after := g.label("loop_half"), g.label("loop_end")
-		JB(LabelRef(half))
-		g.t, g.n = g.n, g.t
-		g.sectorStep()
-		g.t, g.n = g.n, g.t
-		advance()
-		JAE(LabelRef(loop))
-		JMP(LabelRef(after))
-		Label(half)
-		for j := 0; j < 4; j++ {
-			g.mov(g.v(g.n[j]), g.v(g.t[j]))
-		}
-		Label(after)
+		g.twoStepLoop(loop, g.sectorStep, advance)
 	}
 
 	if L > 1 {
