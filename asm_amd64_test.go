@@ -136,12 +136,19 @@ func asmCall(t *testing.T, v asmVariant, ks *keySchedule, dec bool, src, want []
 	if inPlace {
 		off = srcOff
 	}
-	for i, b := range dbuf[:off] {
+	checkCanaries(t, where, dbuf, off, n, canary)
+}
+
+// checkCanaries fails if any byte of buf outside [off, off+n), the
+// destination, lost its canary value.
+func checkCanaries(t *testing.T, where string, buf []byte, off, n int, canary byte) {
+	t.Helper()
+	for i, b := range buf[:off] {
 		if b != canary {
 			t.Fatalf("%s: byte %d before dst written", where, off-i)
 		}
 	}
-	for i, b := range dbuf[off+n:] {
+	for i, b := range buf[off+n:] {
 		if b != canary {
 			t.Fatalf("%s: byte %d after dst written", where, i)
 		}

@@ -75,16 +75,7 @@ func asmSectorsCheck(t *testing.T, f asmSectorFunc, ks *keySchedule, src, want [
 	if !inPlace && !bytes.Equal(s, src) {
 		t.Fatalf("%s: src modified", where)
 	}
-	for i, b := range dbuf[:off] {
-		if b != canary {
-			t.Fatalf("%s: byte %d before dst written", where, off-i)
-		}
-	}
-	for i, b := range dbuf[off+n:] {
-		if b != canary {
-			t.Fatalf("%s: byte %d past dst written", where, i)
-		}
-	}
+	checkCanaries(t, where, dbuf, off, n, canary)
 }
 
 // TestAsmSectors compares every sector routine with per-sector reference
