@@ -4,6 +4,20 @@ package xts
 
 import "unsafe"
 
+// keySchedule holds the expanded keys of one AES-XTS key, shared by every
+// assembly variant. Round keys are right-aligned: AES-256 uses rows 0..14,
+// AES-192 rows 2..14 and AES-128 rows 4..14, so every key size ends in the
+// same round sequence and the routines branch once, on rounds, to where
+// their key size starts. The struct is allocated 64-byte aligned (see
+// newKeySchedule) so that legacy-SSE memory operands and full-vector
+// broadcasts never straddle an alignment boundary.
+type keySchedule struct {
+	enc    [15][16]byte // data key, encryption round keys           (offset 0)
+	dec    [15][16]byte // data key, decryption round keys, in order of use (offset 240)
+	tweak  [15][16]byte // tweak key, encryption round keys          (offset 480)
+	rounds uint64       // 10, 12 or 14                              (offset 720)
+}
+
 // newKeySchedule expands a full AES-XTS key K1‖K2 (32, 48 or 64 bytes) into a
 // keySchedule: enc and dec from the data key K1, tweak from the tweak key K2.
 // It panics on any other length (callers validate keys first) and requires

@@ -3,50 +3,36 @@ package xts
 import (
 	"fmt"
 	"strings"
+
+	"github.com/fastxts/xts/internal/cpuid"
 )
 
-// This file holds the dispatch policy: which assembly variants a CPU can
-// run and in which order they are preferred. It is a pure function of a
-// description of the CPU, with no build tag, so that it can be tested
-// against a table of real processors on any machine.
+// This file holds the x86 dispatch policy: which assembly variants a CPU
+// can run and in which order they are preferred. It is a pure function of
+// a description of the CPU and of the variants' needs (the table in
+// variants_amd64.go), so that it can be tested against real processors
+// on any x86 machine.
 
-// cpuFeatures describes a CPU as far as the dispatch policy cares. The
-// feature fields are raw CPUID bits; OSXSAVE, OSYMM and OSZMM say what the
-// operating system enabled (CPUID.1:ECX.OSXSAVE and XCR0). An instruction
-// set is only usable when the CPU has it and, for the wide registers, the
-// OS saves and restores their state.
-type cpuFeatures struct {
-	Vendor        string // "GenuineIntel", "AuthenticAMD", ...
-	Family, Model int    // with the extended family and model folded in
-
-	AES, SSSE3, PCLMULQDQ, AVX, AVX2, VAES, VPCLMULQDQ bool
-	AVX512F, AVX512BW, AVX512VL, BMI2                  bool
-
-	OSXSAVE bool // the OS enabled XSAVE, so XCR0 can be read
-	OSYMM   bool // XCR0 bits 1 and 2: XMM and YMM state
-	OSZMM   bool // XCR0 bits 5, 6 and 7: opmask, ZMM0-15 upper halves, ZMM16-31
+// x86Policy is what the policy knows of one variant: its name, what it
+// needs of the CPU and the OS, and whether it runs on zmm registers (which
+// some cores pay for with a lower clock).
+type x86Policy struct {
+	name  string
+	needs func(c cpuid.X86) []requirement
+	zmm   bool
 }
 
 // verdict is the policy's answer for one assembly variant.
 type verdict struct {
-	Name      string // public implementation name, as in asmVariants
+	Name      string // public implementation name, as in the variant table
 	Available bool   // the CPU and OS can run it
 	Default   bool   // the first available variant in priority order
 	Note      string // why: what is missing, or why it ranks where it does
 }
 
-// Variant names, best first in the usual order.
-const (
-	nameAVX10_512 = "vaes-avx10_512"
-	nameAVX10_256 = "vaes-avx10_256"
-	nameVAESAVX2  = "vaes-avx2"
-	nameAESNIAVX  = "aesni-avx"
-	nameAESNI     = "aesni"
-)
-
 // zmmDownclockers lists the Intel family 6 models whose cores lower their
 // clock while 512-bit instructions run, which slows every other program on
-// the core too. There the 256-bit AVX-512 variant is preferred.
+// the core too. There a zmm variant ranks below the variant after it.
 var zmmDownclockers = map[int]string{
 	0x55: "Skylake-X",
 	0x6A: "Ice Lake",
@@ -60,7 +46,7 @@ var zmmDownclockers = map[int]string{
 
 // zmmPenalty names the microarchitecture when c is one whose zmm use
 // downclocks the core, and returns "" otherwise.
-func zmmPenalty(c cpuFeatures) string {
+func zmmPenalty(c cpuid.X86) string {
 	if c.Vendor != "GenuineIntel" || c.Family != 6 {
 		return ""
 	}
@@ -133,44 +119,28 @@ func joinAnd(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-// rankVariants returns a verdict for each of the five assembly variants,
-// in priority order: vaes-avx10_512, vaes-avx10_256, vaes-avx2, aesni-avx,
-// aesni, except that on CPUs where zmm use downclocks the core
-// vaes-avx10_512 ranks just below vaes-avx10_256. The first available one
-// is the default. (generic, always available and always last, is the core
-// registry's business.)
-func rankVariants(c cpuFeatures) []verdict {
-	// The OS state bits mean nothing unless the OS enabled XSAVE.
-	osYMM := c.OSXSAVE && c.OSYMM
-	osZMM := osYMM && c.OSZMM
-
-	// aesni byte-shuffles with PSHUFB. Every CPU with AES-NI has SSSE3,
-	// but a hypervisor may mask one and not the other; the wider
-	// variants inherit the requirement, which only keeps the order
-	// monotone, since AVX implies it.
-	aesni := []requirement{{"AES-NI", c.AES, false}, {"SSSE3", c.SSSE3, false}}
-	aesniAVX := append(aesni[:len(aesni):len(aesni)],
-		requirement{"AVX", c.AVX, false},
-		requirement{"YMM", osYMM, true})
-	vaesAVX2 := append(aesniAVX[:len(aesniAVX):len(aesniAVX)],
-		requirement{"AVX2", c.AVX2, false},
-		requirement{"VAES", c.VAES, false},
-		requirement{"VPCLMULQDQ", c.VPCLMULQDQ, false})
-	avx10 := append(vaesAVX2[:len(vaesAVX2):len(vaesAVX2)],
-		requirement{"AVX-512F", c.AVX512F, false},
-		requirement{"AVX-512BW", c.AVX512BW, false},
-		requirement{"AVX-512VL", c.AVX512VL, false},
-		requirement{"BMI2", c.BMI2, false},
-		requirement{"ZMM", osZMM, true})
-
-	vs := []verdict{
-		{Name: nameAVX10_512, Note: missing(avx10)},
-		{Name: nameAVX10_256, Note: missing(avx10)},
-		{Name: nameVAESAVX2, Note: missing(vaesAVX2)},
-		{Name: nameAESNIAVX, Note: missing(aesniAVX)},
-		{Name: nameAESNI, Note: missing(aesni)},
+// rankVariants returns a verdict for each variant of table (best first),
+// in priority order: the table's, except that on CPUs where zmm use
+// downclocks the core a zmm variant ranks just below the one after it.
+// The first available one is the default. (generic, always available and
+// always last, is the core registry's business.)
+func rankVariants(c cpuid.X86, table []x86Policy) []verdict {
+	order := make([]x86Policy, len(table))
+	copy(order, table)
+	uarch := zmmPenalty(c)
+	demoted := map[string]bool{}
+	if uarch != "" {
+		for i := 0; i+1 < len(order); i++ {
+			if order[i].zmm && !demoted[order[i].name] {
+				demoted[order[i].name] = true
+				order[i], order[i+1] = order[i+1], order[i]
+			}
+		}
 	}
-	for i := range vs {
+
+	vs := make([]verdict, len(order))
+	for i, p := range order {
+		vs[i] = verdict{Name: p.name, Note: missing(p.needs(c))}
 		vs[i].Available = vs[i].Note == ""
 	}
 
@@ -178,11 +148,12 @@ func rankVariants(c cpuFeatures) []verdict {
 	// which is this first available one unless XTS_IMPLEMENTATION says
 	// otherwise, so the notes here do not claim it.
 	defaultNote := "fastest available"
-	if uarch := zmmPenalty(c); uarch != "" {
-		vs[0], vs[1] = vs[1], vs[0]
-		if vs[1].Available {
-			defaultNote = "fastest available without zmm"
-			vs[1].Note = fmt.Sprintf("zmm avoided: %s downclocks (family 6 model 0x%02X)", uarch, c.Model)
+	if uarch != "" {
+		for i := range vs {
+			if demoted[vs[i].Name] && vs[i].Available {
+				defaultNote = "fastest available without zmm"
+				vs[i].Note = fmt.Sprintf("zmm avoided: %s downclocks (family 6 model 0x%02X)", uarch, c.Model)
+			}
 		}
 	}
 

@@ -8,7 +8,7 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// genKeyExpansion emits expandKey (declared in asm_amd64.go).
+// genKeyExpansion emits expandKey (its Go declaration is generated too).
 //
 // It uses only legacy-SSE encodings on X0-X4, so it runs on every CPU with
 // AES-NI, AVX or not, and mixes no VEX into the caller's state. There is no
@@ -21,6 +21,12 @@ import (
 // rows before it are zeroed.
 func genKeyExpansion() {
 	TEXT("expandKey", NOSPLIT, "func(key *byte, rounds int, enc, dec *[15][16]byte)")
+	Pragma("noescape")
+	Doc("expandKey expands an AES key of 16, 24 or 32 bytes (rounds 10, 12 or 14)",
+		"into right-aligned encryption round keys and, if dec is not nil, the",
+		"decryption round keys of the equivalent inverse cipher in order of use:",
+		"dec[last-r] = InvMixColumns(enc[r]) for the middle rounds, with the first",
+		"and last rows copied unchanged. Requires AES-NI.")
 
 	key, rounds, enc, dec := RAX, RCX, RDX, RBX
 	Load(Param("key"), key)

@@ -12,18 +12,20 @@ import (
 // xtsParams are the three parameters of the one XTS routine.
 type xtsParams struct {
 	name   string // suffix of the Go names: encrypt<name>, decrypt<name>
+	impl   string // the implementation's public name
 	vlen   int    // vector length in bytes: 16 (xmm), 32 (ymm), 64 (zmm)
 	avx512 bool   // 32 registers, opmasks, VPTERNLOGD, EVEX encodings
 	vex    bool   // VEX (or EVEX) encoding; false: legacy SSE
 }
 
-// xtsVariants are the five variants declared in asm_amd64.go.
+// xtsVariants are the five variants: the table in variants_amd64.go names
+// the routines generated for each.
 var xtsVariants = []xtsParams{
-	{"AESNI", 16, false, false},
-	{"AESNIAVX", 16, false, true},
-	{"VAESAVX2", 32, false, true},
-	{"VAESAVX10_256", 32, true, true},
-	{"VAESAVX10_512", 64, true, true},
+	{"AESNI", "aesni", 16, false, false},
+	{"AESNIAVX", "aesni-avx", 16, false, true},
+	{"VAESAVX2", "vaes-avx2", 32, false, true},
+	{"VAESAVX10_256", "vaes-avx10_256", 32, true, true},
+	{"VAESAVX10_512", "vaes-avx10_512", 64, true, true},
 }
 
 // Offsets in keySchedule (asm_amd64.go).
@@ -40,7 +42,7 @@ var (
 	rKS     = reg.RAX // *keySchedule
 	rRounds = reg.RBX // 10, 12 or 14
 	rLen    = reg.RCX // bytes of full blocks still to process in bulk
-	rTweakP = reg.RDX // *[16]byte tweak
+	rTweakP = reg.RDX // address of the tweakLo, tweakHi arguments
 	rSrc    = reg.RSI
 	rDst    = reg.RDI
 	rFlags  = reg.R8
@@ -139,13 +141,24 @@ func genXTSRoutine(p xtsParams, dec bool) {
 	V := p.vlen
 	L := V / 16
 
-	Implement(name)
-	Attributes(NOSPLIT)
+	TEXT(name, NOSPLIT, unitSignature)
+	Pragma("noescape")
+	Doc(name+" processes one whole data unit, or a part of one, with",
+		"the "+p.impl+" variant. Preconditions, checked by the Go callers:",
+		"len(src) >= 16, len(dst) >= len(src), and dst and src the same memory",
+		"or not overlapping. It reads exactly len(src) bytes of src, writes",
+		"exactly len(src) bytes of dst, and steals ciphertext when len(src) is",
+		"not a multiple of 16. With flags&1 the tweak is the IV, encrypted first",
+		"with the tweak key; with flags&2 it returns T·x^(len(src)/16),",
+		"otherwise an unspecified value.")
 	Load(Param("ks"), rKS)
 	Load(Param("dst").Base(), rDst)
 	Load(Param("src").Base(), rSrc)
 	Load(Param("src").Len(), rLen)
-	Load(Param("tweak"), rTweakP)
+	Comment("The tweak arrives by value: tweakLo and tweakHi are adjacent argument slots,")
+	Comment("read as one 16-byte tweak in memory (as two 8-byte loads, which the caller's")
+	Comment("two 8-byte stores forward to).")
+	LEAQ(paramMem("tweakLo"), rTweakP)
 	Load(Param("flags"), rFlags)
 	MOVQ(Mem{Base: rKS, Disp: ksRounds}, rRounds)
 
@@ -370,7 +383,7 @@ func genXTSRoutine(p xtsParams, dec bool) {
 	Label(done)
 	TESTQ(U32(2), rFlags)
 	JZ(LabelRef(ret))
-	g.storeu(xt, Mem{Base: rTweakP})
+	g.storeTweak(xt)
 	Label(ret)
 	if p.vlen > 16 {
 		VZEROUPPER()
@@ -485,6 +498,25 @@ func (g *xg) step(src, dst func(j int) Mem, fill []func(), preFill bool) {
 // it with two 8-byte stores, which cannot forward to one 16-byte load (the
 // load would wait for the stores to retire, and consecutive calls would no
 // longer overlap).
+// unitSignature is the Go declaration of every unit routine: the tweak in
+// and out by value, as two 64-bit words (see the engine type in the root
+// package), so that calls through function values allocate nothing.
+const unitSignature = "func(ks *keySchedule, dst, src []byte, tweakLo, tweakHi, flags uint64) (lo, hi uint64)"
+
+// storeTweak returns x, the tweak that follows the last full block, in
+// the results lo and hi, as two 8-byte stores (the caller reads them as
+// two 8-byte words).
+func (g *xg) storeTweak(x reg.VecPhysical) {
+	lo, hi := returnMem("lo"), returnMem("hi")
+	if !g.vex {
+		MOVQ(x, lo)
+		MOVHPS(x, hi)
+		return
+	}
+	VMOVQ(x, lo)
+	VPEXTRQ(U8(1), x, hi)
+}
+
 func (g *xg) loadTweak128(x reg.VecPhysical) {
 	if !g.vex {
 		MOVQ(Mem{Base: rTweakP}, x)

@@ -68,6 +68,15 @@ func paramMem(name string) Mem {
 	return b.Addr
 }
 
+// returnMem returns the slot of a result.
+func returnMem(name string) Mem {
+	b, err := Return(name).Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return b.Addr
+}
+
 // newSectorsXG sets up the register plan, close to the unit routine's:
 // data 0-3, tweaks 4-7, next tweaks 8-11 (the second tweak set with
 // AVX-512), constant 12, first round key 15; with AVX-512 round keys 16-29,
@@ -118,8 +127,16 @@ func genSectorsRoutine(p xtsParams, dec bool) {
 	V := p.vlen
 	L := V / 16
 
-	Implement(name)
-	Attributes(NOSPLIT)
+	TEXT(name, NOSPLIT, "func(ks *keySchedule, dst, src []byte, sectorSize int, first, step uint64)")
+	Pragma("noescape")
+	Doc(name+" processes whole data units with the "+p.impl,
+		"variant: unit k of src (each sectorSize bytes) with the IV SectorTweak(first + k*step), modulo 2^64,",
+		"exactly as one unit call with flags&1 per unit would. Preconditions, checked by",
+		"the Go callers: sectorSize a positive multiple of 16, len(src) a multiple of it,",
+		"len(dst) >= len(src), dst and src the same memory or not overlapping. It reads",
+		"exactly len(src) bytes of src and writes exactly len(src) bytes of dst",
+		"(defensively it returns at once on a bad sectorSize and stops before a partial",
+		"last unit).")
 	ss := paramMem("sectorSize")
 	Load(Param("ks"), sKS)
 	Load(Param("dst").Base(), sDst)

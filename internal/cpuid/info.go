@@ -1,8 +1,8 @@
-package xts
+package cpuid
 
-// CPUInfo describes the processor as far as this package cares: what
+// Info describes the processor as far as this package cares: what
 // `xts info` prints and what the choice of implementation rests on.
-type CPUInfo struct {
+type Info struct {
 	Vendor string // CPUID vendor string, e.g. "GenuineIntel"; "" where unknown
 	Name   string // brand string; on other architectures or purego builds, GOARCH
 	Family int    // display family, extended family included (0 where unknown)
@@ -26,17 +26,16 @@ type Feature struct {
 	OS bool
 }
 
-// DetectCPU describes the processor this program runs on. Detection runs
+// Detect describes the processor this program runs on. Detection runs
 // once; each call returns a fresh copy.
-func DetectCPU() CPUInfo {
-	return detectCPU()
+func Detect() Info {
+	return detect()
 }
 
-// info turns detected features and the brand string into a CPUInfo.
-func (c cpuFeatures) info(brand string) CPUInfo {
-	ymm := c.OSXSAVE && c.OSYMM
-	zmm := ymm && c.OSZMM
-	return CPUInfo{
+// Info turns detected features and the brand string into an Info.
+func (c X86) Info(brand string) Info {
+	ymm, zmm := c.UsableYMM(), c.UsableZMM()
+	return Info{
 		Vendor: c.Vendor,
 		Name:   brand,
 		Family: c.Family,

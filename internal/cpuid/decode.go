@@ -1,10 +1,32 @@
-package xts
+package cpuid
 
 import "strings"
 
-// This file decodes raw CPUID and XCR0 words into cpuFeatures. It is pure
-// (the instructions themselves run in cpu_amd64.go) so that the decoding
-// can be tested against known register values on any machine.
+// This file decodes raw CPUID and XCR0 words into X86. It is pure
+// (the instructions themselves run in detect_amd64.go) so that the
+// decoding can be tested against known register values on any machine.
+
+// X86 describes an x86 CPU as far as the dispatch policy cares. The
+// feature fields are raw CPUID bits; OSXSAVE, OSYMM and OSZMM say what the
+// operating system enabled (CPUID.1:ECX.OSXSAVE and XCR0). An instruction
+// set is only usable when the CPU has it and, for the wide registers, the
+// OS saves and restores their state.
+type X86 struct {
+	Vendor        string // "GenuineIntel", "AuthenticAMD", ...
+	Family, Model int    // with the extended family and model folded in
+
+	AES, SSSE3, PCLMULQDQ, AVX, AVX2, VAES, VPCLMULQDQ bool
+	AVX512F, AVX512BW, AVX512VL, BMI2                  bool
+
+	OSXSAVE bool // the OS enabled XSAVE, so XCR0 can be read
+	OSYMM   bool // XCR0 bits 1 and 2: XMM and YMM state
+	OSZMM   bool // XCR0 bits 5, 6 and 7: opmask, ZMM0-15 upper halves, ZMM16-31
+}
+
+// UsableYMM and UsableZMM say whether the OS saves the ymm, and the zmm
+// and opmask, register state (meaningless without XSAVE).
+func (c X86) UsableYMM() bool { return c.OSXSAVE && c.OSYMM }
+func (c X86) UsableZMM() bool { return c.UsableYMM() && c.OSZMM }
 
 // CPUID bits read by the dispatch policy and `xts info`.
 const (
@@ -53,7 +75,7 @@ func familyModel(eax uint32) (family, model int) {
 }
 
 // setLeaf1 records the features in CPUID.1:ECX.
-func (c *cpuFeatures) setLeaf1(ecx uint32) {
+func (c *X86) setLeaf1(ecx uint32) {
 	c.PCLMULQDQ = ecx&leaf1ECXPCLMULQDQ != 0
 	c.SSSE3 = ecx&leaf1ECXSSSE3 != 0
 	c.AES = ecx&leaf1ECXAES != 0
@@ -62,7 +84,7 @@ func (c *cpuFeatures) setLeaf1(ecx uint32) {
 }
 
 // setLeaf7 records the features in CPUID.(7,0):EBX and ECX.
-func (c *cpuFeatures) setLeaf7(ebx, ecx uint32) {
+func (c *X86) setLeaf7(ebx, ecx uint32) {
 	c.AVX2 = ebx&leaf7EBXAVX2 != 0
 	c.BMI2 = ebx&leaf7EBXBMI2 != 0
 	c.AVX512F = ebx&leaf7EBXAVX512F != 0
@@ -73,7 +95,7 @@ func (c *cpuFeatures) setLeaf7(ebx, ecx uint32) {
 }
 
 // setXCR0 records which register states the OS enabled.
-func (c *cpuFeatures) setXCR0(xcr0 uint32) {
+func (c *X86) setXCR0(xcr0 uint32) {
 	c.OSYMM = xcr0&xcr0YMM == xcr0YMM
 	c.OSZMM = xcr0&xcr0ZMM == xcr0ZMM
 }

@@ -1,6 +1,6 @@
 //go:build !amd64 || purego
 
-package xts
+package cpuid
 
 import (
 	"runtime"
@@ -8,9 +8,9 @@ import (
 )
 
 // Without CPUID the description says only what the build knows.
-func TestDetectCPUPortable(t *testing.T) {
-	info := DetectCPU()
+func TestDetectPortable(t *testing.T) {
+	info := Detect()
 	if info.Vendor != "" || info.Name != runtime.GOARCH || info.Family != 0 || info.Model != 0 || len(info.Features) != 0 {
-		t.Errorf("DetectCPU() = %+v, want only Name %q", info, runtime.GOARCH)
+		t.Errorf("Detect() = %+v, want only Name %q", info, runtime.GOARCH)
 	}
 }

@@ -1,4 +1,4 @@
-package xts
+package cpuid
 
 import (
 	"encoding/binary"
@@ -74,40 +74,40 @@ func TestBrandString(t *testing.T) {
 // Each feature comes from one bit of one register: setting that bit alone
 // must set that field alone.
 func TestFeatureBits(t *testing.T) {
-	type setter func(*cpuFeatures, uint32)
-	leaf1 := func(c *cpuFeatures, v uint32) { c.setLeaf1(v) }
-	leaf7b := func(c *cpuFeatures, v uint32) { c.setLeaf7(v, 0) }
-	leaf7c := func(c *cpuFeatures, v uint32) { c.setLeaf7(0, v) }
-	xcr0 := func(c *cpuFeatures, v uint32) { c.setXCR0(v) }
+	type setter func(*X86, uint32)
+	leaf1 := func(c *X86, v uint32) { c.setLeaf1(v) }
+	leaf7b := func(c *X86, v uint32) { c.setLeaf7(v, 0) }
+	leaf7c := func(c *X86, v uint32) { c.setLeaf7(0, v) }
+	xcr0 := func(c *X86, v uint32) { c.setXCR0(v) }
 	for _, tc := range []struct {
 		name string
 		set  setter
 		bits uint32
-		want cpuFeatures
+		want X86
 	}{
-		{"PCLMULQDQ", leaf1, 1 << 1, cpuFeatures{PCLMULQDQ: true}},
-		{"SSSE3", leaf1, 1 << 9, cpuFeatures{SSSE3: true}},
-		{"AES", leaf1, 1 << 25, cpuFeatures{AES: true}},
-		{"OSXSAVE", leaf1, 1 << 27, cpuFeatures{OSXSAVE: true}},
-		{"AVX", leaf1, 1 << 28, cpuFeatures{AVX: true}},
-		{"XSAVE is not OSXSAVE", leaf1, 1 << 26, cpuFeatures{}},
-		{"AVX2", leaf7b, 1 << 5, cpuFeatures{AVX2: true}},
-		{"BMI2", leaf7b, 1 << 8, cpuFeatures{BMI2: true}},
-		{"AVX512F", leaf7b, 1 << 16, cpuFeatures{AVX512F: true}},
-		{"AVX512BW", leaf7b, 1 << 30, cpuFeatures{AVX512BW: true}},
-		{"AVX512VL", leaf7b, 1 << 31, cpuFeatures{AVX512VL: true}},
-		{"AVX512DQ is not used", leaf7b, 1 << 17, cpuFeatures{}},
-		{"VAES", leaf7c, 1 << 9, cpuFeatures{VAES: true}},
-		{"VPCLMULQDQ", leaf7c, 1 << 10, cpuFeatures{VPCLMULQDQ: true}},
-		{"GFNI is not used", leaf7c, 1 << 8, cpuFeatures{}},
-		{"XCR0 x87|SSE", xcr0, 0x3, cpuFeatures{}},
-		{"XCR0 x87|SSE|AVX", xcr0, 0x7, cpuFeatures{OSYMM: true}},
-		{"XCR0 AVX without SSE", xcr0, 0x5, cpuFeatures{}},
-		{"XCR0 AVX-512 (Linux on Zen 4)", xcr0, 0x2E7, cpuFeatures{OSYMM: true, OSZMM: true}},
-		{"XCR0 ZMM without opmask", xcr0, 0xC7, cpuFeatures{OSYMM: true}},
-		{"XCR0 ZMM without hi16", xcr0, 0x67, cpuFeatures{OSYMM: true}},
+		{"PCLMULQDQ", leaf1, 1 << 1, X86{PCLMULQDQ: true}},
+		{"SSSE3", leaf1, 1 << 9, X86{SSSE3: true}},
+		{"AES", leaf1, 1 << 25, X86{AES: true}},
+		{"OSXSAVE", leaf1, 1 << 27, X86{OSXSAVE: true}},
+		{"AVX", leaf1, 1 << 28, X86{AVX: true}},
+		{"XSAVE is not OSXSAVE", leaf1, 1 << 26, X86{}},
+		{"AVX2", leaf7b, 1 << 5, X86{AVX2: true}},
+		{"BMI2", leaf7b, 1 << 8, X86{BMI2: true}},
+		{"AVX512F", leaf7b, 1 << 16, X86{AVX512F: true}},
+		{"AVX512BW", leaf7b, 1 << 30, X86{AVX512BW: true}},
+		{"AVX512VL", leaf7b, 1 << 31, X86{AVX512VL: true}},
+		{"AVX512DQ is not used", leaf7b, 1 << 17, X86{}},
+		{"VAES", leaf7c, 1 << 9, X86{VAES: true}},
+		{"VPCLMULQDQ", leaf7c, 1 << 10, X86{VPCLMULQDQ: true}},
+		{"GFNI is not used", leaf7c, 1 << 8, X86{}},
+		{"XCR0 x87|SSE", xcr0, 0x3, X86{}},
+		{"XCR0 x87|SSE|AVX", xcr0, 0x7, X86{OSYMM: true}},
+		{"XCR0 AVX without SSE", xcr0, 0x5, X86{}},
+		{"XCR0 AVX-512 (Linux on Zen 4)", xcr0, 0x2E7, X86{OSYMM: true, OSZMM: true}},
+		{"XCR0 ZMM without opmask", xcr0, 0xC7, X86{OSYMM: true}},
+		{"XCR0 ZMM without hi16", xcr0, 0x67, X86{OSYMM: true}},
 	} {
-		var got cpuFeatures
+		var got X86
 		tc.set(&got, tc.bits)
 		if got != tc.want {
 			t.Errorf("%s (%#x): got %+v, want %+v", tc.name, tc.bits, got, tc.want)

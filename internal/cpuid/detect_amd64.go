@@ -1,18 +1,20 @@
 //go:build !purego
 
-package xts
+package cpuid
 
 import "sync"
 
-// host holds this machine's CPU, detected once with the generated
-// cpuidex and xgetbv.
+// Host returns this machine's CPU and its brand string, detected once with
+// the generated cpuidex and xgetbv.
+func Host() (X86, string) { return host() }
+
 var host = sync.OnceValues(detectHost)
 
 // detectHost reads the CPUID leaves the policy needs and, when the OS has
 // enabled XSAVE (without which XGETBV faults), XCR0. It returns the
 // features and the brand string.
-func detectHost() (cpuFeatures, string) {
-	var c cpuFeatures
+func detectHost() (X86, string) {
+	var c X86
 	maxLeaf, ebx, ecx, edx := cpuidex(0, 0)
 	c.Vendor = vendorString(ebx, ecx, edx)
 	if maxLeaf >= 1 {
@@ -41,7 +43,7 @@ func detectHost() (cpuFeatures, string) {
 	return c, brand
 }
 
-func detectCPU() CPUInfo {
+func detect() Info {
 	c, brand := host()
-	return c.info(brand)
+	return c.Info(brand)
 }

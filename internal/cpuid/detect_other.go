@@ -1,12 +1,12 @@
 //go:build !amd64 || purego
 
-package xts
+package cpuid
 
 import "runtime"
 
-// detectCPU knows nothing beyond the architecture here: there is no
+// detect knows nothing beyond the architecture here: there is no
 // assembly to run CPUID with (other architectures, or the purego tag) and
 // no implementation whose choice depends on it.
-func detectCPU() CPUInfo {
-	return CPUInfo{Name: runtime.GOARCH}
+func detect() Info {
+	return Info{Name: runtime.GOARCH}
 }
