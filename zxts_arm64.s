@@ -163,7 +163,15 @@ TEXT ·expandKey(SB), NOSPLIT, $0-32
 	MOVW    R6, 232(R2)
 	EORW    R6, R7
 	MOVW    R7, 236(R2)
+	FMOVQ   F0, (R2)
+	FMOVQ   F0, 16(R2)
+	FMOVQ   F0, 32(R2)
+	FMOVQ   F0, 48(R2)
 	CBZ     R3, expandKey_done1
+	FMOVQ   F0, (R3)
+	FMOVQ   F0, 16(R3)
+	FMOVQ   F0, 32(R3)
+	FMOVQ   F0, 48(R3)
 	FMOVQ   224(R2), F1
 	FMOVQ   F1, 64(R3)
 	FMOVQ   208(R2), F1
@@ -350,7 +358,11 @@ expandKey_aes192_1:
 	MOVW    R6, 232(R2)
 	EORW    R6, R7
 	MOVW    R7, 236(R2)
+	FMOVQ   F0, (R2)
+	FMOVQ   F0, 16(R2)
 	CBZ     R3, expandKey_done1
+	FMOVQ   F0, (R3)
+	FMOVQ   F0, 16(R3)
 	FMOVQ   224(R2), F1
 	FMOVQ   F1, 32(R3)
 	FMOVQ   208(R2), F1

@@ -4,7 +4,10 @@
 #  2. it obeys the encoding rules (TestGeneratedAssemblyRules in the root
 #     package: no register >= 16, Z/K register or EVEX-only instruction in
 #     routines for CPUs without AVX-512, no SSE/VEX mixing, VZEROUPPER
-#     before RET in ymm/zmm code, no stack frame).
+#     before RET in ymm/zmm code, no stack frame);
+#  3. zxts_arm64.s and zxts_arm64.go are what _asm/arm64 writes now, with no
+#     hidden R27 expansion and within TestGeneratedARM64Rules (run under
+#     qemu-aarch64).
 # Run from anywhere: sh _asm/check.sh
 set -eu
 cd "$(dirname "$0")"
@@ -20,7 +23,30 @@ if ! cmp -s "$tmp/committed" "$tmp/fresh"; then
 	diff -u "$tmp/committed" "$tmp/fresh" | head -40 >&2
 	exit 1
 fi
+# The same for arm64: zxts_arm64.s and zxts_arm64.go as _asm/arm64 writes
+# them now.
+go run ./arm64 -out "$tmp/zxts_arm64.s" -stubs "$tmp/zxts_arm64.go"
+for f in zxts_arm64.s zxts_arm64.go; do
+	tail -n +2 "../$f" >"$tmp/$f.committed"
+	tail -n +2 "$tmp/$f" >"$tmp/$f.fresh"
+	if ! cmp -s "$tmp/$f.committed" "$tmp/$f.fresh"; then
+		echo "$f is stale: run 'cd _asm/arm64 && go generate .'" >&2
+		diff -u "$tmp/$f.committed" "$tmp/$f.fresh" | head -40 >&2
+		exit 1
+	fi
+done
 cd ..
 go vet ./...
 go test -count=1 -run 'TestGeneratedAssemblyRules' .
 echo "zasm_amd64.s: current and within the encoding rules"
+# arm64: vet (asmdecl) for arm64, no hidden R27 in the built routines (the
+# assembler uses R27 to build an immediate that does not encode), and the
+# rules test (TestGeneratedARM64Rules) under qemu-aarch64.
+GOARCH=arm64 go vet ./...
+GOARCH=arm64 go test -c -o "$tmp/arm64.test" .
+if go tool objdump -s '^github.com/fastxts/xts\.(expandKey|(en|de)crypt(Sectors)?ARMv8)\.abi0$' "$tmp/arm64.test" | grep -w R27 >&2; then
+	echo "zxts_arm64.s: the assembler expanded an instruction through R27" >&2
+	exit 1
+fi
+qemu-aarch64 -cpu max "$tmp/arm64.test" -test.count=1 -test.run 'TestGeneratedARM64Rules|TestExpandKeyARM64'
+echo "zxts_arm64.s: current and within the encoding rules"

@@ -5,7 +5,8 @@ package main
 // AESE with an all-zero round key on the word copied into all four columns
 // (ShiftRows then moves nothing, since every row holds one byte value), so
 // no table is indexed by key bytes. The words are kept in general
-// registers and stored right-aligned into enc; dec, if not nil, receives
+// registers and stored right-aligned into enc, the rows before the first
+// zeroed; dec, if not nil, receives
 // the equivalent inverse cipher's keys in order of use: dec[s] = enc[14],
 // dec[s+i] = InvMixColumns(enc[14-i]) for 0 < i < rounds, dec[14] =
 // enc[s], where s = 14-rounds is the first row (the order AESD/AESIMC
@@ -71,8 +72,14 @@ func (f *file) expandWords(key, enc, dec gpr, zero vreg, nk, rounds int, done st
 		f.st32(w, base+4*i, enc)
 	}
 
-	f.cbz(dec, done)
 	s := 14 - rounds
+	for r := range s { // rows before the key size's first are zero
+		f.ins("FMOVQ", zero.f(), mem(16*r, enc))
+	}
+	f.cbz(dec, done)
+	for r := range s {
+		f.ins("FMOVQ", zero.f(), mem(16*r, dec))
+	}
 	const row, inv vreg = 1, 2
 	for i := 0; i <= rounds; i++ {
 		f.ins("FMOVQ", mem(16*(14-i), enc), row.f())
