@@ -2,7 +2,12 @@
 
 package xts
 
-import "golang.org/x/sys/cpu"
+import (
+	"os"
+	"strings"
+
+	"golang.org/x/sys/cpu"
+)
 
 // This file is the one place that lists the arm64 assembly variants (the
 // generator in _asm/arm64 emits their routines into zxts_arm64.s): for
@@ -43,6 +48,9 @@ func arm64Implementations() []platformImpl {
 			newAES:    func(key []byte) engine { return newAsmEngine(&v.asmRoutines, key) },
 		})
 		if note != "" {
+			if strings.Contains(os.Getenv("GODEBUG"), "cpu.aes=off") {
+				note += " (GODEBUG=cpu.aes=off)"
+			}
 			impls[len(impls)-1].note = note
 		}
 	}
