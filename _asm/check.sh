@@ -5,7 +5,8 @@
 #     package: no register >= 16, Z/K register or EVEX-only instruction in
 #     routines for CPUs without AVX-512, no SSE/VEX mixing, VZEROUPPER
 #     before RET in ymm/zmm code, no stack frame);
-#  3. zxts_arm64.s and zxts_arm64.go are what _asm/arm64 writes now, with no
+#  3. zxts_arm64.s, zxts_arm64.go and internal/peak/peak_arm64.s are what
+#     _asm/arm64 writes now, zxts_arm64.s with no
 #     hidden R27 expansion and within TestGeneratedARM64Rules (run under
 #     qemu-aarch64).
 # Run from anywhere: sh _asm/check.sh
@@ -23,15 +24,16 @@ if ! cmp -s "$tmp/committed" "$tmp/fresh"; then
 	diff -u "$tmp/committed" "$tmp/fresh" | head -40 >&2
 	exit 1
 fi
-# The same for arm64: zxts_arm64.s and zxts_arm64.go as _asm/arm64 writes
-# them now.
+# The same for arm64: zxts_arm64.s, zxts_arm64.go and peak_arm64.s as
+# _asm/arm64 writes them now.
 go run ./arm64 -out "$tmp/zxts_arm64.s" -stubs "$tmp/zxts_arm64.go"
-for f in zxts_arm64.s zxts_arm64.go; do
-	tail -n +2 "../$f" >"$tmp/$f.committed"
-	tail -n +2 "$tmp/$f" >"$tmp/$f.fresh"
-	if ! cmp -s "$tmp/$f.committed" "$tmp/$f.fresh"; then
+go run ./arm64 -peak "$tmp/peak_arm64.s"
+for f in zxts_arm64.s zxts_arm64.go internal/peak/peak_arm64.s; do
+	tail -n +2 "../$f" >"$tmp/committed"
+	tail -n +2 "$tmp/$(basename "$f")" >"$tmp/fresh"
+	if ! cmp -s "$tmp/committed" "$tmp/fresh"; then
 		echo "$f is stale: run 'cd _asm/arm64 && go generate .'" >&2
-		diff -u "$tmp/$f.committed" "$tmp/$f.fresh" | head -40 >&2
+		diff -u "$tmp/committed" "$tmp/fresh" | head -40 >&2
 		exit 1
 	fi
 done

@@ -33,7 +33,8 @@ func TestWidestRuns(t *testing.T) {
 		}
 	}
 	// Every runnable loop must run and report a plausible rate: more than
-	// 1e8 block-rounds/s (any AES-NI core does over 1e9) and less than
+	// 1e6 block-rounds/s (any AES core does over 1e9; qemu-user, which
+	// runs the arm64 tests in CI, emulates AES at about 2e7) and less than
 	// 1e12 (no core retires 100 per cycle).
 	for _, o := range Loops() {
 		if !o.Runnable() {
@@ -42,7 +43,7 @@ func TestWidestRuns(t *testing.T) {
 		}
 		r := o.Rate(5 * time.Millisecond)
 		t.Logf("%s: %.2f G block-rounds/s, AES-256 bound %.0f MB/s", o.Name, r/1e9, BoundMBps(r, 256))
-		if r < 1e8 || r > 1e12 {
+		if r < 1e6 || r > 1e12 {
 			t.Errorf("%s: implausible rate %g block-rounds/s", o.Name, r)
 		}
 	}
