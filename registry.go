@@ -9,8 +9,8 @@ import (
 // Implementation describes one implementation of XTS known to this build.
 type Implementation struct {
 	// Name is the stable name used with WithImplementation and the
-	// XTS_IMPLEMENTATION environment variable, e.g. "generic" or
-	// "vaes-avx10_512".
+	// XTS_IMPLEMENTATION environment variable: "generic", or the name of
+	// an assembly variant (the README's table lists them).
 	Name string
 	// Available reports whether this CPU, OS and build can run it.
 	Available bool
