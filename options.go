@@ -10,7 +10,7 @@ type config struct {
 	allowEqualHalves  bool
 	tweakUnit         int
 	parallelThreshold int
-	parallel          bool
+	parallel          bool // false after WithoutParallelism, whatever else is given
 }
 
 // defaultParallelThreshold is the smallest EncryptSectors/DecryptSectors
@@ -71,13 +71,13 @@ func WithTweakUnit(unit int) Option {
 func WithParallelThreshold(bytes int) Option {
 	return func(c *config) error {
 		c.parallelThreshold = bytes
-		c.parallel = true
 		return nil
 	}
 }
 
 // WithoutParallelism keeps every call on the calling goroutine, for
-// callers that run their own workers.
+// callers that run their own workers. It wins over WithParallelThreshold,
+// in whichever order they are given.
 func WithoutParallelism() Option {
 	return func(c *config) error {
 		c.parallel = false

@@ -27,6 +27,7 @@ func (c *Cipher) DecryptSectors(dst, src []byte, sectorSize int, firstSector uin
 }
 
 func (c *Cipher) sectorsCall(dst, src []byte, sectorSize int, first uint64, decrypt bool) {
+	c.check()
 	if sectorSize < BlockSize || sectorSize%BlockSize != 0 {
 		panic(fmt.Sprintf("xts: sector size %d is not a positive multiple of 16", sectorSize))
 	}

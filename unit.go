@@ -19,18 +19,21 @@ type Unit struct {
 // NewEncrypter returns a Unit that encrypts one data unit whose tweak is
 // tweak (use SectorTweak for a sector number).
 func (c *Cipher) NewEncrypter(tweak [16]byte) *Unit {
+	c.check()
 	return &Unit{c: c, tweak: tweakFromBytes(tweak)}
 }
 
 // NewDecrypter returns a Unit that decrypts one data unit whose tweak is
 // tweak.
 func (c *Cipher) NewDecrypter(tweak [16]byte) *Unit {
+	c.check()
 	return &Unit{c: c, tweak: tweakFromBytes(tweak), decrypt: true}
 }
 
 // Reset starts a new data unit with the given tweak, in the same
 // direction, reusing u.
 func (u *Unit) Reset(tweak [16]byte) {
+	u.check()
 	*u = Unit{c: u.c, tweak: tweakFromBytes(tweak), decrypt: u.decrypt}
 }
 
@@ -38,6 +41,7 @@ func (u *Unit) Reset(tweak [16]byte) {
 // multiple of 16; dst must be at least as long and may be src itself, but
 // must not overlap it otherwise. An empty part does nothing.
 func (u *Unit) Update(dst, src []byte) {
+	u.check()
 	if u.done {
 		panic("xts: Update after Final")
 	}
@@ -57,6 +61,7 @@ func (u *Unit) Update(dst, src []byte) {
 // allowed after at least one Update, when the unit ended on a multiple of
 // 16 bytes. After Final the Unit can only be Reset.
 func (u *Unit) Final(dst, src []byte) {
+	u.check()
 	if u.done {
 		panic("xts: Final called twice")
 	}
@@ -82,5 +87,12 @@ func (u *Unit) run(dst, src []byte, flags uint64) {
 		u.tweak = u.c.eng.decrypt(dst, src, u.tweak, flags)
 	} else {
 		u.tweak = u.c.eng.encrypt(dst, src, u.tweak, flags)
+	}
+}
+
+// check panics on a Unit that NewEncrypter or NewDecrypter did not make.
+func (u *Unit) check() {
+	if u.c == nil {
+		panic("xts: Unit not initialized: create one with NewEncrypter or NewDecrypter")
 	}
 }

@@ -59,13 +59,36 @@ func NewCipher(cipherFunc func([]byte) (cipher.Block, error), key []byte, opts .
 	if cipherFunc == nil {
 		return nil, errors.New("xts: nil cipher constructor")
 	}
-	if len(key) == 0 || len(key)%2 != 0 {
-		return nil, fmt.Errorf("%w: %d bytes is not two equal halves", ErrKeySize, len(key))
-	}
 	half := len(key) / 2
 	aesKey := isAES(cipherFunc)
-	if aesKey && half != 16 && half != 24 && half != 32 {
-		return nil, fmt.Errorf("%w: %d bytes; AES-XTS needs 32, 48 or 64", ErrKeySize, len(key))
+	if aesKey {
+		// The error x/crypto/xts returns here comes from aes.NewCipher on
+		// one half: wrap it too, so that errors.As finds it.
+		if len(key)%2 != 0 {
+			return nil, fmt.Errorf("%w: %d bytes is not two equal halves (%w)", ErrKeySize, len(key), aes.KeySizeError(half))
+		}
+		if half != 16 && half != 24 && half != 32 {
+			return nil, fmt.Errorf("%w: %d bytes; AES-XTS needs 32, 48 or 64 (%w)", ErrKeySize, len(key), aes.KeySizeError(half))
+		}
+	} else if len(key) == 0 || len(key)%2 != 0 {
+		return nil, fmt.Errorf("%w: %d bytes is not two equal halves", ErrKeySize, len(key))
+	}
+
+	// Any other cipher decides which key sizes it takes: ask it before
+	// looking at the halves, so that a key of the wrong length is
+	// reported as such whatever its bytes.
+	var k1, k2 cipher.Block
+	if !aesKey {
+		var err error
+		if k1, err = cipherFunc(key[:half]); err != nil {
+			return nil, fmt.Errorf("xts: %w", err)
+		}
+		if k2, err = cipherFunc(key[half:]); err != nil {
+			return nil, fmt.Errorf("xts: %w", err)
+		}
+		if k1.BlockSize() != BlockSize || k2.BlockSize() != BlockSize {
+			return nil, fmt.Errorf("xts: block size %d, XTS needs a 16-byte block cipher", k1.BlockSize())
+		}
 	}
 	if !cfg.allowEqualHalves && subtle.ConstantTimeCompare(key[:half], key[half:]) == 1 {
 		return nil, ErrEqualKeyHalves
@@ -87,23 +110,19 @@ func NewCipher(cipherFunc func([]byte) (cipher.Block, error), key []byte, opts .
 		c.name = r.impls[i].name
 		if newAES := r.impls[i].newAES; newAES != nil {
 			c.eng = newAES(key)
+		} else {
+			var err error
+			if k1, err = aes.NewCipher(key[:half]); err != nil {
+				return nil, fmt.Errorf("xts: %w", err)
+			}
+			if k2, err = aes.NewCipher(key[half:]); err != nil {
+				return nil, fmt.Errorf("xts: %w", err)
+			}
 		}
 	} else if cfg.impl != "" && cfg.impl != genericName {
 		return nil, fmt.Errorf("%w: %q runs AES only; other block ciphers use %q", ErrImplementation, cfg.impl, genericName)
 	}
-
 	if c.eng == nil {
-		k1, err := cipherFunc(key[:half])
-		if err != nil {
-			return nil, err
-		}
-		k2, err := cipherFunc(key[half:])
-		if err != nil {
-			return nil, err
-		}
-		if k1.BlockSize() != BlockSize || k2.BlockSize() != BlockSize {
-			return nil, fmt.Errorf("xts: block size %d, XTS needs a 16-byte block cipher", k1.BlockSize())
-		}
 		c.eng = newGeneric(k1, k2)
 		c.name = genericName
 	}
@@ -129,40 +148,58 @@ func SectorTweak(sectorNum uint64) [16]byte {
 // Encrypt encrypts one data unit (sector) of plaintext into ciphertext
 // with the tweak of sectorNum (see SectorTweak). Any length of at least 16
 // bytes works: a length that is not a multiple of 16 uses ciphertext
-// stealing. ciphertext must be at least as long as plaintext and may be
+// stealing. An empty plaintext does nothing (1 to 15 bytes panic). ciphertext must be at least as long as plaintext and may be
 // the same slice (in place), but must not overlap it otherwise.
 func (c *Cipher) Encrypt(ciphertext, plaintext []byte, sectorNum uint64) {
-	checkUnit(ciphertext, plaintext)
-	c.eng.encrypt(ciphertext, plaintext, tweak128{lo: sectorNum}, flagEncryptTweak)
+	if c.unitOK(ciphertext, plaintext) {
+		c.eng.encrypt(ciphertext, plaintext, tweak128{lo: sectorNum}, flagEncryptTweak)
+	}
 }
 
 // Decrypt decrypts one data unit of ciphertext into plaintext; see
 // Encrypt.
 func (c *Cipher) Decrypt(plaintext, ciphertext []byte, sectorNum uint64) {
-	checkUnit(plaintext, ciphertext)
-	c.eng.decrypt(plaintext, ciphertext, tweak128{lo: sectorNum}, flagEncryptTweak)
+	if c.unitOK(plaintext, ciphertext) {
+		c.eng.decrypt(plaintext, ciphertext, tweak128{lo: sectorNum}, flagEncryptTweak)
+	}
 }
 
 // EncryptWithTweak is Encrypt with any 16-byte tweak (the IV before
 // encryption with the tweak key), for formats whose tweak is not a
 // little-endian sector number.
 func (c *Cipher) EncryptWithTweak(ciphertext, plaintext []byte, tweak [16]byte) {
-	checkUnit(ciphertext, plaintext)
-	c.eng.encrypt(ciphertext, plaintext, tweakFromBytes(tweak), flagEncryptTweak)
+	if c.unitOK(ciphertext, plaintext) {
+		c.eng.encrypt(ciphertext, plaintext, tweakFromBytes(tweak), flagEncryptTweak)
+	}
 }
 
 // DecryptWithTweak is Decrypt with any 16-byte tweak.
 func (c *Cipher) DecryptWithTweak(plaintext, ciphertext []byte, tweak [16]byte) {
-	checkUnit(plaintext, ciphertext)
-	c.eng.decrypt(plaintext, ciphertext, tweakFromBytes(tweak), flagEncryptTweak)
+	if c.unitOK(plaintext, ciphertext) {
+		c.eng.decrypt(plaintext, ciphertext, tweakFromBytes(tweak), flagEncryptTweak)
+	}
 }
 
-// checkUnit panics on the programmer errors a data-unit call can make.
-func checkUnit(dst, src []byte) {
+// unitOK panics on the programmer errors a data-unit call can make, and
+// reports whether there is anything to do: an empty unit is a no-op, as in
+// golang.org/x/crypto/xts.
+func (c *Cipher) unitOK(dst, src []byte) bool {
+	c.check()
+	if len(src) == 0 {
+		return false
+	}
 	if len(src) < BlockSize {
 		panic("xts: data unit shorter than 16 bytes")
 	}
 	checkDst(dst, src)
+	return true
+}
+
+// check panics on a Cipher that NewCipher did not make.
+func (c *Cipher) check() {
+	if c.eng == nil {
+		panic("xts: Cipher not initialized: create one with NewCipher")
+	}
 }
 
 // checkDst panics if dst cannot take the output for src.

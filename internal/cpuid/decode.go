@@ -100,6 +100,46 @@ func (c *X86) setXCR0(xcr0 uint32) {
 	c.OSZMM = xcr0&xcr0ZMM == xcr0ZMM
 }
 
+// darwinZMM decides whether the opmask and zmm state is usable on macOS,
+// where XCR0 alone does not tell: the kernel enables AVX-512 state lazily,
+// on a thread's first AVX-512 instruction, so XCR0 may not show it yet
+// when the CPU has it, and kernels before 21.3.0 (macOS 12.2) could
+// corrupt the opmask registers on signal return. As golang.org/x/sys/cpu
+// does: AVX state enabled (osYMM), sysctl hw.optional.avx512f set, and a
+// kernel release (kern.osrelease) of 21.3.0 or later.
+func darwinZMM(osYMM, sysctlAVX512F bool, release string) bool {
+	return osYMM && sysctlAVX512F && releaseAtLeast(release, 21, 3, 0)
+}
+
+// releaseAtLeast reports whether a kernel release "major.minor.patch"
+// (fewer parts count as zeros) is at least the given version. Anything
+// else is not.
+func releaseAtLeast(release string, major, minor, patch int) bool {
+	parts := strings.Split(release, ".")
+	if release == "" || len(parts) > 3 {
+		return false
+	}
+	var v [3]int
+	for i, p := range parts {
+		if p == "" || len(p) > 6 {
+			return false
+		}
+		for _, ch := range p {
+			if ch < '0' || ch > '9' {
+				return false
+			}
+			v[i] = 10*v[i] + int(ch-'0')
+		}
+	}
+	want := [3]int{major, minor, patch}
+	for i := range v {
+		if v[i] != want[i] {
+			return v[i] > want[i]
+		}
+	}
+	return true
+}
+
 // brandString decodes the processor name from the EAX, EBX, ECX, EDX of
 // CPUID leaves 0x80000002..4: up to 48 bytes, NUL-terminated, sometimes
 // padded with spaces at the start or inside; runs of spaces are collapsed.

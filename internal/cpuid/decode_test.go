@@ -114,3 +114,30 @@ func TestFeatureBits(t *testing.T) {
 		}
 	}
 }
+
+// On macOS the zmm state is not read from XCR0 alone (see darwinZMM).
+func TestDarwinZMM(t *testing.T) {
+	for _, tc := range []struct {
+		osYMM, sysctl bool
+		release       string
+		want          bool
+	}{
+		{true, true, "21.3.0", true},
+		{true, true, "23.6.0", true},
+		{true, true, "22", true},
+		{true, true, "21.3", true},
+		{true, true, "21.2.9", false}, // opmask corruption on signal return
+		{true, true, "20.6.0", false},
+		{true, true, "19.6.0", false},
+		{true, false, "23.6.0", false}, // no AVX-512 on this Mac
+		{false, true, "23.6.0", false}, // no AVX state at all
+		{true, true, "", false},
+		{true, true, "23.x.0", false},
+		{true, true, "23.6.0.1", false},
+		{true, true, "23..0", false},
+	} {
+		if got := darwinZMM(tc.osYMM, tc.sysctl, tc.release); got != tc.want {
+			t.Errorf("darwinZMM(ymm %v, sysctl %v, %q) = %v, want %v", tc.osYMM, tc.sysctl, tc.release, got, tc.want)
+		}
+	}
+}

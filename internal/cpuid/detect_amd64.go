@@ -2,7 +2,10 @@
 
 package cpuid
 
-import "sync"
+import (
+	"runtime"
+	"sync"
+)
 
 // Host returns this machine's CPU and its brand string, detected once with
 // the generated cpuidex and xgetbv.
@@ -29,6 +32,10 @@ func detectHost() (X86, string) {
 	if c.OSXSAVE {
 		xcr0, _ := xgetbv(0)
 		c.setXCR0(xcr0)
+		if runtime.GOOS == "darwin" {
+			avx512f, release := darwinProbe()
+			c.OSZMM = darwinZMM(c.OSYMM, avx512f, release)
+		}
 	}
 
 	brand := ""

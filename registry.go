@@ -1,6 +1,7 @@
 package xts
 
 import (
+	"crypto/fips140"
 	"os"
 	"sync"
 )
@@ -8,8 +9,8 @@ import (
 // Implementation describes one implementation of XTS known to this build.
 type Implementation struct {
 	// Name is the stable name used with WithImplementation and the
-	// XTS_IMPLEMENTATION environment variable, e.g. "generic" or
-	// "vaes-avx10_512".
+	// XTS_IMPLEMENTATION environment variable: "generic", or the name of
+	// an assembly variant (the README's table lists them).
 	Name string
 	// Available reports whether this CPU, OS and build can run it.
 	Available bool
@@ -21,7 +22,7 @@ type Implementation struct {
 }
 
 // platformImpl is one platform-specific AES implementation, as the
-// platform's registration code (impl_amd64.go) reports it.
+// platform's variant table (variants_amd64.go) reports it.
 type platformImpl struct {
 	name      string
 	available bool
@@ -50,21 +51,42 @@ type registry struct {
 }
 
 var theRegistry = sync.OnceValue(func() *registry {
-	return buildRegistry(platformImplementations, os.Getenv(envImplementation))
+	return buildRegistry(platformImplementations, os.Getenv(envImplementation), fips140.Enabled())
 })
+
+// genericNote is the portable implementation's note. Under -tags purego
+// crypto/aes itself drops its assembly for lookup tables indexed by key
+// and data, which are not constant time: the note says so.
+func genericNote() string {
+	if puregoBuild {
+		return "portable Go over crypto/aes; runs everywhere; -tags purego: crypto/aes uses lookup tables, not constant time"
+	}
+	return "portable Go over crypto/aes; runs everywhere"
+}
+
+// fipsNote is the note of every assembly implementation in FIPS 140 mode.
+const fipsNote = "FIPS 140 mode (GODEBUG=fips140): AES goes through crypto/aes, the generic implementation"
 
 // buildRegistry ranks the platform's implementations ahead of generic and
 // picks the default: the first available one, unless override names
-// another available one. It is a pure function of its inputs for tests.
-func buildRegistry(platform func() []platformImpl, override string) *registry {
+// another available one. In FIPS 140 mode only generic, which runs the
+// validated crypto/aes, is available: what an x/crypto/xts user gets in
+// that mode. It is a pure function of its inputs for tests.
+func buildRegistry(platform func() []platformImpl, override string, fips bool) *registry {
 	r := &registry{}
 	if platform != nil {
 		r.impls = append(r.impls, platform()...)
 	}
+	if fips {
+		for i := range r.impls {
+			r.impls[i].available = false
+			r.impls[i].note = fipsNote
+		}
+	}
 	r.impls = append(r.impls, platformImpl{
 		name:      genericName,
 		available: true,
-		note:      "portable Go over crypto/aes; runs everywhere",
+		note:      genericNote(),
 	})
 
 	r.def = len(r.impls) - 1

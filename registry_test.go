@@ -22,20 +22,23 @@ func TestBuildRegistry(t *testing.T) {
 		name     string
 		platform func() []platformImpl
 		override string
+		fips     bool
 		want     string // default
 		noteHas  string // in the default's note
 	}{
-		{"no platform", nil, "", "generic", "default"},
-		{"best available", fakePlatform(false, true, true), "", "medium", "default"},
-		{"none available", fakePlatform(false, false), "", "generic", "default"},
-		{"override", fakePlatform(true, true, true), "slow", "slow", "chosen by XTS_IMPLEMENTATION"},
-		{"override generic", fakePlatform(true), "generic", "generic", "chosen by XTS_IMPLEMENTATION"},
-		{"override unavailable", fakePlatform(true, false), "medium", "fast", "not available here"},
-		{"override unknown", fakePlatform(true), "bogus", "fast", "no such implementation"},
+		{"no platform", nil, "", false, "generic", "default"},
+		{"best available", fakePlatform(false, true, true), "", false, "medium", "default"},
+		{"none available", fakePlatform(false, false), "", false, "generic", "default"},
+		{"override", fakePlatform(true, true, true), "slow", false, "slow", "chosen by XTS_IMPLEMENTATION"},
+		{"override generic", fakePlatform(true), "generic", false, "generic", "chosen by XTS_IMPLEMENTATION"},
+		{"override unavailable", fakePlatform(true, false), "medium", false, "fast", "not available here"},
+		{"override unknown", fakePlatform(true), "bogus", false, "fast", "no such implementation"},
+		{"fips", fakePlatform(true, true), "", true, "generic", "default"},
+		{"fips override", fakePlatform(true, true), "fast", true, "generic", "XTS_IMPLEMENTATION=fast ignored: not available here"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := buildRegistry(tc.platform, tc.override)
+			r := buildRegistry(tc.platform, tc.override, tc.fips)
 			defaults := 0
 			for _, im := range r.list {
 				if im.Default {
@@ -56,6 +59,11 @@ func TestBuildRegistry(t *testing.T) {
 			}
 			if last := r.list[len(r.list)-1]; last.Name != "generic" || !last.Available {
 				t.Errorf("last implementation %+v, want generic, available", last)
+			}
+			for _, im := range r.list[:len(r.list)-1] {
+				if tc.fips && (im.Available || !strings.Contains(im.Note, "FIPS 140")) {
+					t.Errorf("FIPS mode: %+v, want unavailable with a FIPS 140 note", im)
+				}
 			}
 		})
 	}
