@@ -13,7 +13,7 @@ import (
 // x/sys/cpu reports it (GODEBUG=cpu.aes=off included), and then the
 // default; otherwise generic is the default and the note says why.
 func TestARMv8CERegistered(t *testing.T) {
-	r := buildRegistry(arm64Implementations, "")
+	r := buildRegistry(arm64Implementations, "", false)
 	var ce, def *Implementation
 	for i := range r.list {
 		im := &r.list[i]

@@ -640,6 +640,8 @@ TEXT ·encryptARMv8(SB), NOSPLIT, $0-96
 	MOVD    tweakLo+56(FP), R4
 	MOVD    tweakHi+64(FP), R5
 	MOVD    flags+72(FP), R6
+	CMP     $16, R3
+	BLT     encryptARMv8_done1
 	MOVD    720(R0), R7
 	MOVD    $135, R8
 	TBZ     $0, R6, encryptARMv8_noiv1
@@ -1391,6 +1393,8 @@ TEXT ·decryptARMv8(SB), NOSPLIT, $0-96
 	MOVD    tweakLo+56(FP), R4
 	MOVD    tweakHi+64(FP), R5
 	MOVD    flags+72(FP), R6
+	CMP     $16, R3
+	BLT     decryptARMv8_done1
 	MOVD    720(R0), R7
 	MOVD    $135, R8
 	TBZ     $0, R6, decryptARMv8_noiv1

@@ -291,6 +291,10 @@ func (f *file) unitRoutine(dec bool) {
 	f.ldArg(p.lo, "tweakLo", 56)
 	f.ldArg(p.hi, "tweakHi", 64)
 	f.ldArg(flags, "flags", 72)
+	done := f.newLabel("done")
+	// Defensive: below 16 bytes (outside the contract) touch no memory.
+	f.cmpImm(p.count, 16)
+	f.blt(done)
 	f.ld64(p.rounds, offRounds, p.ks)
 	f.movImm(p.c87, 0x87)
 
@@ -308,7 +312,6 @@ func (f *file) unitRoutine(dec bool) {
 	f.subsImm(p.count, 16)
 	f.label(whole)
 	f.blocks(p, dec)
-	done := f.newLabel("done")
 	f.cbz(p.tail, done)
 	f.steal(p, dec)
 	f.label(done)
