@@ -42,8 +42,21 @@ const (
 	offRounds = 720 // keySchedule.rounds
 )
 
-// keyRow is the register holding key-schedule row r.
-func keyRow(r int) vreg { return keyV + vreg(r) }
+// keyRegs is where a key schedule is loaded: row r in register base+r.
+type keyRegs vreg
+
+// dataKeys: the key of the blocks, V17-V31. The unit routine's tweak key
+// goes to V0-V14 instead, free until the blocks start, so that both keys
+// load at once and the tweak's encryption overlaps the data key's loads.
+const (
+	dataKeys  = keyRegs(keyV)
+	unitTweak = keyRegs(0)
+)
+
+func (k keyRegs) row(r int) vreg { return vreg(k) + vreg(r) }
+
+// keyRow is the register holding data-key row r.
+func keyRow(r int) vreg { return dataKeys.row(r) }
 
 // regs is the general-register plan of a routine: what each one holds.
 type regs struct {
@@ -60,16 +73,16 @@ type regs struct {
 
 // loadKeys loads the 15 rows of the key schedule at base+off into V17-V31
 // (AES-128 and -192 rows below their start are zero, loaded and unused).
-func (f *file) loadKeys(p regs, off int) {
+func (f *file) loadKeys(p regs, off int, k keyRegs) {
 	if off == 0 {
 		f.mov(p.ptr, p.ks)
 	} else {
 		f.addImm(p.ptr, p.ks, off)
 	}
-	f.vld(p.ptr, true, vrange(keyRow(0), 4)...)
-	f.vld(p.ptr, true, vrange(keyRow(4), 4)...)
-	f.vld(p.ptr, true, vrange(keyRow(8), 4)...)
-	f.vld(p.ptr, false, vrange(keyRow(12), 3)...)
+	f.vld(p.ptr, true, vrange(k.row(0), 4)...)
+	f.vld(p.ptr, true, vrange(k.row(4), 4)...)
+	f.vld(p.ptr, true, vrange(k.row(8), 4)...)
+	f.vld(p.ptr, false, vrange(k.row(12), 3)...)
 }
 
 // cipher runs every round on the blocks, round by round across them (each
@@ -77,7 +90,7 @@ func (f *file) loadKeys(p regs, off int) {
 // and then adds last[j] to block j: the last round key itself (plain
 // keys), or block j's U = T ^ K14 (folded keys). dec selects the inverse
 // cipher with the decryption keys.
-func (f *file) cipher(p regs, blocks []vreg, dec bool, last []vreg) {
+func (f *file) cipher(p regs, k keyRegs, blocks []vreg, dec bool, last []vreg) {
 	l128, l192 := f.newLabel("aes128_"), f.newLabel("aes192_")
 	f.tbz(2, p.rounds, l128) // 10 = 0b1010
 	f.tbz(1, p.rounds, l192) // 12 = 0b1100, 14 = 0b1110
@@ -89,7 +102,7 @@ func (f *file) cipher(p regs, blocks []vreg, dec bool, last []vreg) {
 			f.label(l128)
 		}
 		for j, x := range blocks {
-			f.aesRound(keyRow(r), x, dec, r == 13)
+			f.aesRound(k.row(r), x, dec, r == 13)
 			if r == 13 {
 				f.veor(x, x, last[j])
 			}
@@ -98,10 +111,10 @@ func (f *file) cipher(p regs, blocks []vreg, dec bool, last []vreg) {
 }
 
 // plainLast is the last-round addition for plain keys.
-func plainLast(n int) []vreg {
+func plainLast(k keyRegs, n int) []vreg {
 	vs := make([]vreg, n)
 	for i := range vs {
-		vs[i] = keyRow(14)
+		vs[i] = k.row(14)
 	}
 	return vs
 }
@@ -132,21 +145,20 @@ func (f *file) tweakVec(p regs, v vreg) {
 }
 
 // encryptTweak replaces the tweak in lo, hi by its encryption with the
-// tweak key (flags bit 0 set: it holds the IV). The data keys are loaded
-// after it.
-func (f *file) encryptTweak(p regs) {
+// tweak key loaded in k (flags bit 0 set: it holds the IV).
+func (f *file) encryptTweak(p regs, k keyRegs) {
 	f.toVec(ivV, p.lo, p.hi)
-	f.loadKeys(p, offTweak)
-	f.cipher(p, []vreg{ivV}, false, plainLast(1))
+	f.cipher(p, k, []vreg{ivV}, false, plainLast(k, 1))
 	f.fromVec(p.lo, p.hi, ivV)
 }
 
-// dataKeys loads the data key's rounds for the direction, folded.
-func (f *file) dataKeys(p regs, dec bool) {
+// loadDataKeys loads the data key's rounds for the direction into V17-V31,
+// folded.
+func (f *file) loadDataKeys(p regs, dec bool) {
 	if dec {
-		f.loadKeys(p, offDec)
+		f.loadKeys(p, offDec, dataKeys)
 	} else {
-		f.loadKeys(p, offEnc)
+		f.loadKeys(p, offEnc, dataKeys)
 	}
 	f.foldKeys(p)
 }
@@ -164,7 +176,7 @@ func (f *file) step(p regs, n int, dec bool) {
 		f.double(p.lo, p.hi, p.c87, p.tmp)
 		f.veor(data[j], data[j], tw[j])
 	}
-	f.cipher(p, data, dec, tw)
+	f.cipher(p, dataKeys, data, dec, tw)
 	for i := 0; i < n; i += 4 {
 		f.vst(p.dst, true, data[i:min(i+4, n)]...)
 	}
@@ -243,12 +255,12 @@ func (f *file) steal(p regs, dec bool) {
 	f.tweakVec(p, t2)
 
 	f.veor(full, full, first)
-	f.cipher(p, []vreg{full}, dec, []vreg{first})
+	f.cipher(p, dataKeys, []vreg{full}, dec, []vreg{first})
 	// out: full's first r bytes at its end; full: P(m) in its first r bytes.
 	f.vtbl(out, full, idxOut)
 	f.vtbx(full, window, idxIn)
 	f.veor(full, full, second)
-	f.cipher(p, []vreg{full}, dec, []vreg{second})
+	f.cipher(p, dataKeys, []vreg{full}, dec, []vreg{second})
 	f.add(p.ptr, p.dst, p.tail)
 	f.vst(p.ptr, false, out) // dst[len-16:len], then block m-1 over its start
 	f.vst(p.dst, false, full)
@@ -298,11 +310,16 @@ func (f *file) unitRoutine(dec bool) {
 	f.ld64(p.rounds, offRounds, p.ks)
 	f.movImm(p.c87, 0x87)
 
-	noIV := f.newLabel("noiv")
+	// Both keys load at once; the tweak's encryption then overlaps the
+	// data key's loads and folding.
+	noIV, noIV2 := f.newLabel("noiv"), f.newLabel("noiv")
 	f.tbz(0, flags, noIV)
-	f.encryptTweak(p)
+	f.loadKeys(p, offTweak, unitTweak)
 	f.label(noIV)
-	f.dataKeys(p, dec)
+	f.loadDataKeys(p, dec)
+	f.tbz(0, flags, noIV2)
+	f.encryptTweak(p, unitTweak)
+	f.label(noIV2)
 
 	// With a partial last block the last full one is left to steal.
 	f.andImm(p.tail, p.count, 15)
@@ -362,17 +379,17 @@ func (f *file) sectorRoutine(dec bool) {
 	outer, inner := f.newLabel("batch"), f.newLabel("unit")
 	f.label(outer)
 	f.comment("Encrypt the next %d IVs with the tweak key.", batchN)
-	f.loadKeys(p, offTweak)
+	f.loadKeys(p, offTweak, dataKeys)
 	blocks := vrange(dataV, batchN)
 	for _, b := range blocks {
 		f.ins("FMOVD", iv.String(), b.f()) // IV = little-endian number, 8 zero bytes
 		f.add(iv, iv, step)
 	}
-	f.cipher(p, blocks, false, plainLast(batchN))
+	f.cipher(p, dataKeys, blocks, false, plainLast(dataKeys, batchN))
 	for i, b := range blocks {
 		f.fromVec(ivs[i][0], ivs[i][1], b)
 	}
-	f.dataKeys(p, dec)
+	f.loadDataKeys(p, dec)
 	f.movImm(batch, batchN)
 	f.label(inner)
 	f.mov(p.lo, ivs[0][0])
