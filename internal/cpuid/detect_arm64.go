@@ -13,9 +13,17 @@ import (
 // GODEBUG=cpu.X=off has been applied: AES (armv8-ce), PMULL and SHA3
 // (EOR3; not used today). The OS column is always true: these
 // instructions work on the vector registers every arm64 OS saves.
+//
+// Vendor and Name come from /proc/cpuinfo's MIDR fields where it has them
+// (Linux); elsewhere Name is GOARCH.
 func detect() Info {
+	vendor, name := hostCPUName()
+	if name == "" {
+		name = runtime.GOARCH
+	}
 	return Info{
-		Name: runtime.GOARCH,
+		Vendor: vendor,
+		Name:   name,
 		Features: []Feature{
 			{"AES", cpu.ARM64.HasAES, true},
 			{"PMULL", cpu.ARM64.HasPMULL, true},
