@@ -281,13 +281,27 @@ func (f *file) stealTable() {
 	f.raw("GLOBL stealTable<>(SB), RODATA|NOPTR, $64\n")
 }
 
+// routineName is encrypt<kind>ARMv8 or decrypt<kind>ARMv8.
+func routineName(kind string, dec bool) string {
+	if dec {
+		return "decrypt" + kind + "ARMv8"
+	}
+	return "encrypt" + kind + "ARMv8"
+}
+
+// sliceArgs loads the arguments every XTS routine starts with: the key
+// schedule, dst's and src's bases, and len(src) into length.
+func (f *file) sliceArgs(p regs, length gpr) {
+	f.ldArg(p.ks, "ks", 0)
+	f.ldArg(p.dst, "dst_base", 8)
+	f.ldArg(p.src, "src_base", 32)
+	f.ldArg(length, "src_len", 40)
+}
+
 // unitRoutine emits encryptARMv8 or decryptARMv8: one data unit, or part
 // of one, per call (the contract is in the Go declarations).
 func (f *file) unitRoutine(dec bool) {
-	name := "encryptARMv8"
-	if dec {
-		name = "decryptARMv8"
-	}
+	name := routineName("", dec)
 	f.text(name, "func "+name+"(ks *keySchedule, dst, src []byte, tweakLo, tweakHi, flags uint64) (lo, hi uint64)", 96)
 	p := regs{
 		ks: newGPR(0), dst: newGPR(1), src: newGPR(2), count: newGPR(3),
@@ -296,10 +310,7 @@ func (f *file) unitRoutine(dec bool) {
 		k14lo: newGPR(14), k14hi: newGPR(15), uhi: newGPR(16),
 	}
 	flags := newGPR(6)
-	f.ldArg(p.ks, "ks", 0)
-	f.ldArg(p.dst, "dst_base", 8)
-	f.ldArg(p.src, "src_base", 32)
-	f.ldArg(p.count, "src_len", 40)
+	f.sliceArgs(p, p.count)
 	f.ldArg(p.lo, "tweakLo", 56)
 	f.ldArg(p.hi, "tweakHi", 64)
 	f.ldArg(flags, "flags", 72)
@@ -343,10 +354,7 @@ func (f *file) unitRoutine(dec bool) {
 // with the tweak key loaded for that and the data key reloaded after;
 // the encrypted tweaks wait in general registers.
 func (f *file) sectorRoutine(dec bool) {
-	name := "encryptSectorsARMv8"
-	if dec {
-		name = "decryptSectorsARMv8"
-	}
+	name := routineName("Sectors", dec)
 	f.text(name, "func "+name+"(ks *keySchedule, dst, src []byte, sectorSize int, first, step uint64)", 80)
 	p := regs{
 		ks: newGPR(0), dst: newGPR(1), src: newGPR(2), count: newGPR(10),
@@ -357,10 +365,7 @@ func (f *file) sectorRoutine(dec bool) {
 	units, size, iv, step, batch := newGPR(3), newGPR(6), newGPR(11), newGPR(12), newGPR(14)
 	const batchN = 4
 	ivs := [batchN][2]gpr{{15, 16}, {17, 19}, {20, 21}, {22, 23}}
-	f.ldArg(p.ks, "ks", 0)
-	f.ldArg(p.dst, "dst_base", 8)
-	f.ldArg(p.src, "src_base", 32)
-	f.ldArg(units, "src_len", 40)
+	f.sliceArgs(p, units)
 	f.ldArg(size, "sectorSize", 56)
 	f.ldArg(iv, "first", 64)
 	f.ldArg(step, "step", 72)
