@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"testing"
+	"unsafe"
 
 	"golang.org/x/sys/cpu"
 )
@@ -121,6 +122,37 @@ func TestExpandKeyARM64(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// newKeySchedule on arm64: 64-byte aligned, rounds set, the data key's
+// rows from expandKey with dec, the tweak key's without, and wipe clears
+// it all.
+func TestNewKeyScheduleARM64(t *testing.T) {
+	if !cpu.ARM64.HasAES {
+		t.Skip("CPU lacks the AES instructions (or GODEBUG=cpu.aes=off)")
+	}
+	for _, size := range []int{32, 48, 64} {
+		key := make([]byte, size)
+		rand.Read(key)
+		ks := newKeySchedule(key)
+		if p := uintptr(unsafe.Pointer(ks)); p%64 != 0 {
+			t.Errorf("AES-%d-XTS: schedule at %#x, not 64-byte aligned", 4*size, p)
+		}
+		rounds := 6 + size/8
+		if ks.rounds != uint64(rounds) {
+			t.Errorf("AES-%d-XTS: rounds %d, want %d", 4*size, ks.rounds, rounds)
+		}
+		var enc, dec, tweak [15][16]byte
+		expandKey(&key[0], rounds, &enc, &dec)
+		expandKey(&key[size/2], rounds, &tweak, nil)
+		if ks.enc != enc || ks.dec != dec || ks.tweak != tweak {
+			t.Errorf("AES-%d-XTS: schedule differs from expandKey of its halves", 4*size)
+		}
+		ks.wipe()
+		if *ks != (keySchedule{}) {
+			t.Errorf("AES-%d-XTS: wipe left a non-zero schedule", 4*size)
 		}
 	}
 }
