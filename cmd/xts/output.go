@@ -44,6 +44,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -63,9 +64,14 @@ type output struct {
 	path    string    // the output file, symbolic links resolved; "" for standard output
 	tmp     string    // the temporary file's name; "" when f is unnamed (O_TMPFILE)
 	force   bool
-	written int64
+	written atomic.Int64 // read by the signal goroutine
+	pending atomic.Int64 // bytes of a write to standard output in progress
 	closed  bool
 }
+
+// current is the output most recently opened and not yet committed or
+// aborted: what a second signal's message talks about.
+var current atomic.Pointer[output]
 
 // openOutput checks spec and opens the output. Errors carry their exit
 // codes.
@@ -76,13 +82,19 @@ func openOutput(spec outputSpec) (*output, error) {
 				return nil, exitErrorf(exitUsage, "input and output are the same file (standard output is the input)")
 			}
 		}
-		return &output{stdout: spec.Stdout}, nil
+		o := &output{stdout: spec.Stdout}
+		current.Store(o)
+		return o, nil
 	}
 	path, err := checkOutput(spec.Path, spec.Force, spec.Input)
 	if err != nil {
 		return nil, err
 	}
-	return createOutput(path, spec.Force)
+	o, err := createOutput(path, spec.Force)
+	if err == nil {
+		current.Store(o)
+	}
+	return o, err
 }
 
 // checkOutput decides whether path may be written: not the input (in may
@@ -157,9 +169,11 @@ func (o *output) Write(p []byte) (int, error) {
 	if o.f != nil {
 		n, err = o.f.Write(p)
 	} else {
+		o.pending.Store(int64(len(p)))
 		n, err = o.stdout.Write(p)
+		o.pending.Store(0)
 	}
-	o.written += int64(n)
+	o.written.Add(int64(n))
 	if err == nil {
 		return n, nil
 	}
@@ -168,7 +182,7 @@ func (o *output) Write(p []byte) (int, error) {
 		err = pe.Err
 	}
 	if o.f == nil && errors.Is(err, syscall.EPIPE) {
-		return n, fmt.Errorf("standard output was closed (broken pipe) after %d bytes; what went out is incomplete", o.written)
+		return n, fmt.Errorf("standard output was closed (broken pipe) after %d bytes; what went out is incomplete", o.written.Load())
 	}
 	return n, fmt.Errorf("%s: %w", o.name(), err)
 }
@@ -182,11 +196,11 @@ func (o *output) name() string {
 }
 
 // written is how many bytes have been written so far.
-func (o *output) bytesWritten() int64 { return o.written }
+func (o *output) bytesWritten() int64 { return o.written.Load() }
 
 // partial reports whether bytes already went where they cannot be taken
 // back (standard output).
-func (o *output) partial() bool { return o.f == nil && o.written > 0 }
+func (o *output) partial() bool { return o.f == nil && o.written.Load() > 0 }
 
 // sync flushes the output to disk: the file, or standard output when it
 // is a regular file or a block device (`xts ... - > /dev/sdX`). Pipes,
@@ -241,6 +255,7 @@ func (o *output) link() error {
 		return err
 	}
 	o.close()
+	current.CompareAndSwap(o, nil)
 	// Make the new name itself durable. Some file systems cannot sync a
 	// directory; the data is already on disk, so that is not an error.
 	if d, err := os.Open(filepath.Dir(o.path)); err == nil {
@@ -327,6 +342,7 @@ func (o *output) close() {
 // says whether anything went out). Abort after a successful link does
 // nothing.
 func (o *output) abort() {
+	current.CompareAndSwap(o, nil)
 	o.close()
 	if o.tmp != "" {
 		os.Remove(o.tmp)

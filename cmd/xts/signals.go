@@ -85,7 +85,11 @@ func (g *signalGuard) received(s syscall.Signal) {
 	}
 	// The second signal: the user means it.
 	removeTemps()
-	ie := newInterrupted(s, g.out)
+	out := g.out
+	if out == nil {
+		out = current.Load()
+	}
+	ie := newInterrupted(s, out)
 	fmt.Fprintf(g.stderr, "xts %s: %s (a second signal while finishing)\n", g.cmd, ie)
 	g.exit(ie.exitCode())
 }
@@ -137,12 +141,13 @@ type interruptedError struct {
 	sig         syscall.Signal
 	toStdout    bool  // the output was standard output
 	stdoutBytes int64 // bytes that already went there
+	pending     int64 // bytes of a write in progress (a second signal can come during one)
 }
 
 func newInterrupted(s syscall.Signal, out *output) *interruptedError {
 	ie := &interruptedError{sig: s}
 	if out != nil && out.f == nil {
-		ie.toStdout, ie.stdoutBytes = true, out.bytesWritten()
+		ie.toStdout, ie.stdoutBytes, ie.pending = true, out.bytesWritten(), out.pending.Load()
 	}
 	return ie
 }
@@ -150,6 +155,8 @@ func newInterrupted(s syscall.Signal, out *output) *interruptedError {
 func (e *interruptedError) Error() string {
 	name := signalName(e.sig)
 	switch {
+	case e.pending > 0:
+		return fmt.Sprintf("interrupted by %s; partial output already went to standard output (%d to %d bytes)", name, e.stdoutBytes, e.stdoutBytes+e.pending)
 	case e.stdoutBytes > 0:
 		return fmt.Sprintf("interrupted by %s; %d bytes of partial output already went to standard output", name, e.stdoutBytes)
 	case e.toStdout:
