@@ -140,6 +140,12 @@ func createOutput(path string, force bool) (*output, error) {
 	dir := filepath.Dir(path)
 	o := &output{path: path, force: force}
 	f, err := openUnnamed(dir)
+	if !unnamedOutputs {
+		if err == nil {
+			f.Close()
+		}
+		err = errNoUnnamed
+	}
 	if err != nil && !errors.Is(err, errNoUnnamed) {
 		return nil, fmt.Errorf("creating the output beside %s: %w", path, err)
 	}
@@ -225,6 +231,10 @@ func (o *output) sync() error {
 	}
 	return nil
 }
+
+// unnamedOutputs says to use unnamed files where possible; tests turn it
+// off to check the hidden temporary file that other systems get.
+var unnamedOutputs = true
 
 // syncFile is f.Sync; tests replace it to see that it is called and to
 // make it fail.
