@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -50,7 +51,7 @@ func TestErrors(t *testing.T) {
 		// Wrong parameters: exit 1 (cryptsetup's codes throughout).
 		{"no command", nil, nil, exitUsage, "Usage"},
 		{"unknown command", []string{"frobnicate"}, nil, exitUsage, `unknown command "frobnicate"`},
-		{"unknown flag", []string{"encrypt", "--key-file", "{dir}/key", "--bogus", "{dir}/img", "{dir}/out"}, nil, exitUsage, "bogus"},
+		{"unknown flag", []string{"encrypt", "--key-file", "{dir}/key", "--bogus", "{dir}/img", "{dir}/out"}, nil, exitUsage, "unknown flag --bogus"},
 		{"no key file", []string{"encrypt", "{dir}/img", "{dir}/out"}, nil, exitUsage, "--key-file is required"},
 		{"one path", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/img"}, nil, exitUsage, "want INPUT and OUTPUT"},
 		{"three paths", []string{"decrypt", "--key-file", "{dir}/key", "{dir}/img", "{dir}/out", "{dir}/x"}, nil, exitUsage, "want INPUT and OUTPUT"},
@@ -103,6 +104,13 @@ func TestErrors(t *testing.T) {
 				t.Errorf("stderr %q does not contain %q", r.stderr, sub(c.msg))
 			}
 			if c.msg != "Usage" && !strings.Contains(c.msg, "unknown command") {
+				// Flags named --name, one xts prefix.
+				if m := regexp.MustCompile(`(^|[\s(])-[a-z][a-z-]+`).FindString(r.stderr); m != "" {
+					t.Errorf("stderr %q names a flag with one dash (%q)", r.stderr, m)
+				}
+				if n := strings.Count(r.stderr, "xts:") + strings.Count(r.stderr, "xts encrypt:") + strings.Count(r.stderr, "xts decrypt:"); n != 1 {
+					t.Errorf("stderr %q has %d xts prefixes", r.stderr, n)
+				}
 				// One clear line for a failure.
 				if n := strings.Count(strings.TrimRight(r.stderr, "\n"), "\n"); n != 0 {
 					t.Errorf("stderr has %d lines, want 1: %q", n+1, r.stderr)
