@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -193,6 +194,38 @@ func TestHelp(t *testing.T) {
 	for _, flag := range []string{"--key-file", "--cipher", "--sector-size", "--iv-large-sectors", "--skip", "--offset", "--force", "cryptsetup open"} {
 		if !strings.Contains(r.stdout, flag) {
 			t.Errorf("encrypt --help does not mention %s", flag)
+		}
+	}
+}
+
+// TestExitCodes (item 14): the statuses are cryptsetup's numbers, and
+// errors from the system map to them.
+func TestExitCodes(t *testing.T) {
+	if got := []int{exitOK, exitUsage, exitPermission, exitNoMemory, exitWrongDevice, exitBusy}; !slices.Equal(got, []int{0, 1, 2, 3, 4, 5}) {
+		t.Fatalf("exit statuses %v, want cryptsetup's 0..5", got)
+	}
+	for _, c := range []struct {
+		err  error
+		code int
+	}{
+		{nil, 0},
+		{errHelpShown, 0},
+		{usagef("bad flag"), 1},
+		{errors.New("read error"), 1},
+		{fmt.Errorf("key file: %w", &os.PathError{Op: "open", Path: "k", Err: syscall.EACCES}), 2},
+		{fmt.Errorf("buffers: %w", syscall.ENOMEM), 3},
+		{fmt.Errorf("input: %w", &os.PathError{Op: "open", Path: "x", Err: syscall.ENOENT}), 4},
+		{fmt.Errorf("input: %w", syscall.ENXIO), 4},
+		{fmt.Errorf("output: %w", syscall.EBUSY), 5},
+		{exitErrorf(exitBusy, "output %s already exists", "x"), 5},
+		{fmt.Errorf("wrapped: %w", exitErrorf(exitWrongDevice, "short read")), 4},
+		{&interruptedError{sig: syscall.SIGINT}, 130},
+		{&interruptedError{sig: syscall.SIGHUP}, 129},
+		{&interruptedError{sig: syscall.SIGQUIT}, 131},
+		{&interruptedError{sig: syscall.SIGTERM}, 143},
+	} {
+		if got := exitCode(c.err); got != c.code {
+			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, c.code)
 		}
 	}
 }
