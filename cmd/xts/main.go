@@ -6,6 +6,8 @@
 //	xts info                       CPU features and implementations
 //	xts encrypt [flags] IN OUT     dm-crypt plain-mode image encryption
 //	xts decrypt [flags] IN OUT     and decryption
+//	xts help [COMMAND]             usage
+//	xts --version                  module version from the build info
 //
 // Exit status as cryptsetup's: 0 success, 1 wrong parameters or failure,
 // 2 no permission, 3 out of memory, 4 wrong device or file, 5 exists or
@@ -85,7 +87,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return report(stderr, cmd, err)
 }
 
-// usageError marks a mistake on the command line (exit status 2).
+// usageError marks a mistake on the command line (exit status 1, wrong
+// parameters).
 type usageError struct{ msg string }
 
 func (u *usageError) Error() string { return u.msg }
