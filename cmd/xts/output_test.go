@@ -225,3 +225,39 @@ func TestStdoutSynced(t *testing.T) {
 		t.Errorf("pipe: exit %d, synced %v", code, synced)
 	}
 }
+
+// TestCommitSeveral: outputs committed together appear together, or, after
+// a signal during their flush, none of them does.
+func TestCommitSeveral(t *testing.T) {
+	for _, signal := range []bool{false, true} {
+		dir := t.TempDir()
+		var stderr bytes.Buffer
+		g, _ := testGuard(t, &stderr)
+		a, err := openOutput(outputSpec{Path: filepath.Join(dir, "image")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := openOutput(outputSpec{Path: filepath.Join(dir, "header")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Write([]byte("data"))
+		b.Write([]byte("header"))
+		n := 0
+		withSync(t, func(f *os.File) error {
+			if n++; n == 2 && signal {
+				g.received(syscall.SIGTERM)
+			}
+			return f.Sync()
+		})
+		err = g.commit(a, b)
+		names := dirNames(t, dir)
+		if signal {
+			if exitCode(err) != 143 || len(names) != 0 {
+				t.Errorf("signal: commit %v, directory %v; want 143 and nothing", err, names)
+			}
+		} else if err != nil || !slices.Equal(names, []string{"header", "image"}) {
+			t.Errorf("commit %v, directory %v", err, names)
+		}
+	}
+}
