@@ -4,7 +4,7 @@ package main
 // the luks commands) creates its output, so that nothing is ever lost or
 // left behind. A command uses it like this:
 //
-//	g := watchSignals()                 // first thing; catches SIGINT, SIGTERM, SIGHUP, SIGQUIT
+//	g := watchSignals(e.stderr, "encrypt") // first thing; catches SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE
 //	defer g.stop()
 //	out, err := openOutput(outputSpec{Path: path, Force: force, Input: inInfo, Stdout: e.stdout})
 //	if err != nil {
@@ -16,6 +16,12 @@ package main
 //	}
 //	return g.commit(out)                // flush, then link into place unless a signal came first
 //
+// Several outputs (an image and its detached header) go to one
+// g.commit(a, b): all appear or, after a signal, none. Once a commit
+// starts linking, the command is past the point of no return and later
+// signals are ignored. Errors returned by all of these carry their exit
+// status; return them as they are and report in main.go prints them.
+//
 // The pieces:
 //   - openOutput (this file) opens a file OUTPUT as an unnamed file in its
 //     directory (O_TMPFILE on Linux; elsewhere, or where the file system
@@ -23,8 +29,9 @@ package main
 //     or standard output for "-". An existing OUTPUT is refused (exit 5)
 //     unless Force; the final link is atomic, so a file that appears while
 //     the command works is never clobbered.
-//   - (*output).Write writes; written and partial say how much went out
-//     and whether any of it went irrevocably to standard output.
+//   - (*output).Write writes; bytesWritten and partial say how much went
+//     out and whether any of it went irrevocably to standard output.
+//     (*output).abort alone discards an output no guard has seen.
 //   - watchSignals, (*signalGuard).commit and .abort (signals.go) turn a
 //     received signal into an aborted output and an *interruptedError
 //     (exit status 128 + the signal number, a message saying whether
