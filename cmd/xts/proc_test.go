@@ -56,6 +56,23 @@ func toolBinary(t *testing.T) string {
 	return tool.path
 }
 
+// toolCmd prepares a run of the binary in a fresh directory that holds a
+// 64-byte key file: "{key}" and "{dir}" in args are replaced by their
+// paths. Its stderr is collected in the returned buffer.
+func toolCmd(t *testing.T, args ...string) (cmd *exec.Cmd, dir string, stderr *bytes.Buffer) {
+	t.Helper()
+	bin := toolBinary(t)
+	dir = t.TempDir()
+	key := writeFile(t, dir, "key", randBytes(t, 64))
+	for i, a := range args {
+		args[i] = strings.ReplaceAll(strings.ReplaceAll(a, "{key}", key), "{dir}", dir)
+	}
+	cmd = exec.Command(bin, args...)
+	stderr = new(bytes.Buffer)
+	cmd.Stderr = stderr
+	return cmd, dir, stderr
+}
+
 // exitStatus is the status a shell would report for a finished command:
 // the exit code, or 128+n for a process killed by signal n (marked by
 // killed).
@@ -111,18 +128,13 @@ var signalCases = []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGH
 // written, and nothing in the directory: no output, no temporary file,
 // and (with O_TMPFILE) no name at all even while writing.
 func TestSignalLeavesNoOutput(t *testing.T) {
-	bin := toolBinary(t)
 	for _, sig := range signalCases {
 		t.Run(signalName(sig), func(t *testing.T) {
-			dir := t.TempDir()
-			key := writeFile(t, dir, "key", randBytes(t, 64))
-			cmd := exec.Command(bin, "encrypt", "--key-file", key, "-", filepath.Join(dir, "out"))
+			cmd, dir, stderr := toolCmd(t, "encrypt", "--key-file", "{key}", "-", "{dir}/out")
 			stdin, err := cmd.StdinPipe()
 			if err != nil {
 				t.Fatal(err)
 			}
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -158,14 +170,9 @@ func TestSignalLeavesNoOutput(t *testing.T) {
 // TestSignalStdoutSaysPartial: writing to standard output cannot be
 // undone, so the message says how much already went there.
 func TestSignalStdoutSaysPartial(t *testing.T) {
-	bin := toolBinary(t)
-	dir := t.TempDir()
-	key := writeFile(t, dir, "key", randBytes(t, 64))
-	cmd := exec.Command(bin, "encrypt", "--key-file", key, "-", "-")
+	cmd, _, stderr := toolCmd(t, "encrypt", "--key-file", "{key}", "-", "-")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -284,13 +291,10 @@ func TestCtrlCThroughPv(t *testing.T) {
 // catch, leaves no partial plaintext: the output has no name until it is
 // complete.
 func TestSigkillLeavesNothing(t *testing.T) {
-	bin := toolBinary(t)
-	dir := t.TempDir()
+	cmd, dir, _ := toolCmd(t, "decrypt", "--key-file", "{key}", "-", "{dir}/plain")
 	if !unnamedHere(t, dir) {
 		t.Skip("this system has no unnamed files (O_TMPFILE) here; SIGKILL would leave the hidden temporary file")
 	}
-	key := writeFile(t, dir, "key", randBytes(t, 64))
-	cmd := exec.Command(bin, "decrypt", "--key-file", key, "-", filepath.Join(dir, "plain"))
 	stdin, _ := cmd.StdinPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -308,10 +312,7 @@ func TestSigkillLeavesNothing(t *testing.T) {
 // still be stuck finishing (a final fsync of a device; here a write to a
 // full pipe nobody reads). A second signal must end it at once with 128+n.
 func TestSecondSignalNotSwallowed(t *testing.T) {
-	bin := toolBinary(t)
-	dir := t.TempDir()
-	key := writeFile(t, dir, "key", randBytes(t, 64))
-	cmd := exec.Command(bin, "encrypt", "--key-file", key, "-", "-")
+	cmd, _, stderr := toolCmd(t, "encrypt", "--key-file", "{key}", "-", "-")
 	stdin, _ := cmd.StdinPipe()
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -319,8 +320,6 @@ func TestSecondSignalNotSwallowed(t *testing.T) {
 	}
 	defer r.Close()
 	cmd.Stdout = w
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -346,18 +345,13 @@ func TestSecondSignalNotSwallowed(t *testing.T) {
 // TestBrokenPipeOnStdout (item 11): a reader that goes away gives an exit
 // status of 1 and a message, not a silent death by SIGPIPE (141).
 func TestBrokenPipeOnStdout(t *testing.T) {
-	bin := toolBinary(t)
-	dir := t.TempDir()
-	key := writeFile(t, dir, "key", randBytes(t, 64))
-	cmd := exec.Command(bin, "encrypt", "--key-file", key, "-", "-")
+	cmd, _, stderr := toolCmd(t, "encrypt", "--key-file", "{key}", "-", "-")
 	cmd.Stdin = bytes.NewReader(make([]byte, 4<<20))
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd.Stdout = w
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
 	r.Close() // nobody will ever read
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -380,14 +374,9 @@ func TestStdoutDiskFull(t *testing.T) {
 		t.Skipf("no /dev/full here: %v", err)
 	}
 	defer full.Close()
-	bin := toolBinary(t)
-	dir := t.TempDir()
-	key := writeFile(t, dir, "key", randBytes(t, 64))
-	cmd := exec.Command(bin, "encrypt", "--key-file", key, "-", "-")
+	cmd, _, stderr := toolCmd(t, "encrypt", "--key-file", "{key}", "-", "-")
 	cmd.Stdin = io.LimitReader(zeros{}, 1<<20)
 	cmd.Stdout = full
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
 	code, killed := exitStatus(t, cmd.Run())
 	if code != exitFailure || killed {
 		t.Errorf("exit status %d (killed %v), want exit(1)", code, killed)
