@@ -69,11 +69,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = runCrypt(e, rest, false)
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 && cmd == "help" {
-			if _, ok := commands[rest[0]]; ok {
-				return run([]string{rest[0], "--help"}, stdin, stdout, stderr)
-			}
-			fmt.Fprintf(stderr, "xts help: unknown command %q\n\n%s", rest[0], topUsage)
-			return exitUsage
+			// xts help CMD [SUBCMD] is xts CMD [SUBCMD] --help.
+			return run(append(rest[:len(rest):len(rest)], "--help"), stdin, stdout, stderr)
 		}
 		fmt.Fprint(stdout, topUsage)
 		return exitOK
@@ -99,9 +96,6 @@ func usagef(format string, a ...any) error {
 
 // errHelpShown means --help printed the usage: success, nothing more to say.
 var errHelpShown = errors.New("help shown")
-
-// commands are the names run dispatches, for `xts help COMMAND`.
-var commands = map[string]bool{"bench": true, "info": true, "encrypt": true, "decrypt": true}
 
 // report prints err as one line naming the command and returns its exit
 // status (see exitCode).
