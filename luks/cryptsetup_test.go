@@ -142,4 +142,3 @@ func testPassphrase(t testing.TB, img, hdr string, pass []byte, slot int) bool {
 	}
 	return err == nil
 }
-
