@@ -160,13 +160,13 @@ func Create(w io.WriterAt, passphrase []byte, o *CreateOptions) (*Header, []byte
 
 // sealKeyslot derives the area key for passphrase with kdf, splits the
 // volume key and encrypts the result as a keyslot area of areaSize bytes.
-func sealKeyslot(key, passphrase []byte, kdf *KDF, afHash, areaCipher string, areaKeyLen int, areaSize uint64) ([]byte, error) {
+func sealKeyslot(key, passphrase []byte, kdf *KDF, stripes int, afHash, areaCipher string, areaKeyLen int, areaSize uint64) ([]byte, error) {
 	areaKey, err := deriveKey(kdf, passphrase, areaKeyLen)
 	if err != nil {
 		return nil, err
 	}
 	defer clear(areaKey)
-	split, err := afSplit(key, afStripes, afHash)
+	split, err := afSplit(key, stripes, afHash)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +177,7 @@ func sealKeyslot(key, passphrase []byte, kdf *KDF, afHash, areaCipher string, ar
 	if err != nil {
 		return nil, err
 	}
-	n := roundUp(uint64(len(key))*afStripes, 512)
+	n := roundUp(uint64(len(key))*uint64(stripes), 512)
 	sc.encrypt(area[:n], 512, 0)
 	sc.wipe()
 	return area, nil
@@ -206,7 +206,7 @@ func createLUKS2(w io.WriterAt, c *CreateOptions, kdfo KDFOptions, key, passphra
 		AF:   AF{Type: "luks1", Stripes: afStripes, Hash: kdfo.Hash},
 		Area: Area{Type: "raw", Offset: 2 * luks2MetadataSize, Size: areaSize, Encryption: c.Cipher, KeySize: keyLen},
 		KDF:  kdf}
-	area, err := sealKeyslot(key, passphrase, &ks.KDF, ks.AF.Hash, ks.Area.Encryption, keyLen, areaSize)
+	area, err := sealKeyslot(key, passphrase, &ks.KDF, afStripes, ks.AF.Hash, ks.Area.Encryption, keyLen, areaSize)
 	if err != nil {
 		return nil, err
 	}
@@ -398,7 +398,7 @@ func createLUKS1(w io.WriterAt, c *CreateOptions, kdfo KDFOptions, key, passphra
 		be.PutUint32(s[40:], uint32(luks1FirstSlot+uint64(i)*per))
 		be.PutUint32(s[44:], afStripes)
 	}
-	area, err := sealKeyslot(key, passphrase, &kdf, kdfo.Hash, c.Cipher, keyLen, roundUp(uint64(keyLen)*afStripes, 512))
+	area, err := sealKeyslot(key, passphrase, &kdf, afStripes, kdfo.Hash, c.Cipher, keyLen, roundUp(uint64(keyLen)*afStripes, 512))
 	if err != nil {
 		return nil, err
 	}
