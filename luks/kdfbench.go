@@ -117,25 +117,29 @@ func benchPBKDF2(hashName string, keyLen int, target time.Duration) (int, error)
 }
 
 // benchArgon2 returns a time cost (at least 4) and memory cost (at most
-// memory) that take about target here: cryptsetup's rule, which lowers
-// the memory when even the lowest time cost takes too long.
+// memory) that take about target here: the full memory with the time
+// cost that fills target, or, when even the lowest time cost would take
+// too long, that time cost with less memory (as cryptsetup does). The
+// cost of one pass is measured at up to 64 MiB and taken to grow with the
+// memory, so the benchmark itself stays short.
 func benchArgon2(typ string, memory, cpus, keyLen int, target time.Duration) (tcost, mem int) {
 	pass, salt := []byte("benchmark passphrase"), make([]byte, 32)
 	f := argon2idKey
 	if typ == "argon2i" {
 		f = argon2iKey
 	}
+	probe := min(memory, 64<<10)
 	start := time.Now()
-	f(pass, salt, 1, uint32(memory), uint8(cpus), uint32(keyLen))
-	per := time.Since(start) // one pass over memory
-	if per <= 0 {
-		per = time.Microsecond
+	f(pass, salt, 1, uint32(probe), uint8(cpus), uint32(keyLen))
+	perKiB := float64(time.Since(start)) / float64(probe) // one pass over one KiB
+	if perKiB <= 0 {
+		perKiB = 1
 	}
-	t := int(target / per)
-	if t >= minArgon2Time {
+	full := perKiB * float64(memory) // one pass over all of memory
+	if t := int(float64(target) / full); t >= minArgon2Time {
 		return min(t, MaxArgon2Time), memory
 	}
-	m := int(float64(memory) * float64(target) / float64(minArgon2Time*per))
+	m := int(float64(target) / (minArgon2Time * perKiB))
 	m = max(m, max(minArgon2Memory, 8*cpus))
 	return minArgon2Time, min(m, memory)
 }

@@ -32,6 +32,59 @@ type Volume struct {
 	key        []byte
 }
 
+// SegmentCipher encrypts and decrypts whole sectors of a data segment in
+// place, for callers that stream an image rather than use a Volume
+// (xts luks encrypt and decrypt). It is safe for concurrent use.
+type SegmentCipher struct {
+	c          sectorCipher
+	sectorSize int
+	ivTweak    uint64
+}
+
+// NewSegmentCipher returns the cipher of h's data segment under key (not
+// checked against the digest: see Header.CheckVolumeKey).
+func NewSegmentCipher(h *Header, key []byte) (*SegmentCipher, error) {
+	if err := h.CheckSupported(); err != nil {
+		return nil, err
+	}
+	seg, _ := h.DataSegment()
+	c, err := newSectorCipher(seg.Encryption, key)
+	if err != nil {
+		return nil, err
+	}
+	return &SegmentCipher{c: c, sectorSize: seg.SectorSize, ivTweak: seg.IVTweak}, nil
+}
+
+// SectorSize is the segment's sector size in bytes.
+func (s *SegmentCipher) SectorSize() int { return s.sectorSize }
+
+func (s *SegmentCipher) check(buf []byte, off int64) {
+	ss := int64(s.sectorSize)
+	if off < 0 || off%ss != 0 || int64(len(buf))%ss != 0 {
+		panic(fmt.Sprintf("luks: %d bytes at segment offset %d are not whole %d-byte sectors", len(buf), off, ss))
+	}
+}
+
+func (s *SegmentCipher) iv(off int64) uint64 {
+	return s.ivTweak + uint64(off/512)
+}
+
+// EncryptAt encrypts buf in place as the sectors at byte offset off of
+// the segment. off and len(buf) must be multiples of the sector size.
+func (s *SegmentCipher) EncryptAt(buf []byte, off int64) {
+	s.check(buf, off)
+	s.c.encrypt(buf, s.sectorSize, s.iv(off))
+}
+
+// DecryptAt decrypts buf in place; see EncryptAt.
+func (s *SegmentCipher) DecryptAt(buf []byte, off int64) {
+	s.check(buf, off)
+	s.c.decrypt(buf, s.sectorSize, s.iv(off))
+}
+
+// Wipe drops the key schedule; the SegmentCipher must not be used again.
+func (s *SegmentCipher) Wipe() { s.c.wipe() }
+
 // Options control Open and OpenWithKey. The zero value opens the image
 // whose header is at its start, trying every keyslot.
 type Options struct {

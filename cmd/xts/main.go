@@ -29,6 +29,7 @@ Usage:
   xts info                                        CPU features and the implementations available
   xts encrypt -d KEYFILE [flags] INPUT OUTPUT     dm-crypt plain-mode encryption (cryptsetup's flags)
   xts decrypt -d KEYFILE [flags] INPUT OUTPUT     and decryption
+  xts luks dump|decrypt|encrypt|add-key [flags] ...  LUKS1/LUKS2 images without root (cryptsetup's flags)
   xts help [COMMAND]                              this text, or a command's flags
   xts --version                                   the module version this binary was built from
 
@@ -65,6 +66,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = runCrypt(e, rest, true)
 	case "decrypt":
 		err = runCrypt(e, rest, false)
+	case "luks":
+		cmd, err = runLUKS(e, rest)
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 && cmd == "help" {
 			if _, ok := commands[rest[0]]; ok {
@@ -98,7 +101,7 @@ func usagef(format string, a ...any) error {
 var errHelpShown = errors.New("help shown")
 
 // commands are the names run dispatches, for `xts help COMMAND`.
-var commands = map[string]bool{"bench": true, "info": true, "encrypt": true, "decrypt": true}
+var commands = map[string]bool{"bench": true, "info": true, "encrypt": true, "decrypt": true, "luks": true}
 
 // report prints err as one line naming the command and returns its exit
 // status (see exitCode).
