@@ -57,11 +57,12 @@ type copy2 struct {
 // and the reason when there is none or it is invalid.
 func readCopy(r io.ReaderAt, off uint64, wantMagic string) (*copy2, error) {
 	bin := make([]byte, binHeaderSize)
-	if _, err := r.ReadAt(bin, int64(off)); err != nil {
-		return nil, fmt.Errorf("reading %d bytes at %d: %w", binHeaderSize, off, err)
-	}
-	if string(bin[:6]) != wantMagic {
+	n, err := r.ReadAt(bin, int64(off))
+	if n < 6 || string(bin[:6]) != wantMagic {
 		return nil, errNoCopy
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %d bytes at %d: %w", binHeaderSize, off, err)
 	}
 	if v := binary.BigEndian.Uint16(bin[offVersion:]); v != 2 {
 		return nil, fmt.Errorf("version %d, not 2", v)
