@@ -27,8 +27,7 @@ type Volume struct {
 	off        int64       // segment start on the data device
 	size       int64
 	sectorSize int
-	ivTweak    uint64
-	c          sectorCipher
+	sc         *SegmentCipher // nil once closed
 	key        []byte
 }
 
@@ -164,14 +163,11 @@ func openVolume(h *Header, key []byte, dev io.ReaderAt, o *Options) (*Volume, er
 // its own). The key is not checked against the digest: see
 // Header.CheckVolumeKey.
 func NewVolume(h *Header, key []byte, data io.ReaderAt, dataSize int64) (*Volume, error) {
-	if err := h.CheckSupported(); err != nil {
-		return nil, err
-	}
-	seg, _ := h.DataSegment()
-	c, err := newSectorCipher(seg.Encryption, key)
+	c, err := NewSegmentCipher(h, key)
 	if err != nil {
 		return nil, err
 	}
+	seg, _ := h.DataSegment()
 	if seg.Offset > uint64(dataSize) {
 		return nil, fmt.Errorf("luks: data segment starts at %d, past the end of the %d-byte device", seg.Offset, dataSize)
 	}
@@ -183,7 +179,7 @@ func NewVolume(h *Header, key []byte, data io.ReaderAt, dataSize int64) (*Volume
 		return nil, fmt.Errorf("luks: data segment [%d, +%d) runs past the end of the %d-byte device", seg.Offset, size, dataSize)
 	}
 	v := &Volume{hdr: h, keyslot: -1, data: data, off: int64(seg.Offset), size: int64(size),
-		sectorSize: seg.SectorSize, ivTweak: seg.IVTweak, c: c, key: append([]byte(nil), key...)}
+		sectorSize: seg.SectorSize, sc: c, key: append([]byte(nil), key...)}
 	v.w, _ = data.(io.WriterAt)
 	return v, nil
 }
@@ -228,18 +224,13 @@ func (v *Volume) Keyslot() int { return v.keyslot }
 func (v *Volume) Close() error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.c != nil {
-		v.c.wipe()
-		v.c = nil
+	if v.sc != nil {
+		v.sc.Wipe()
+		v.sc = nil
 	}
 	clear(v.key)
 	v.key = nil
 	return nil
-}
-
-// iv returns the IV sector number of data sector s of the segment.
-func (v *Volume) iv(s int64) uint64 {
-	return v.ivTweak + uint64(s)*uint64(v.sectorSize/512)
 }
 
 // chunkSize is the unit of bulk work: whole sectors read and decrypted
@@ -300,7 +291,7 @@ func (v *Volume) readSectors(p []byte, off int64) error {
 	if _, err := v.data.ReadAt(p, v.off+off); err != nil {
 		return fmt.Errorf("luks: reading %d bytes at %d: %w", len(p), v.off+off, err)
 	}
-	v.c.decrypt(p, v.sectorSize, v.iv(off/int64(v.sectorSize)))
+	v.sc.DecryptAt(p, off)
 	return nil
 }
 
@@ -309,7 +300,7 @@ func (v *Volume) readSectors(p []byte, off int64) error {
 func (v *Volume) ReadAt(p []byte, off int64) (int, error) {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
-	if v.c == nil {
+	if v.sc == nil {
 		return 0, ErrClosed
 	}
 	if off < 0 {
@@ -364,7 +355,7 @@ func (v *Volume) ReadAt(p []byte, off int64) (int, error) {
 func (v *Volume) writeSectors(p []byte, off int64, buf []byte) error {
 	buf = buf[:len(p)]
 	copy(buf, p)
-	v.c.encrypt(buf, v.sectorSize, v.iv(off/int64(v.sectorSize)))
+	v.sc.EncryptAt(buf, off)
 	if _, err := v.w.WriteAt(buf, v.off+off); err != nil {
 		return fmt.Errorf("luks: writing %d bytes at %d: %w", len(buf), v.off+off, err)
 	}
@@ -378,7 +369,7 @@ var chunkPool = sync.Pool{New: func() any { b := make([]byte, chunkSize); return
 func (v *Volume) WriteAt(p []byte, off int64) (int, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.c == nil {
+	if v.sc == nil {
 		return 0, ErrClosed
 	}
 	if v.w == nil {
