@@ -299,3 +299,21 @@ func dumpLUKS1(w io.Writer, name string, h *luks.Header) {
 		fmt.Fprintf(w, "\tAF stripes:            \t%d\n", k.AF.Stripes)
 	}
 }
+
+// interruptible runs f (a key derivation that cannot stop half-way) and
+// returns its error, or, when a signal comes first, the interruption at
+// once: nothing has been written yet, so there is nothing to undo, and
+// the process exits with f still running.
+func interruptible(g *signalGuard, f func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-g.ctx.Done():
+		if s := g.signal(); s != 0 {
+			return newInterrupted(s, nil)
+		}
+		return <-done
+	}
+}

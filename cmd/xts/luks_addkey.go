@@ -65,10 +65,18 @@ func runLUKSAddKey(e *env, args []string) error {
 		return err
 	}
 	start := time.Now()
-	key, used, err := h.Unlock(hdev, old, luks.AnyKeyslot)
-	clear(old)
-	if err != nil {
+	var (
+		key  []byte
+		used int
+	)
+	err = interruptible(g, func() error {
+		defer clear(old)
+		var err error
+		key, used, err = h.Unlock(hdev, old, luks.AnyKeyslot)
 		return luksError(err)
+	})
+	if err != nil {
+		return err
 	}
 	defer clear(key)
 	unlock := time.Since(start)

@@ -61,7 +61,7 @@ func runLUKSDecrypt(e *env, args []string) error {
 	defer closeBoth(img, hdev)
 
 	start := time.Now()
-	v, err := o.open(e, img, hdev, h, pos[0])
+	v, err := o.open(g, e, img, hdev, h, pos[0])
 	if err != nil {
 		return err
 	}
@@ -95,8 +95,10 @@ func runLUKSDecrypt(e *env, args []string) error {
 	return nil
 }
 
-// open unlocks the header with the passphrase or the volume key.
-func (o *luksDecryptOptions) open(e *env, img, hdev *os.File, h *luks.Header, name string) (*luks.Volume, error) {
+// open unlocks the header with the passphrase or the volume key. The
+// secret is read first; the key derivation runs under interruptible, so
+// that a signal stops the command at once.
+func (o *luksDecryptOptions) open(g *signalGuard, e *env, img, hdev *os.File, h *luks.Header, name string) (*luks.Volume, error) {
 	var opts luks.Options
 	opts.ReadOnly = true
 	if hdev != img {
@@ -105,25 +107,33 @@ func (o *luksDecryptOptions) open(e *env, img, hdev *os.File, h *luks.Header, na
 	if err := h.CheckSupported(); err != nil {
 		return nil, err
 	}
+	var (
+		secret []byte
+		err    error
+	)
 	if o.volumeKey != "" {
-		key, err := readKeyFile(o.volumeKey, 0, 0, e.stdin)
-		if err != nil {
-			return nil, err
-		}
-		defer clear(key)
-		v, err := luks.OpenWithKey(img, key, &opts)
-		return v, luksError(err)
+		secret, err = readKeyFile(o.volumeKey, 0, 0, e.stdin)
+	} else {
+		secret, err = o.pass.passphrase(e, fmt.Sprintf("Enter passphrase for %s: ", name), false)
 	}
-	pass, err := o.pass.passphrase(e, fmt.Sprintf("Enter passphrase for %s: ", name), false)
 	if err != nil {
 		return nil, err
 	}
-	defer clear(pass)
 	if o.slot != luks.AnyKeyslot {
 		opts.UseKeyslot, opts.Keyslot = true, o.slot
 	}
-	v, err := luks.Open(img, pass, &opts)
-	return v, luksError(err)
+	var v *luks.Volume
+	err = interruptible(g, func() error {
+		defer clear(secret)
+		var err error
+		if o.volumeKey != "" {
+			v, err = luks.OpenWithKey(img, secret, &opts)
+		} else {
+			v, err = luks.Open(img, secret, &opts)
+		}
+		return luksError(err)
+	})
+	return v, err
 }
 
 // copyVolume writes the whole of v to w (see pumpChunks).

@@ -117,11 +117,19 @@ func runLUKSEncrypt(e *env, args []string) error {
 		return err
 	}
 	start := time.Now()
-	var hdr memDevice
-	h, key, err := luks.Create(&hdr, pass, co)
-	clear(pass)
-	if err != nil {
+	var (
+		hdr memDevice
+		h   *luks.Header
+		key []byte
+	)
+	err = interruptible(g, func() error {
+		defer clear(pass)
+		var err error
+		h, key, err = luks.Create(&hdr, pass, co)
 		return luksError(err)
+	})
+	if err != nil {
+		return err
 	}
 	defer clear(key)
 	created := time.Since(start)
