@@ -77,9 +77,13 @@ type Keyslot struct {
 	Type     string // "luks2" (LUKS2), "luks1" (LUKS1)
 	KeySize  int    // bytes of the volume key it holds
 	Priority int    // PriorityIgnore, PriorityNormal, PriorityPrefer
-	AF       AF
-	Area     Area
-	KDF      KDF
+	// Mode and Direction of a "reencrypt" keyslot (the record of a
+	// reencryption in progress): "reencrypt", "encrypt" or "decrypt";
+	// "forward" or "backward".
+	Mode, Direction string
+	AF              AF
+	Area            Area
+	KDF             KDF
 }
 
 // Keyslot priorities, as LUKS2 stores them.
@@ -98,11 +102,16 @@ type AF struct {
 
 // Area is where a keyslot's split key is stored and how it is encrypted.
 type Area struct {
-	Type       string // "raw"
+	Type       string // "raw"; for reencrypt keyslots the resilience: "checksum", "journal", "datashift", "none"
 	Offset     uint64 // bytes from the start of the header device
 	Size       uint64 // bytes
 	Encryption string // e.g. "aes-xts-plain64"
 	KeySize    int    // bytes
+	// Checksum resilience: the hash and the bytes each checksum covers;
+	// datashift resilience: the shift in bytes.
+	Hash       string
+	SectorSize int
+	ShiftSize  uint64
 }
 
 // KDF is a keyslot's key derivation function and its parameters.
@@ -207,6 +216,33 @@ func (h *Header) DataSegment() (*Segment, error) {
 		return nil, fmt.Errorf("%w: %d data segments (a reencryption in progress)", ErrUnsupported, len(h.Segments))
 	}
 	return &h.Segments[0], nil
+}
+
+// Bound reports whether keyslot id holds the key of a segment in use: its
+// digest covers a segment that is not a reencryption backup
+// (luksDump marks the others "unbound").
+func (h *Header) Bound(id int) bool {
+	d, ok := h.digestFor(id)
+	if !ok {
+		return false
+	}
+	for _, sid := range d.Segments {
+		for _, s := range h.Segments {
+			if s.ID != sid {
+				continue
+			}
+			backup := false
+			for _, f := range s.Flags {
+				if len(f) >= 7 && f[:7] == "backup-" {
+					backup = true
+				}
+			}
+			if !backup {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // digestFor returns the digest that covers keyslot id.

@@ -51,10 +51,12 @@ func (d b64) MarshalJSON() ([]byte, error) {
 type ids []string
 
 type jsonKeyslot struct {
-	Type     string `json:"type"`
-	KeySize  int    `json:"key_size"`
-	Priority *int   `json:"priority,omitempty"`
-	AF       struct {
+	Type      string `json:"type"`
+	KeySize   int    `json:"key_size"`
+	Priority  *int   `json:"priority,omitempty"`
+	Mode      string `json:"mode,omitempty"`      // reencrypt keyslots
+	Direction string `json:"direction,omitempty"` // reencrypt keyslots
+	AF        struct {
 		Type    string `json:"type"`
 		Stripes int    `json:"stripes"`
 		Hash    string `json:"hash"`
@@ -63,8 +65,11 @@ type jsonKeyslot struct {
 		Type       string `json:"type"`
 		Offset     u64    `json:"offset"`
 		Size       u64    `json:"size"`
-		Encryption string `json:"encryption"`
-		KeySize    int    `json:"key_size"`
+		Encryption string `json:"encryption,omitempty"`
+		KeySize    int    `json:"key_size,omitempty"`
+		Hash       string `json:"hash,omitempty"`        // checksum resilience
+		SectorSize int    `json:"sector_size,omitempty"` // checksum resilience
+		ShiftSize  u64    `json:"shift_size,omitempty"`  // datashift resilience
 	} `json:"area"`
 	KDF struct {
 		Type       string `json:"type"`
@@ -181,8 +186,10 @@ func parseJSON(h *Header, js []byte) error {
 			return fmt.Errorf("%w: keyslot %d: %v", ErrCorrupt, id, err)
 		}
 		k := Keyslot{ID: id, Active: true, Type: j.Type, KeySize: j.KeySize, Priority: PriorityNormal,
-			AF:   AF{Type: j.AF.Type, Stripes: j.AF.Stripes, Hash: j.AF.Hash},
-			Area: Area{Type: j.Area.Type, Offset: uint64(j.Area.Offset), Size: uint64(j.Area.Size), Encryption: j.Area.Encryption, KeySize: j.Area.KeySize},
+			Mode: j.Mode, Direction: j.Direction,
+			AF: AF{Type: j.AF.Type, Stripes: j.AF.Stripes, Hash: j.AF.Hash},
+			Area: Area{Type: j.Area.Type, Offset: uint64(j.Area.Offset), Size: uint64(j.Area.Size), Encryption: j.Area.Encryption, KeySize: j.Area.KeySize,
+				Hash: j.Area.Hash, SectorSize: j.Area.SectorSize, ShiftSize: uint64(j.Area.ShiftSize)},
 			KDF: KDF{Type: j.KDF.Type, Hash: j.KDF.Hash, Iterations: j.KDF.Iterations, Time: j.KDF.Time,
 				Memory: j.KDF.Memory, CPUs: j.KDF.CPUs, Salt: j.KDF.Salt}}
 		if j.Priority != nil {

@@ -193,10 +193,13 @@ func dumpLUKS2(w io.Writer, h *luks.Header) {
 	fmt.Fprintf(w, "Subsystem:     \t%s\n", orNone(h.Subsystem, "(no subsystem)"))
 	fmt.Fprintf(w, "Flags:       \t%s\n", orNone(strings.Join(h.Config.Flags, " "), "(no flags)"))
 	if len(h.Config.Requirements) > 0 {
-		fmt.Fprintf(w, "Requirements:\t%s\n", strings.Join(h.Config.Requirements, " "))
+		fmt.Fprintf(w, "Requirements:\t%s \n", strings.Join(h.Config.Requirements, " "))
 	}
 	fmt.Fprintf(w, "\nData segments:\n")
-	for _, s := range h.Segments {
+	for i, s := range h.Segments {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
 		fmt.Fprintf(w, "  %d: %s\n", s.ID, s.Type)
 		fmt.Fprintf(w, "\toffset: %d [bytes]\n", s.Offset)
 		if s.Dynamic {
@@ -218,7 +221,15 @@ func dumpLUKS2(w io.Writer, h *luks.Header) {
 	}
 	fmt.Fprintf(w, "\nKeyslots:\n")
 	for _, k := range h.Keyslots {
-		fmt.Fprintf(w, "  %d: %s\n", k.ID, k.Type)
+		unbound := ""
+		if !h.Bound(k.ID) {
+			unbound = " (unbound)"
+		}
+		fmt.Fprintf(w, "  %d: %s%s\n", k.ID, k.Type, unbound)
+		if k.Type == "reencrypt" {
+			dumpReencryptKeyslot(w, h, &k)
+			continue
+		}
 		if k.Type != "luks2" {
 			continue
 		}
@@ -239,15 +250,7 @@ func dumpLUKS2(w io.Writer, h *luks.Header) {
 		hexLines(w, k.KDF.Salt, "\t            ")
 		fmt.Fprintf(w, "\tAF stripes: %d\n", k.AF.Stripes)
 		fmt.Fprintf(w, "\tAF hash:    %s\n", k.AF.Hash)
-		fmt.Fprintf(w, "\tArea offset:%d [bytes]\n", k.Area.Offset)
-		fmt.Fprintf(w, "\tArea length:%d [bytes]\n", k.Area.Size)
-		for _, d := range h.Digests {
-			for _, id := range d.Keyslots {
-				if id == k.ID {
-					fmt.Fprintf(w, "\tDigest ID:  %d\n", d.ID)
-				}
-			}
-		}
+		dumpArea(w, h, &k)
 	}
 	fmt.Fprintf(w, "Tokens:\n")
 	for _, t := range h.Tokens {
@@ -266,6 +269,36 @@ func dumpLUKS2(w io.Writer, h *luks.Header) {
 		fmt.Fprintf(w, "\tDigest:     ")
 		hexLines(w, d.Value, "\t            ")
 	}
+}
+
+// dumpArea prints a keyslot's area and its digest.
+func dumpArea(w io.Writer, h *luks.Header, k *luks.Keyslot) {
+	fmt.Fprintf(w, "\tArea offset:%d [bytes]\n", k.Area.Offset)
+	fmt.Fprintf(w, "\tArea length:%d [bytes]\n", k.Area.Size)
+	for _, d := range h.Digests {
+		for _, id := range d.Keyslots {
+			if id == k.ID {
+				fmt.Fprintf(w, "\tDigest ID:  %d\n", d.ID)
+			}
+		}
+	}
+}
+
+// dumpReencryptKeyslot prints the record of a reencryption in progress.
+func dumpReencryptKeyslot(w io.Writer, h *luks.Header, k *luks.Keyslot) {
+	fmt.Fprintf(w, "\tKey:        %d bits\n", 8*k.KeySize)
+	fmt.Fprintf(w, "\tPriority:   %s\n", priorityName(k.Priority))
+	fmt.Fprintf(w, "\tMode:       %s\n", k.Mode)
+	fmt.Fprintf(w, "\tDirection:  %s\n", k.Direction)
+	fmt.Fprintf(w, "\tResilience: %s\n", k.Area.Type)
+	switch k.Area.Type {
+	case "checksum":
+		fmt.Fprintf(w, "\tHash:       %s\n", k.Area.Hash)
+		fmt.Fprintf(w, "\tHash data:  %d [bytes]\n", k.Area.SectorSize)
+	case "datashift":
+		fmt.Fprintf(w, "\tShift size: %d [bytes]\n", k.Area.ShiftSize)
+	}
+	dumpArea(w, h, k)
 }
 
 func dumpLUKS1(w io.Writer, name string, h *luks.Header) {

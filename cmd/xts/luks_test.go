@@ -72,7 +72,8 @@ func TestLUKSDumpMatchesCryptsetup(t *testing.T) {
 	for _, tc := range []struct {
 		name            string
 		luks1, detached bool
-	}{{"luks2", false, false}, {"luks1", true, false}, {"luks2-detached", false, true}} {
+		reencrypt       bool // a reencryption started (reencrypt --init-only): requirement flag, backup segments, a reencrypt keyslot
+	}{{"luks2", false, false, false}, {"luks1", true, false, false}, {"luks2-detached", false, true, false}, {"luks2-reencrypt-in-progress", false, false, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			img, hdr, pass := csImage(t, dir, randBytes(t, 64<<10), tc.luks1, tc.detached, "--sector-size", "512")
@@ -86,6 +87,9 @@ func TestLUKSDumpMatchesCryptsetup(t *testing.T) {
 				cryptsetup(t, "config", "--batch-mode", "--label", "my label", "--priority", "prefer", "--key-slot", "3", target)
 				tok := writeFile(t, dir, "tok.json", []byte(`{"type":"some-token","keyslots":["3"]}`))
 				cryptsetup(t, "token", "import", "--batch-mode", "--json-file", tok, target)
+			}
+			if tc.reencrypt {
+				cryptsetup(t, append(append([]string{"reencrypt", "--init-only", "--batch-mode", "--key-file", pass, "--key-slot", "0"}, csFast...), target)...)
 			}
 			want := cryptsetup(t, "luksDump", target)
 			r := runCmd(t, nil, "luks", "dump", target)
