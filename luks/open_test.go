@@ -30,6 +30,7 @@ var csCases = []struct {
 	{"luks2-cbc-plain64-aes128", false, false, []string{"--cipher", "aes-cbc-plain64", "--key-size", "128", "--sector-size", "512"}, 2, "aes-cbc-plain64", 128, 512, "pbkdf2"},
 	{"luks2-detached-xts512-4k", false, true, []string{"--key-size", "512", "--sector-size", "4096"}, 2, "aes-xts-plain64", 512, 4096, "argon2id"},
 	{"luks2-detached-cbc-plain", false, true, []string{"--cipher", "aes-cbc-plain", "--key-size", "256", "--sector-size", "512"}, 2, "aes-cbc-plain", 256, 512, "pbkdf2"},
+	{"luks2-keyslot-cipher-cbc-essiv", false, false, []string{"--key-size", "512", "--sector-size", "4096", "--keyslot-cipher", "aes-cbc-essiv:sha256", "--keyslot-key-size", "256"}, 2, "aes-xts-plain64", 512, 4096, "pbkdf2"},
 	{"luks1-xts512-sha256", true, false, []string{"--key-size", "512", "--sector-size", "512", "--hash", "sha256"}, 1, "aes-xts-plain64", 512, 512, "pbkdf2"},
 	{"luks1-xts256-sha1", true, false, []string{"--key-size", "256", "--sector-size", "512", "--hash", "sha1"}, 1, "aes-xts-plain64", 256, 512, "pbkdf2"},
 	{"luks1-cbc-essiv", true, false, []string{"--cipher", "aes-cbc-essiv:sha256", "--key-size", "256", "--sector-size", "512"}, 1, "aes-cbc-essiv:sha256", 256, 512, "pbkdf2"},
@@ -75,6 +76,9 @@ func TestOpenCryptsetupImages(t *testing.T) {
 				t.Fatal(err)
 			}
 			k, ok := h.Keyslot(0)
+			if want := keyslotCipher(tc.args); want != "" && (!ok || k.Area.Encryption != want || k.Area.KeySize != 32) {
+				t.Fatalf("keyslot area %s, %d bytes; want %s", k.Area.Encryption, k.Area.KeySize, want)
+			}
 			if h.Version != tc.version || seg.Encryption != tc.encryption || seg.SectorSize != tc.sectorSize || !ok || k.KeySize*8 != tc.keyBits || k.KDF.Type != tc.kdf {
 				t.Fatalf("header: version %d, %s, sector %d, keyslot 0 %+v; want version %d, %s, sector %d, %d bits, %s",
 					h.Version, seg.Encryption, seg.SectorSize, k, tc.version, tc.encryption, tc.sectorSize, tc.keyBits, tc.kdf)
@@ -134,5 +138,62 @@ func checkRandomReads(t *testing.T, v *Volume, plain []byte) {
 		if m, err := v.ReadAt(got, int64(off)); (err != nil && err != io.EOF) || m != n || !bytes.Equal(got, plain[off:off+n]) {
 			t.Fatalf("ReadAt(%d bytes at %d): %d, %v, equal %v", n, off, m, err, bytes.Equal(got, plain[off:off+n]))
 		}
+	}
+}
+
+func keyslotCipher(args []string) string {
+	for i, a := range args {
+		if a == "--keyslot-cipher" {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+// TestLuksFormatImages: images made by `cryptsetup luksFormat` itself
+// (no reencryption, LUKS1 not converted) unlock to the volume key that
+// cryptsetup dumps, and their header fields are the ones luksFormat uses.
+func TestLuksFormatImages(t *testing.T) {
+	needCryptsetup(t)
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		version int
+		offset  uint64
+	}{
+		{"luks2-defaults-argon2id", []string{"--type", "luks2", "--pbkdf", "argon2id", "--pbkdf-force-iterations", "4", "--pbkdf-memory", "32"}, 2, 16 << 20},
+		{"luks1-defaults", []string{"--type", "luks1", "--pbkdf-force-iterations", "1000"}, 1, 2 << 20},
+		{"luks1-aes128-sha1", []string{"--type", "luks1", "--pbkdf-force-iterations", "1000", "--hash", "sha1", "--key-size", "256"}, 1, 2 << 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			im := &csImage{img: dir + "/img", keyFile: dir + "/pass", pass: []byte("formatted")}
+			im.headerDev = im.img
+			writeFile(t, im.keyFile, im.pass)
+			writeFile(t, im.img, make([]byte, 20<<20))
+			cs(t, append(append([]string{"luksFormat", "--batch-mode", "--key-file", im.keyFile}, tc.args...), im.img)...)
+			f := openFile(t, im.img)
+			h, err := ReadHeader(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.Version != tc.version || h.Segments[0].Offset != tc.offset {
+				t.Fatalf("version %d, data offset %d", h.Version, h.Segments[0].Offset)
+			}
+			key, _, err := h.Unlock(f, im.pass, AnyKeyslot)
+			if err != nil || !bytes.Equal(key, im.volumeKey(t)) {
+				t.Fatalf("Unlock: %v, or not cryptsetup's key", err)
+			}
+			v, err := Open(f, im.pass, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			model := make([]byte, v.Size())
+			checkRandomWrites(t, v, model)
+			v.Close()
+			if !testPassphrase(t, im.img, "", im.pass, -1) {
+				t.Fatal("cryptsetup no longer opens the image after data writes")
+			}
+		})
 	}
 }
