@@ -207,3 +207,68 @@ func checkRandomWrites(t *testing.T, v *Volume, model []byte) {
 		t.Fatal("WriteAt past the end succeeded")
 	}
 }
+
+// normalizeDump drops from a luksDump what differs between any two
+// images (UUID, salts, digests, the epoch) and keeps the layout.
+func normalizeDump(s string) string {
+	var out []string
+	skipHex := false
+	for _, l := range strings.Split(s, "\n") {
+		f := strings.TrimSpace(l)
+		if skipHex && (f == "" || strings.Contains(l, ":") == false) && f != "" {
+			continue
+		}
+		skipHex = false
+		switch {
+		case strings.HasPrefix(f, "UUID:"), strings.HasPrefix(f, "Epoch:"), strings.HasPrefix(l, "LUKS header information for"):
+			continue
+		case strings.HasPrefix(f, "Salt:"), strings.HasPrefix(f, "Digest:"), strings.HasPrefix(f, "MK digest:"), strings.HasPrefix(f, "MK salt:"):
+			skipHex = true
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestCreateLayoutMatchesLuksFormat: with the same cipher and forced KDF
+// cost, Create lays out the header exactly as cryptsetup luksFormat does
+// on an image file: luksDump of both is the same but for UUID, salts,
+// digests and the epoch.
+func TestCreateLayoutMatchesLuksFormat(t *testing.T) {
+	needCryptsetup(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		o    CreateOptions
+	}{
+		{"luks2", []string{"--type", "luks2", "--pbkdf", "pbkdf2", "--pbkdf-force-iterations", "1000"}, CreateOptions{KDF: fastKDF["pbkdf2"]}},
+		{"luks2-argon2id", []string{"--type", "luks2", "--pbkdf", "argon2id", "--pbkdf-force-iterations", "4", "--pbkdf-memory", "32", "--pbkdf-parallel", "1"}, CreateOptions{KDF: fastKDF["argon2id"]}},
+		{"luks2-aes128-512", []string{"--type", "luks2", "--pbkdf", "pbkdf2", "--pbkdf-force-iterations", "1000", "--key-size", "256", "--sector-size", "512"}, CreateOptions{KeyBits: 256, SectorSize: 512, KDF: fastKDF["pbkdf2"]}},
+		{"luks1", []string{"--type", "luks1", "--pbkdf-force-iterations", "1000"}, CreateOptions{Version: 1, KDF: fastKDF["pbkdf2"]}},
+		{"luks1-aes128", []string{"--type", "luks1", "--pbkdf-force-iterations", "1000", "--key-size", "256"}, CreateOptions{Version: 1, KeyBits: 256, KDF: fastKDF["pbkdf2"]}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			kf := filepath.Join(dir, "pass")
+			writeFile(t, kf, []byte("p"))
+			theirs := filepath.Join(dir, "theirs")
+			writeFile(t, theirs, make([]byte, 20<<20))
+			cs(t, append(append([]string{"luksFormat", "--batch-mode", "--key-file", kf}, tc.args...), theirs)...)
+			ours := filepath.Join(dir, "ours")
+			f, err := os.Create(ours)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, _, err := Create(f, []byte("p"), &tc.o); err != nil {
+				t.Fatal(err)
+			}
+			f.Truncate(20 << 20)
+			a, b := normalizeDump(cs(t, "luksDump", theirs)), normalizeDump(cs(t, "luksDump", ours))
+			if a != b {
+				t.Fatalf("luksDump differs:\n--- luksFormat:\n%s\n--- Create:\n%s", a, b)
+			}
+		})
+	}
+}
