@@ -3,17 +3,6 @@ package luks
 import (
 	"crypto/pbkdf2"
 	"fmt"
-
-	"golang.org/x/crypto/argon2"
-)
-
-// argon2idKey and argon2iKey are the Argon2 functions used for keyslots,
-// with golang.org/x/crypto/argon2's signature (memory in KiB, version
-// 0x13). They are variables so that an implementation of our own can
-// take their place.
-var (
-	argon2idKey = argon2.IDKey
-	argon2iKey  = argon2.Key
 )
 
 // checkKDF checks a keyslot KDF's type and costs against the limits.

@@ -141,3 +141,36 @@ func TestHeaderFallback(t *testing.T) {
 		})
 	}
 }
+
+// TestHeaderBadJSONFallsBack: a primary copy whose checksum is right but
+// whose JSON is not valid metadata gives way to the secondary copy.
+func TestHeaderBadJSONFallsBack(t *testing.T) {
+	im := pkgImage(t, CreateOptions{KDF: fastKDF["pbkdf2"]})
+	f := openFile(t, im.img)
+	h, err := ReadHeader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A primary with a higher seqid and a valid checksum over bad JSON.
+	var buf bytes.Buffer
+	w := &writerAtBuffer{&buf}
+	bad := *h
+	bad.Seqid += 5
+	if err := writeLUKS2Copies(w, &bad, []byte(`{"keyslots":{"0":{"type":"luks2","key_size":0}},"segments":{},"digests":{},"config":{}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(buf.Bytes()[:h.HeaderSize], 0); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadHeader(f)
+	if err != nil || got.Seqid != h.Seqid || got.primaryOK {
+		t.Fatalf("ReadHeader: %v; seqid %d (want the secondary's %d)", err, got.Seqid, h.Seqid)
+	}
+	if _, _, err := got.Unlock(f, im.pass, AnyKeyslot); err != nil {
+		t.Fatal(err)
+	}
+	needCryptsetup(t)
+	if !testPassphrase(t, im.img, "", im.pass, -1) {
+		t.Fatal("cryptsetup does not open it: the test's damage is not what it thinks")
+	}
+}

@@ -135,23 +135,36 @@ func readLUKS2(r io.ReaderAt) (*Header, error) {
 			}
 		}
 	}
-	use := prim
+	// The copy with the higher sequence id wins (the primary on a tie);
+	// one whose JSON does not parse gives way to the other, as cryptsetup
+	// repairs a damaged copy from the good one.
+	cands := []*copy2{prim, sec}
 	if prim == nil || (sec != nil && sec.seqid > prim.seqid) {
-		use = sec
+		cands = []*copy2{sec, prim}
 	}
-	if use == nil {
-		if errors.Is(perr, errNoCopy) && errors.Is(serr, errNoCopy) {
-			return nil, errNoCopy
+	var firstErr error
+	for _, c := range cands {
+		if c == nil {
+			continue
 		}
-		return nil, fmt.Errorf("%w: primary LUKS2 header: %v; secondary: %v", ErrCorrupt, perr, serr)
+		h, err := parseCopy(c)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		h.PrimaryValid, h.SecondaryValid = prim != nil, sec != nil
+		h.primaryOK = c == prim
+		return h, nil
 	}
-	h, err := parseCopy(use)
-	if err != nil {
-		return nil, err
+	if firstErr != nil {
+		return nil, firstErr
 	}
-	h.PrimaryValid, h.SecondaryValid = prim != nil, sec != nil
-	h.primaryOK = use == prim
-	return h, nil
+	if errors.Is(perr, errNoCopy) && errors.Is(serr, errNoCopy) {
+		return nil, errNoCopy
+	}
+	return nil, fmt.Errorf("%w: primary LUKS2 header: %v; secondary: %v", ErrCorrupt, perr, serr)
 }
 
 // parseCopy turns a checked header copy into a Header.
