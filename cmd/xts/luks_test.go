@@ -283,3 +283,43 @@ func TestLUKSEncryptRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestLUKSPassphraseLines: without --key-file and with standard input not
+// a terminal, passphrases are lines of standard input (cryptsetup's
+// behaviour): encrypt reads one, add-key the old one and then the new.
+func TestLUKSPassphraseLines(t *testing.T) {
+	needCryptsetup(t)
+	dir := t.TempDir()
+	raw := writeFile(t, dir, "raw", randBytes(t, 64<<10))
+	img := filepath.Join(dir, "img")
+	fast := []string{"--pbkdf", "pbkdf2", "--pbkdf-force-iterations", "1000"}
+	if code, _, stderr := runBytes(t, []byte("first pass\n"), append(append([]string{"luks", "encrypt"}, fast...), raw, img)...); code != 0 {
+		t.Fatalf("encrypt: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runBytes(t, []byte("first pass\nsecond pass\n"), append(append([]string{"luks", "add-key"}, fast...), img)...); code != 0 {
+		t.Fatalf("add-key: exit %d: %s", code, stderr)
+	}
+	for slot, p := range []string{"first pass", "second pass"} {
+		kf := writeFile(t, dir, "k"+strconv.Itoa(slot), []byte(p))
+		cryptsetup(t, "open", "--test-passphrase", "--batch-mode", "--key-file", kf, "--key-slot", strconv.Itoa(slot), img)
+	}
+	// --force replaces an existing output; the image decrypts to RAW.
+	out := writeFile(t, dir, "out", []byte("old"))
+	if code, _, stderr := runBytes(t, []byte("second pass\n"), "luks", "decrypt", "--force", img, out); code != 0 || !bytes.Equal(readFile(t, out), readFile(t, raw)) {
+		t.Fatalf("decrypt --force: exit %d: %s", code, stderr)
+	}
+}
+
+// TestLUKSHelp: every luks command has --help (exit 0, its usage on
+// standard output), and `xts help luks` shows the command list.
+func TestLUKSHelp(t *testing.T) {
+	for _, args := range [][]string{{"help", "luks"}, {"luks", "--help"}, {"luks", "dump", "--help"}, {"luks", "decrypt", "--help"}, {"luks", "encrypt", "--help"}, {"luks", "add-key", "--help"}} {
+		r := runCmd(t, nil, args...)
+		if r.code != 0 || !strings.Contains(r.stdout, "Usage: xts luks") {
+			t.Errorf("%v: exit %d, stdout %q", args, r.code, r.stdout)
+		}
+	}
+	if r := runCmd(t, nil, "luks", "frobnicate"); r.code != 1 || !strings.Contains(r.stderr, "unknown subcommand") {
+		t.Errorf("unknown subcommand: exit %d, %q", r.code, r.stderr)
+	}
+}
