@@ -219,8 +219,10 @@ func (v *Volume) Header() *Header { return v.hdr }
 // volume was opened with its key.
 func (v *Volume) Keyslot() int { return v.keyslot }
 
-// Close wipes the volume key and makes further I/O fail. It does not
-// close the device.
+// Close wipes the Volume's copy of the volume key, drops the cipher and
+// makes further I/O fail. It does not close the device. (The root
+// package's Cipher has no way to wipe its expanded round keys; they are
+// unreachable after Close and go with the garbage collector.)
 func (v *Volume) Close() error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
