@@ -11,22 +11,30 @@ import (
 	"github.com/fastxts/xts"
 )
 
-const cryptUsageFmt = `Usage: xts %[1]s --key-file FILE [flags] INPUT OUTPUT
+const cryptUsageFmt = `Usage: xts %[1]s -d KEYFILE [flags] INPUT OUTPUT
 
 %[2]s a disk image exactly as dm-crypt's plain mode does, so that
   cryptsetup open --type plain --cipher aes-xts-plain64 --key-size 512 \
-      --key-file FILE IMAGE NAME
-maps the encrypted image to the same plaintext (match --cipher,
---sector-size, --iv-large-sectors, --skip and --offset, and give --key-size
-as 8 × the key file's length).
+      --key-file KEYFILE IMAGE NAME
+maps the encrypted image to the same plaintext. The flags are
+cryptsetup's: give both programs the same --cipher, --key-size,
+--keyfile-offset, --keyfile-size, --sector-size, --iv-large-sectors,
+--skip, --offset and --size.
+
+The key file holds the raw XTS key. With --key-size BITS (256, 384 or
+512: AES-128, -192 or -256) exactly BITS/8 bytes are read, after
+--keyfile-offset, and the rest of the file is ignored, as cryptsetup does
+(so a 4096-byte key file works); without it the file (or its first
+--keyfile-size bytes) must hold exactly 32, 48 or 64 bytes.
 
 INPUT and OUTPUT are paths, or - for standard input and output. A file
-OUTPUT is written to a temporary file beside it, flushed to disk, and
-renamed only once everything succeeded; on any error nothing is left.
-The key file holds the raw XTS key: 32, 48 or 64 bytes (AES-128, -192 or
--256). Input and output are whole sectors: the length after --offset must
-be a multiple of the sector size. With sectors over 512 bytes, --skip must
-be a whole number of sectors (dm-crypt requires it), and so must --offset.
+OUTPUT has no name until it is complete and flushed to disk (on Linux it
+is written as an unnamed file), so an error, a signal or a crash leaves
+nothing; an existing OUTPUT is never replaced without --force. Standard
+output that is a file or a block device is flushed before success.
+Input and output are whole sectors: the length after --offset must be a
+multiple of the sector size. With sectors over 512 bytes, --skip, --offset
+and --size must be whole numbers of sectors (dm-crypt requires it).
 `
 
 // chunkSize is the unit of work of the pipeline: large enough that a call
@@ -56,15 +64,15 @@ func runCrypt(e *env, args []string, encrypt bool) error {
 	o := cryptOptions{encrypt: encrypt, chunkSize: chunkSize}
 	fs := newFlagSet(name, fmt.Sprintf(cryptUsageFmt, name, verb), e.stdout)
 	o.key.flags(fs)
-	fs.StringVar(&o.cipher, "cipher", "aes-xts-plain64", "aes-xts-plain64 (64-bit sector IV) or aes-xts-plain (32-bit, wraps to 0)")
+	fs.StringVar(&o.cipher, "cipher", "aes-xts-plain64", "`CIPHER`: aes-xts-plain64 (64-bit sector IV) or aes-xts-plain (32-bit, wraps to 0)")
 	fs.alias("c", "cipher")
-	fs.IntVar(&o.num.sectorSize, "sector-size", 512, "encryption sector size in bytes: 512, 1024, 2048 or 4096")
+	fs.IntVar(&o.num.sectorSize, "sector-size", 512, "encryption sector size in `BYTES`: 512, 1024, 2048 or 4096")
 	fs.BoolVar(&o.num.large, "iv-large-sectors", false, "count IVs in sectors of --sector-size rather than 512-byte units")
-	fs.Uint64Var(&o.num.skip, "skip", 0, "IV of the first sector, in 512-byte units (cryptsetup --skip)")
+	fs.Uint64Var(&o.num.skip, "skip", 0, "IV of the first sector, in 512-byte `SECTORS` (cryptsetup --skip)")
 	fs.alias("p", "skip")
-	fs.Uint64Var(&o.offset, "offset", 0, "512-byte sectors at the start of the input to leave out (cryptsetup --offset)")
+	fs.Uint64Var(&o.offset, "offset", 0, "512-byte `SECTORS` at the start of the input to leave out (cryptsetup --offset)")
 	fs.alias("o", "offset")
-	fs.Uint64Var(&o.size, "size", 0, "process only this many 512-byte sectors after --offset; 0: all (cryptsetup --size)")
+	fs.Uint64Var(&o.size, "size", 0, "process only this many 512-byte `SECTORS` after --offset; 0: all (cryptsetup --size)")
 	fs.alias("b", "size")
 	fs.BoolVar(&o.force, "force", false, "replace OUTPUT if it exists")
 	fs.BoolVar(&o.verbose, "v", false, "print the throughput at the end")

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -50,7 +52,7 @@ func TestErrors(t *testing.T) {
 		// Wrong parameters: exit 1 (cryptsetup's codes throughout).
 		{"no command", nil, nil, exitUsage, "Usage"},
 		{"unknown command", []string{"frobnicate"}, nil, exitUsage, `unknown command "frobnicate"`},
-		{"unknown flag", []string{"encrypt", "--key-file", "{dir}/key", "--bogus", "{dir}/img", "{dir}/out"}, nil, exitUsage, "bogus"},
+		{"unknown flag", []string{"encrypt", "--key-file", "{dir}/key", "--bogus", "{dir}/img", "{dir}/out"}, nil, exitUsage, "unknown flag --bogus"},
 		{"no key file", []string{"encrypt", "{dir}/img", "{dir}/out"}, nil, exitUsage, "--key-file is required"},
 		{"one path", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/img"}, nil, exitUsage, "want INPUT and OUTPUT"},
 		{"three paths", []string{"decrypt", "--key-file", "{dir}/key", "{dir}/img", "{dir}/out", "{dir}/x"}, nil, exitUsage, "want INPUT and OUTPUT"},
@@ -103,6 +105,13 @@ func TestErrors(t *testing.T) {
 				t.Errorf("stderr %q does not contain %q", r.stderr, sub(c.msg))
 			}
 			if c.msg != "Usage" && !strings.Contains(c.msg, "unknown command") {
+				// Flags named --name, one xts prefix.
+				if m := regexp.MustCompile(`(^|[\s(])-[a-z][a-z-]+`).FindString(r.stderr); m != "" {
+					t.Errorf("stderr %q names a flag with one dash (%q)", r.stderr, m)
+				}
+				if n := strings.Count(r.stderr, "xts:") + strings.Count(r.stderr, "xts encrypt:") + strings.Count(r.stderr, "xts decrypt:"); n != 1 {
+					t.Errorf("stderr %q has %d xts prefixes", r.stderr, n)
+				}
 				// One clear line for a failure.
 				if n := strings.Count(strings.TrimRight(r.stderr, "\n"), "\n"); n != 0 {
 					t.Errorf("stderr has %d lines, want 1: %q", n+1, r.stderr)
@@ -185,6 +194,38 @@ func TestHelp(t *testing.T) {
 	for _, flag := range []string{"--key-file", "--cipher", "--sector-size", "--iv-large-sectors", "--skip", "--offset", "--force", "cryptsetup open"} {
 		if !strings.Contains(r.stdout, flag) {
 			t.Errorf("encrypt --help does not mention %s", flag)
+		}
+	}
+}
+
+// TestExitCodes (item 14): the statuses are cryptsetup's numbers, and
+// errors from the system map to them.
+func TestExitCodes(t *testing.T) {
+	if got := []int{exitOK, exitUsage, exitPermission, exitNoMemory, exitWrongDevice, exitBusy}; !slices.Equal(got, []int{0, 1, 2, 3, 4, 5}) {
+		t.Fatalf("exit statuses %v, want cryptsetup's 0..5", got)
+	}
+	for _, c := range []struct {
+		err  error
+		code int
+	}{
+		{nil, 0},
+		{errHelpShown, 0},
+		{usagef("bad flag"), 1},
+		{errors.New("read error"), 1},
+		{fmt.Errorf("key file: %w", &os.PathError{Op: "open", Path: "k", Err: syscall.EACCES}), 2},
+		{fmt.Errorf("buffers: %w", syscall.ENOMEM), 3},
+		{fmt.Errorf("input: %w", &os.PathError{Op: "open", Path: "x", Err: syscall.ENOENT}), 4},
+		{fmt.Errorf("input: %w", syscall.ENXIO), 4},
+		{fmt.Errorf("output: %w", syscall.EBUSY), 5},
+		{exitErrorf(exitBusy, "output %s already exists", "x"), 5},
+		{fmt.Errorf("wrapped: %w", exitErrorf(exitWrongDevice, "short read")), 4},
+		{&interruptedError{sig: syscall.SIGINT}, 130},
+		{&interruptedError{sig: syscall.SIGHUP}, 129},
+		{&interruptedError{sig: syscall.SIGQUIT}, 131},
+		{&interruptedError{sig: syscall.SIGTERM}, 143},
+	} {
+		if got := exitCode(c.err); got != c.code {
+			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, c.code)
 		}
 	}
 }

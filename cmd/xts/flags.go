@@ -31,7 +31,8 @@ func (fs *cmdFlags) alias(short, long string) {
 
 // newFlagSet returns a flag set that reports errors through parseFlags
 // instead of printing them, so that every command fails the same way: one
-// line on stderr and exit status 2, the help only when asked for.
+// line on stderr and exit status 1 (wrong parameters), the help only when
+// asked for.
 func newFlagSet(name, usage string, out io.Writer) *cmdFlags {
 	fs := flag.NewFlagSet("xts "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)

@@ -59,7 +59,7 @@ func (k *keySpec) read(stdin io.Reader) ([]byte, error) {
 	if k.offset > 0 {
 		if n, err := io.CopyN(io.Discard, r, int64(k.offset)); err != nil {
 			if errors.Is(err, io.EOF) {
-				return nil, exitErrorf(exitUsage, "key file %s holds %d bytes, not more than --keyfile-offset %d", name, n, k.offset)
+				return nil, exitErrorf(exitUsage, "key file %s holds only %d bytes; --keyfile-offset %d skips past its end", name, n, k.offset)
 			}
 			return nil, fmt.Errorf("reading key file %s: %w", name, err)
 		}

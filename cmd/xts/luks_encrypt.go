@@ -180,16 +180,13 @@ func runLUKSEncrypt(e *env, args []string) error {
 	if err != nil {
 		return abort(err)
 	}
-	if err := g.commit(out); err != nil {
-		if hout != nil {
-			hout.abort()
-		}
-		return err
-	}
+	// Both outputs appear, or (after a signal or an error) neither.
+	outs := []*output{out}
 	if hout != nil {
-		if err := g.commit(hout); err != nil {
-			return err
-		}
+		outs = append(outs, hout)
+	}
+	if err := g.commit(outs...); err != nil {
+		return err
 	}
 	if o.verbose {
 		d := time.Since(start)

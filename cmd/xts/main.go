@@ -6,6 +6,8 @@
 //	xts info                       CPU features and implementations
 //	xts encrypt [flags] IN OUT     dm-crypt plain-mode image encryption
 //	xts decrypt [flags] IN OUT     and decryption
+//	xts help [COMMAND]             usage
+//	xts --version                  module version from the build info
 //
 // Exit status as cryptsetup's: 0 success, 1 wrong parameters or failure,
 // 2 no permission, 3 out of memory, 4 wrong device or file, 5 exists or
@@ -70,11 +72,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cmd, err = runLUKS(e, rest)
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 && cmd == "help" {
-			if _, ok := commands[rest[0]]; ok {
-				return run([]string{rest[0], "--help"}, stdin, stdout, stderr)
-			}
-			fmt.Fprintf(stderr, "xts help: unknown command %q\n\n%s", rest[0], topUsage)
-			return exitUsage
+			// xts help CMD [SUBCMD] is xts CMD [SUBCMD] --help.
+			return run(append(rest[:len(rest):len(rest)], "--help"), stdin, stdout, stderr)
 		}
 		fmt.Fprint(stdout, topUsage)
 		return exitOK
@@ -88,7 +87,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return report(stderr, cmd, err)
 }
 
-// usageError marks a mistake on the command line (exit status 2).
+// usageError marks a mistake on the command line (exit status 1, wrong
+// parameters).
 type usageError struct{ msg string }
 
 func (u *usageError) Error() string { return u.msg }
@@ -99,9 +99,6 @@ func usagef(format string, a ...any) error {
 
 // errHelpShown means --help printed the usage: success, nothing more to say.
 var errHelpShown = errors.New("help shown")
-
-// commands are the names run dispatches, for `xts help COMMAND`.
-var commands = map[string]bool{"bench": true, "info": true, "encrypt": true, "decrypt": true, "luks": true}
 
 // report prints err as one line naming the command and returns its exit
 // status (see exitCode).

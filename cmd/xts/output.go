@@ -4,7 +4,7 @@ package main
 // the luks commands) creates its output, so that nothing is ever lost or
 // left behind. A command uses it like this:
 //
-//	g := watchSignals()                 // first thing; catches SIGINT, SIGTERM, SIGHUP, SIGQUIT
+//	g := watchSignals(e.stderr, "encrypt") // first thing; catches SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE
 //	defer g.stop()
 //	out, err := openOutput(outputSpec{Path: path, Force: force, Input: inInfo, Stdout: e.stdout})
 //	if err != nil {
@@ -16,6 +16,12 @@ package main
 //	}
 //	return g.commit(out)                // flush, then link into place unless a signal came first
 //
+// Several outputs (an image and its detached header) go to one
+// g.commit(a, b): all appear or, after a signal, none. Once a commit
+// starts linking, the command is past the point of no return and later
+// signals are ignored. Errors returned by all of these carry their exit
+// status; return them as they are and report in main.go prints them.
+//
 // The pieces:
 //   - openOutput (this file) opens a file OUTPUT as an unnamed file in its
 //     directory (O_TMPFILE on Linux; elsewhere, or where the file system
@@ -23,8 +29,9 @@ package main
 //     or standard output for "-". An existing OUTPUT is refused (exit 5)
 //     unless Force; the final link is atomic, so a file that appears while
 //     the command works is never clobbered.
-//   - (*output).Write writes; written and partial say how much went out
-//     and whether any of it went irrevocably to standard output.
+//   - (*output).Write writes; bytesWritten and partial say how much went
+//     out and whether any of it went irrevocably to standard output.
+//     (*output).abort alone discards an output no guard has seen.
 //   - watchSignals, (*signalGuard).commit and .abort (signals.go) turn a
 //     received signal into an aborted output and an *interruptedError
 //     (exit status 128 + the signal number, a message saying whether
@@ -44,6 +51,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -63,9 +71,14 @@ type output struct {
 	path    string    // the output file, symbolic links resolved; "" for standard output
 	tmp     string    // the temporary file's name; "" when f is unnamed (O_TMPFILE)
 	force   bool
-	written int64
+	written atomic.Int64 // read by the signal goroutine
+	pending atomic.Int64 // bytes of a write to standard output in progress
 	closed  bool
 }
+
+// current is the output most recently opened and not yet committed or
+// aborted: what a second signal's message talks about.
+var current atomic.Pointer[output]
 
 // openOutput checks spec and opens the output. Errors carry their exit
 // codes.
@@ -76,13 +89,19 @@ func openOutput(spec outputSpec) (*output, error) {
 				return nil, exitErrorf(exitUsage, "input and output are the same file (standard output is the input)")
 			}
 		}
-		return &output{stdout: spec.Stdout}, nil
+		o := &output{stdout: spec.Stdout}
+		current.Store(o)
+		return o, nil
 	}
 	path, err := checkOutput(spec.Path, spec.Force, spec.Input)
 	if err != nil {
 		return nil, err
 	}
-	return createOutput(path, spec.Force)
+	o, err := createOutput(path, spec.Force)
+	if err == nil {
+		current.Store(o)
+	}
+	return o, err
 }
 
 // checkOutput decides whether path may be written: not the input (in may
@@ -128,6 +147,12 @@ func createOutput(path string, force bool) (*output, error) {
 	dir := filepath.Dir(path)
 	o := &output{path: path, force: force}
 	f, err := openUnnamed(dir)
+	if !unnamedOutputs {
+		if err == nil {
+			f.Close()
+		}
+		err = errNoUnnamed
+	}
 	if err != nil && !errors.Is(err, errNoUnnamed) {
 		return nil, fmt.Errorf("creating the output beside %s: %w", path, err)
 	}
@@ -157,9 +182,11 @@ func (o *output) Write(p []byte) (int, error) {
 	if o.f != nil {
 		n, err = o.f.Write(p)
 	} else {
+		o.pending.Store(int64(len(p)))
 		n, err = o.stdout.Write(p)
+		o.pending.Store(0)
 	}
-	o.written += int64(n)
+	o.written.Add(int64(n))
 	if err == nil {
 		return n, nil
 	}
@@ -168,7 +195,7 @@ func (o *output) Write(p []byte) (int, error) {
 		err = pe.Err
 	}
 	if o.f == nil && errors.Is(err, syscall.EPIPE) {
-		return n, fmt.Errorf("standard output was closed (broken pipe) after %d bytes; what went out is incomplete", o.written)
+		return n, fmt.Errorf("standard output was closed (broken pipe) after %d bytes; what went out is incomplete", o.written.Load())
 	}
 	return n, fmt.Errorf("%s: %w", o.name(), err)
 }
@@ -182,11 +209,11 @@ func (o *output) name() string {
 }
 
 // written is how many bytes have been written so far.
-func (o *output) bytesWritten() int64 { return o.written }
+func (o *output) bytesWritten() int64 { return o.written.Load() }
 
 // partial reports whether bytes already went where they cannot be taken
 // back (standard output).
-func (o *output) partial() bool { return o.f == nil && o.written > 0 }
+func (o *output) partial() bool { return o.f == nil && o.written.Load() > 0 }
 
 // sync flushes the output to disk: the file, or standard output when it
 // is a regular file or a block device (`xts ... - > /dev/sdX`). Pipes,
@@ -211,6 +238,10 @@ func (o *output) sync() error {
 	}
 	return nil
 }
+
+// unnamedOutputs says to use unnamed files where possible; tests turn it
+// off to check the hidden temporary file that other systems get.
+var unnamedOutputs = true
 
 // syncFile is f.Sync; tests replace it to see that it is called and to
 // make it fail.
@@ -241,6 +272,7 @@ func (o *output) link() error {
 		return err
 	}
 	o.close()
+	current.CompareAndSwap(o, nil)
 	// Make the new name itself durable. Some file systems cannot sync a
 	// directory; the data is already on disk, so that is not an error.
 	if d, err := os.Open(filepath.Dir(o.path)); err == nil {
@@ -327,6 +359,7 @@ func (o *output) close() {
 // says whether anything went out). Abort after a successful link does
 // nothing.
 func (o *output) abort() {
+	current.CompareAndSwap(o, nil)
 	o.close()
 	if o.tmp != "" {
 		os.Remove(o.tmp)

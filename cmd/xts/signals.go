@@ -34,7 +34,7 @@ type signalGuard struct {
 	mu        sync.Mutex
 	sig       syscall.Signal // the first signal; 0 until one comes
 	out       *output        // the output being committed, for the second signal's message
-	committed bool           // past the point of no return: signals no longer matter
+	committed bool           // past the point of no return (a commit began linking): signals no longer matter
 }
 
 // watchSignals starts catching signals for command cmd (as it is named in
@@ -85,7 +85,11 @@ func (g *signalGuard) received(s syscall.Signal) {
 	}
 	// The second signal: the user means it.
 	removeTemps()
-	ie := newInterrupted(s, g.out)
+	out := g.out
+	if out == nil {
+		out = current.Load()
+	}
+	ie := newInterrupted(s, out)
 	fmt.Fprintf(g.stderr, "xts %s: %s (a second signal while finishing)\n", g.cmd, ie)
 	g.exit(ie.exitCode())
 }
@@ -107,27 +111,47 @@ func (g *signalGuard) abort(out *output, err error) error {
 	return err
 }
 
-// commit flushes out to disk and links it into place, unless a signal
-// came first (before the link, however late): then out is discarded and
-// the error is an *interruptedError. Any failure discards out too.
-func (g *signalGuard) commit(out *output) error {
+// commit flushes the outputs to disk and links them into place, unless a
+// signal came first (before the links, however late): then they are all
+// discarded and the error is an *interruptedError. Any failure discards
+// the outputs not yet linked. Once the links begin the command is past
+// the point of no return: later signals are ignored, so that a command
+// that commits its outputs in several calls (an image, then its detached
+// header) finishes them all; give them to one call where possible.
+func (g *signalGuard) commit(outs ...*output) error {
 	g.mu.Lock()
-	g.out = out
+	if g.out == nil || g.out.f != nil {
+		for _, o := range outs {
+			if g.out == nil || o.f == nil {
+				g.out = o // the second signal's message: standard output if any
+			}
+		}
+	}
 	g.mu.Unlock()
-	if err := out.sync(); err != nil {
-		return g.abort(out, err)
+	abortAll := func(outs []*output) {
+		for _, o := range outs {
+			o.abort()
+		}
+	}
+	for _, o := range outs {
+		if err := o.sync(); err != nil {
+			abortAll(outs)
+			return g.abort(o, err)
+		}
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.sig != 0 {
-		out.abort()
-		return newInterrupted(g.sig, out)
-	}
-	if err := out.link(); err != nil {
-		out.abort()
-		return err
+	if g.sig != 0 && !g.committed {
+		abortAll(outs)
+		return newInterrupted(g.sig, g.out)
 	}
 	g.committed = true
+	for i, o := range outs {
+		if err := o.link(); err != nil {
+			abortAll(outs[i:])
+			return err
+		}
+	}
 	return nil
 }
 
@@ -137,12 +161,13 @@ type interruptedError struct {
 	sig         syscall.Signal
 	toStdout    bool  // the output was standard output
 	stdoutBytes int64 // bytes that already went there
+	pending     int64 // bytes of a write in progress (a second signal can come during one)
 }
 
 func newInterrupted(s syscall.Signal, out *output) *interruptedError {
 	ie := &interruptedError{sig: s}
 	if out != nil && out.f == nil {
-		ie.toStdout, ie.stdoutBytes = true, out.bytesWritten()
+		ie.toStdout, ie.stdoutBytes, ie.pending = true, out.bytesWritten(), out.pending.Load()
 	}
 	return ie
 }
@@ -150,6 +175,8 @@ func newInterrupted(s syscall.Signal, out *output) *interruptedError {
 func (e *interruptedError) Error() string {
 	name := signalName(e.sig)
 	switch {
+	case e.pending > 0:
+		return fmt.Sprintf("interrupted by %s; partial output already went to standard output (%d to %d bytes)", name, e.stdoutBytes, e.stdoutBytes+e.pending)
 	case e.stdoutBytes > 0:
 		return fmt.Sprintf("interrupted by %s; %d bytes of partial output already went to standard output", name, e.stdoutBytes)
 	case e.toStdout:
