@@ -15,17 +15,13 @@ import (
 	"github.com/fastxts/xts/luks"
 )
 
-// buildXTS builds the command into a temporary directory.
+// buildXTS is the built command (toolBinary), outside -short.
 func buildXTS(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("builds the xts binary and signals it; not in -short")
+		t.Skip("runs the xts binary and signals it; not in -short")
 	}
-	bin := filepath.Join(t.TempDir(), "xts")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return toolBinary(t)
 }
 
 // makeImage writes a LUKS2 image with dataSize bytes of zeros under kdf.
