@@ -25,10 +25,15 @@ var fastKDF = map[string]KDFOptions{
 // refDecrypt decrypts the sectors of ct independently of the package's
 // sector code: one sector at a time, the IV computed here.
 func refDecrypt(t *testing.T, spec string, key, ct []byte, ss int) []byte {
+	return refDecryptFrom(t, spec, key, ct, ss, 0)
+}
+
+// refDecryptFrom is refDecrypt with the first sector's IV at ivTweak.
+func refDecryptFrom(t *testing.T, spec string, key, ct []byte, ss int, ivTweak uint64) []byte {
 	t.Helper()
 	out := make([]byte, len(ct))
 	for s := 0; s*ss < len(ct); s++ {
-		iv := uint64(s * ss / 512)
+		iv := ivTweak + uint64(s*ss/512)
 		src, dst := ct[s*ss:(s+1)*ss], out[s*ss:(s+1)*ss]
 		switch {
 		case strings.HasPrefix(spec, "aes-xts-"):

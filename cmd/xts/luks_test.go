@@ -323,3 +323,24 @@ func TestLUKSHelp(t *testing.T) {
 		t.Errorf("unknown subcommand: exit %d, %q", r.code, r.stderr)
 	}
 }
+
+// TestLUKSKeyfileOffsetSize: --keyfile-offset and --keyfile-size select
+// the passphrase bytes as cryptsetup does (the image is formatted by
+// cryptsetup with the same flags).
+func TestLUKSKeyfileOffsetSize(t *testing.T) {
+	needCryptsetup(t)
+	dir := t.TempDir()
+	kf := writeFile(t, dir, "keyfile", randBytes(t, 4096))
+	img := writeFile(t, dir, "img", make([]byte, 17<<20))
+	cryptsetup(t, append(append([]string{"luksFormat", "--batch-mode", "--key-file", kf, "--keyfile-offset", "100", "--keyfile-size", "64"}, csFast...), img)...)
+	ok := runCmd(t, nil, "luks", "decrypt", "-d", kf, "--keyfile-offset", "100", "--keyfile-size", "64", img, filepath.Join(dir, "out"))
+	if ok.code != 0 {
+		t.Fatalf("exit %d: %s", ok.code, ok.stderr)
+	}
+	for _, args := range [][]string{{"-d", kf}, {"-d", kf, "--keyfile-offset", "100"}, {"-d", kf, "--keyfile-size", "64"}} {
+		r := runCmd(t, nil, append(append([]string{"luks", "decrypt"}, args...), img, filepath.Join(dir, "out2"))...)
+		if r.code != 2 {
+			t.Fatalf("%v: exit %d (%s), want 2", args, r.code, r.stderr)
+		}
+	}
+}
