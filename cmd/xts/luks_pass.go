@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"golang.org/x/term"
 )
@@ -135,15 +136,20 @@ func promptPass(e *env, prompt string, verify bool) ([]byte, error) {
 // stdinLines is the buffered standard input that passphrase lines are
 // read from, so that two lines (old and new passphrase) can follow each
 // other on one pipe.
-var stdinLines = map[io.Reader]*bufio.Reader{}
+var (
+	stdinMu    sync.Mutex
+	stdinLines = map[io.Reader]*bufio.Reader{}
+)
 
 // readLine reads one passphrase line (its newline dropped) from r.
 func readLine(r io.Reader) ([]byte, error) {
+	stdinMu.Lock()
 	br, ok := stdinLines[r]
 	if !ok {
 		br = bufio.NewReader(r)
 		stdinLines[r] = br
 	}
+	stdinMu.Unlock()
 	line, err := br.ReadBytes('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("reading the passphrase from standard input: %w", err)
