@@ -344,3 +344,23 @@ func TestLUKSKeyfileOffsetSize(t *testing.T) {
 		}
 	}
 }
+
+// TestLUKSEncryptToStdout: an image written to standard output is whole:
+// cryptsetup opens it and it decrypts to RAW.
+func TestLUKSEncryptToStdout(t *testing.T) {
+	needCryptsetup(t)
+	dir := t.TempDir()
+	plain := randBytes(t, 128<<10)
+	raw := writeFile(t, dir, "raw", plain)
+	pass := writeFile(t, dir, "pass", []byte("to stdout"))
+	code, img, stderr := runBytes(t, nil, "luks", "encrypt", "-d", pass, "--pbkdf", "pbkdf2", "--pbkdf-force-iterations", "1000", raw, "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	p := writeFile(t, dir, "img", img)
+	cryptsetup(t, "open", "--test-passphrase", "--batch-mode", "--key-file", pass, p)
+	code, out, stderr := runBytes(t, nil, "luks", "decrypt", "-d", pass, p, "-")
+	if code != 0 || !bytes.Equal(out, plain) {
+		t.Fatalf("decrypt: exit %d %s, or other data than RAW", code, stderr)
+	}
+}
