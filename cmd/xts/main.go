@@ -31,6 +31,7 @@ Usage:
   xts info                                        CPU features and the implementations available
   xts encrypt -d KEYFILE [flags] INPUT OUTPUT     dm-crypt plain-mode encryption (cryptsetup's flags)
   xts decrypt -d KEYFILE [flags] INPUT OUTPUT     and decryption
+  xts luks dump|decrypt|encrypt|add-key [flags] ...  LUKS1/LUKS2 images without root (cryptsetup's flags)
   xts help [COMMAND]                              this text, or a command's flags
   xts --version                                   the module version this binary was built from
 
@@ -67,6 +68,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = runCrypt(e, rest, true)
 	case "decrypt":
 		err = runCrypt(e, rest, false)
+	case "luks":
+		cmd, err = runLUKS(e, rest)
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 && cmd == "help" {
 			// xts help CMD [SUBCMD] is xts CMD [SUBCMD] --help.
