@@ -178,7 +178,7 @@ func sealKeyslot(key, passphrase []byte, kdf *KDF, stripes int, afHash, areaCiph
 		return nil, err
 	}
 	n := roundUp(uint64(len(key))*uint64(stripes), 512)
-	sc.encrypt(area[:n], 512, 0)
+	sc.encrypt(area[:n], area[:n], 512, 0)
 	sc.wipe()
 	return area, nil
 }

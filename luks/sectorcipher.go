@@ -16,9 +16,14 @@ import (
 // sectorCipher encrypts and decrypts whole sectors of a LUKS segment or
 // keyslot area in place. iv is the IV sector number of the first sector,
 // in 512-byte units; each following sector's is sectorSize/512 higher.
+//
+// encrypt and decrypt process whole sectors of src into dst (len(dst) ==
+// len(src)), which is either src itself or memory that does not overlap
+// it: out of place, a bulk read decrypts from a scratch buffer that stays
+// in cache straight into the caller's buffer, with no second pass.
 type sectorCipher interface {
-	encrypt(buf []byte, sectorSize int, iv uint64)
-	decrypt(buf []byte, sectorSize int, iv uint64)
+	encrypt(dst, src []byte, sectorSize int, iv uint64)
+	decrypt(dst, src []byte, sectorSize int, iv uint64)
 	wipe()
 }
 
@@ -88,33 +93,33 @@ type xtsSectors struct {
 	iv32 bool
 }
 
-func (x *xtsSectors) run(buf []byte, ss int, iv uint64, enc bool) {
+func (x *xtsSectors) run(dst, src []byte, ss int, iv uint64, enc bool) {
 	do := x.c.DecryptSectors
 	if enc {
 		do = x.c.EncryptSectors
 	}
 	if !x.iv32 {
-		do(buf, buf, ss, iv)
+		do(dst, src, ss, iv)
 		return
 	}
 	step := uint64(ss / 512)
-	for len(buf) > 0 {
+	for len(src) > 0 {
 		iv &= 1<<32 - 1
 		// Sectors before the IV passes 2^32 and wraps.
 		n := (1<<32 - iv + step - 1) / step
-		chunk := len(buf)
+		chunk := len(src)
 		if n*uint64(ss) < uint64(chunk) {
 			chunk = int(n) * ss
 		}
-		do(buf[:chunk], buf[:chunk], ss, iv)
-		buf = buf[chunk:]
+		do(dst[:chunk], src[:chunk], ss, iv)
+		dst, src = dst[chunk:], src[chunk:]
 		iv += uint64(chunk/ss) * step
 	}
 }
 
-func (x *xtsSectors) encrypt(buf []byte, ss int, iv uint64) { x.run(buf, ss, iv, true) }
-func (x *xtsSectors) decrypt(buf []byte, ss int, iv uint64) { x.run(buf, ss, iv, false) }
-func (x *xtsSectors) wipe()                                 { x.c = nil }
+func (x *xtsSectors) encrypt(dst, src []byte, ss int, iv uint64) { x.run(dst, src, ss, iv, true) }
+func (x *xtsSectors) decrypt(dst, src []byte, ss int, iv uint64) { x.run(dst, src, ss, iv, false) }
+func (x *xtsSectors) wipe()                                      { x.c = nil }
 
 // cbcSectors is AES-CBC with one of the IV generators essiv:sha256
 // (AES under SHA-256 of the key of the 64-bit little-endian sector number),
@@ -137,16 +142,16 @@ func (c *cbcSectors) ivFor(iv *[16]byte, n uint64) {
 	}
 }
 
-func (c *cbcSectors) serial(buf []byte, ss int, n uint64, enc bool) {
+func (c *cbcSectors) serial(dst, src []byte, ss int, n uint64, enc bool) {
 	var iv [16]byte
 	step := uint64(ss / 512)
-	for off := 0; off < len(buf); off += ss {
+	for off := 0; off < len(src); off += ss {
 		c.ivFor(&iv, n)
-		s := buf[off : off+ss]
+		d, s := dst[off:off+ss], src[off:off+ss]
 		if enc {
-			cipher.NewCBCEncrypter(c.b, iv[:]).CryptBlocks(s, s)
+			cipher.NewCBCEncrypter(c.b, iv[:]).CryptBlocks(d, s)
 		} else {
-			cipher.NewCBCDecrypter(c.b, iv[:]).CryptBlocks(s, s)
+			cipher.NewCBCDecrypter(c.b, iv[:]).CryptBlocks(d, s)
 		}
 		n += step
 	}
@@ -155,11 +160,11 @@ func (c *cbcSectors) serial(buf []byte, ss int, n uint64, enc bool) {
 // parallelFrom is the size from which CBC sectors are split across cores.
 const parallelFrom = 1 << 20
 
-func (c *cbcSectors) run(buf []byte, ss int, n uint64, enc bool) {
-	sectors := len(buf) / ss
+func (c *cbcSectors) run(dst, src []byte, ss int, n uint64, enc bool) {
+	sectors := len(src) / ss
 	workers := min(runtime.GOMAXPROCS(0), sectors)
-	if len(buf) < parallelFrom || workers < 2 {
-		c.serial(buf, ss, n, enc)
+	if len(src) < parallelFrom || workers < 2 {
+		c.serial(dst, src, ss, n, enc)
 		return
 	}
 	var wg sync.WaitGroup
@@ -168,14 +173,14 @@ func (c *cbcSectors) run(buf []byte, ss int, n uint64, enc bool) {
 	for first := 0; first < sectors; first += per {
 		last := min(first+per, sectors)
 		wg.Add(1)
-		go func(part []byte, iv uint64) {
+		go func(d, s []byte, iv uint64) {
 			defer wg.Done()
-			c.serial(part, ss, iv, enc)
-		}(buf[first*ss:last*ss], n+uint64(first)*step)
+			c.serial(d, s, ss, iv, enc)
+		}(dst[first*ss:last*ss], src[first*ss:last*ss], n+uint64(first)*step)
 	}
 	wg.Wait()
 }
 
-func (c *cbcSectors) encrypt(buf []byte, ss int, iv uint64) { c.run(buf, ss, iv, true) }
-func (c *cbcSectors) decrypt(buf []byte, ss int, iv uint64) { c.run(buf, ss, iv, false) }
-func (c *cbcSectors) wipe()                                 { c.b, c.essiv = nil, nil }
+func (c *cbcSectors) encrypt(dst, src []byte, ss int, iv uint64) { c.run(dst, src, ss, iv, true) }
+func (c *cbcSectors) decrypt(dst, src []byte, ss int, iv uint64) { c.run(dst, src, ss, iv, false) }
+func (c *cbcSectors) wipe()                                      { c.b, c.essiv = nil, nil }

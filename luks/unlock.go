@@ -133,7 +133,7 @@ func (h *Header) openKeyslot(dev io.ReaderAt, k *Keyslot, passphrase []byte) ([]
 	if _, err := dev.ReadAt(split, int64(k.Area.Offset)); err != nil {
 		return nil, fmt.Errorf("luks: reading keyslot %d area (%d bytes at %d): %w", k.ID, len(split), k.Area.Offset, err)
 	}
-	c.decrypt(split, 512, 0)
+	c.decrypt(split, split, 512, 0)
 	key, err := afMerge(split, k.KeySize, k.AF.Stripes, k.AF.Hash)
 	if err != nil {
 		return nil, err

@@ -72,13 +72,13 @@ func (s *SegmentCipher) iv(off int64) uint64 {
 // the segment. off and len(buf) must be multiples of the sector size.
 func (s *SegmentCipher) EncryptAt(buf []byte, off int64) {
 	s.check(buf, off)
-	s.c.encrypt(buf, s.sectorSize, s.iv(off))
+	s.c.encrypt(buf, buf, s.sectorSize, s.iv(off))
 }
 
 // DecryptAt decrypts buf in place; see EncryptAt.
 func (s *SegmentCipher) DecryptAt(buf []byte, off int64) {
 	s.check(buf, off)
-	s.c.decrypt(buf, s.sectorSize, s.iv(off))
+	s.c.decrypt(buf, buf, s.sectorSize, s.iv(off))
 }
 
 // Wipe drops the key schedule; the SegmentCipher must not be used again.
@@ -289,13 +289,34 @@ func (v *Volume) bulk(off, n int64, fn func(off, n int64) error) error {
 }
 
 // readSectors reads and decrypts whole sectors at segment offset off into p.
+//
+// The ciphertext goes to a scratch buffer of at most one chunk, which stays
+// in the core's cache, and is decrypted from there straight into p: one
+// pass over p, as DecryptSectors from memory makes, instead of a read into
+// p and a second, in-place pass over it.
 func (v *Volume) readSectors(p []byte, off int64) error {
-	if _, err := v.data.ReadAt(p, v.off+off); err != nil {
-		return fmt.Errorf("luks: reading %d bytes at %d: %w", len(p), v.off+off, err)
+	sp := scratchPool.Get().(*[]byte)
+	defer scratchPool.Put(sp)
+	for len(p) > 0 {
+		n := min(len(p), chunkSize)
+		buf := (*sp)[:n]
+		if _, err := v.data.ReadAt(buf, v.off+off); err != nil {
+			clear(buf)
+			return fmt.Errorf("luks: reading %d bytes at %d: %w", n, v.off+off, err)
+		}
+		v.sc.check(buf, off)
+		v.sc.c.decrypt(p[:n], buf, v.sc.sectorSize, v.sc.iv(off))
+		p, off = p[n:], off+int64(n)
 	}
-	v.sc.DecryptAt(p, off)
 	return nil
 }
+
+// scratchPool holds chunk-sized buffers for readSectors. They only ever
+// hold ciphertext.
+var scratchPool = sync.Pool{New: func() any {
+	b := make([]byte, chunkSize)
+	return &b
+}}
 
 // ReadAt reads len(p) bytes of decrypted data from offset off of the
 // segment. At the end of the segment it returns fewer bytes and io.EOF.

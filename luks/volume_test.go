@@ -115,10 +115,10 @@ func TestPlainIVWraps(t *testing.T) {
 		buf := randBytes(t, 4*4096)
 		// Sectors of 4096 bytes from IV 2^32-16: IVs 2^32-16, -8, 0, 8.
 		whole := bytes.Clone(buf)
-		c.encrypt(whole, 4096, 1<<32-16)
+		c.encrypt(whole, whole, 4096, 1<<32-16)
 		parts := bytes.Clone(buf)
-		c.encrypt(parts[:2*4096], 4096, 1<<32-16)
-		c.encrypt(parts[2*4096:], 4096, 0)
+		c.encrypt(parts[:2*4096], parts[:2*4096], 4096, 1<<32-16)
+		c.encrypt(parts[2*4096:], parts[2*4096:], 4096, 0)
 		if !bytes.Equal(whole, parts) {
 			t.Fatalf("%s: one call across 2^32 differs from the wrapped IVs", spec)
 		}
