@@ -112,33 +112,8 @@ func runLUKSEncrypt(e *env, args []string) error {
 
 	g := watchSignals(e.stderr, "luks encrypt")
 	defer g.stop()
-	pass, err := o.pass.passphrase(e, fmt.Sprintf("Enter passphrase for %s: ", pos[1]), true)
-	if err != nil {
-		return err
-	}
-	start := time.Now()
-	var (
-		hdr memDevice
-		h   *luks.Header
-		key []byte
-	)
-	err = interruptible(g, func() error {
-		defer clear(pass)
-		var err error
-		h, key, err = luks.Create(&hdr, pass, co)
-		return luksError(err)
-	})
-	if err != nil {
-		return err
-	}
-	defer clear(key)
-	created := time.Since(start)
-	sc, err := luks.NewSegmentCipher(h, key)
-	if err != nil {
-		return err
-	}
-	defer sc.Wipe()
-
+	// The outputs first: an existing file or a bad path is reported
+	// before the passphrase prompt and the KDF benchmark, not after.
 	rawInfo, _ := raw.Stat()
 	out, err := openOutput(outputSpec{Path: pos[1], Force: o.force, Input: rawInfo, Stdout: e.stdout})
 	if err != nil {
@@ -157,6 +132,34 @@ func runLUKSEncrypt(e *env, args []string) error {
 		}
 		return g.abort(out, err)
 	}
+
+	pass, err := o.pass.passphrase(e, fmt.Sprintf("Enter passphrase for %s: ", pos[1]), true)
+	if err != nil {
+		return abort(err)
+	}
+	start := time.Now()
+	var (
+		hdr memDevice
+		h   *luks.Header
+		key []byte
+	)
+	err = interruptible(g, func() error {
+		defer clear(pass)
+		var err error
+		h, key, err = luks.Create(&hdr, pass, co)
+		return luksError(err)
+	})
+	if err != nil {
+		return abort(err)
+	}
+	defer clear(key)
+	created := time.Since(start)
+	sc, err := luks.NewSegmentCipher(h, key)
+	if err != nil {
+		return abort(err)
+	}
+	defer sc.Wipe()
+
 	if hout == nil && int64(len(hdr.b)) != int64(h.Segments[0].Offset) {
 		return abort(fmt.Errorf("internal error: a %d-byte header area before data at %d", len(hdr.b), h.Segments[0].Offset))
 	}
