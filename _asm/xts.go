@@ -283,24 +283,22 @@ func (g *unitGen) vectorTail() {
 	}
 	CMPQ(rLen, U32(V))
 	JB(LabelRef(next))
-	g.oneBlock(V, Mem{Base: rSrc})
+	g.oneBlock(V, Mem{Base: rSrc}, g.data[0], g.tweak[0])
 	g.storeu(g.v(g.data[0]), Mem{Base: rDst})
 	tv := g.v(g.tweak[0])
 	g.emit(g.mulX(xPow{k: V / 16}, tv, tv, g.v(g.scratch[0]), g.v(g.scratch[1])))
-	ADDQ(U32(V), rSrc)
-	ADDQ(U32(V), rDst)
-	SUBQ(U32(V), rLen)
-	JMP(LabelRef(g.vtail))
+	g.loopOn(U32(V), rLen, g.vtail)
 }
 
-// oneBlock runs data[0] (width bytes, loaded from m unless m is empty)
-// with tweak[0] through the cipher, the tweak folded into the last round.
-func (g *unitGen) oneBlock(width int, m Mem) {
+// oneBlock runs vector data (width bytes, loaded from m unless m is
+// empty) with tweak through the cipher, the tweak folded into the last
+// round.
+func (g *unitGen) oneBlock(width int, m Mem, data, tweak int) {
 	var src func(int) Mem
 	if m.Base != nil {
 		src = func(int) Mem { return m }
 	}
-	g.blocks(width, src, g.data[:1], g.tweak[:1], true)
+	g.blocks(width, src, []int{data}, []int{tweak}, true)
 }
 
 // blockTail emits the loop over the blocks left after the vector tail
@@ -314,13 +312,10 @@ func (g *unitGen) blockTail() {
 	Label(g.btail)
 	CMPQ(rLen, U8(16))
 	JB(LabelRef(g.steal))
-	g.oneBlock(16, Mem{Base: rSrc})
+	g.oneBlock(16, Mem{Base: rSrc}, g.data[0], g.tweak[0])
 	g.storeu(g.x(g.data[0]), Mem{Base: rDst})
 	g.double(xt, xt)
-	ADDQ(U8(16), rSrc)
-	ADDQ(U8(16), rDst)
-	SUBQ(U8(16), rLen)
-	JMP(LabelRef(g.btail))
+	g.loopOn(U8(16), rLen, g.btail)
 }
 
 // stealing emits ciphertext stealing (IEEE 1619) when len % 16 != 0: the
@@ -340,7 +335,7 @@ func (g *unitGen) stealing() {
 		tA, tB = tLast, tPrev
 	}
 	x0, x1, x2, x3 := g.x(g.data[0]), g.x(g.data[1]), g.x(g.data[2]), g.x(g.data[3])
-	g.blocks(16, func(int) Mem { return Mem{Base: rSrc} }, g.data[:1], []int{g.regOf(tA)}, true)
+	g.oneBlock(16, Mem{Base: rSrc}, g.data[0], g.regOf(tA))
 	if g.avx512 {
 		Comment("Byte mask of the partial block: masked loads and stores touch nothing else.")
 		MOVQ(I32(-1), rT1)
@@ -349,7 +344,7 @@ func (g *unitGen) stealing() {
 		g.mov(x0, x1)
 		VMOVDQU8(Mem{Base: rSrc, Disp: 16}, reg.K1, x1) // partial block || tail of x0
 		VMOVDQU8(x0, reg.K1, Mem{Base: rDst, Disp: 16}) // after the load: in place is safe
-		g.blocks(16, nil, g.data[1:2], []int{g.regOf(tB)}, true)
+		g.oneBlock(16, Mem{}, g.data[1], g.regOf(tB))
 		g.storeu(x1, Mem{Base: rDst})
 		return
 	}
@@ -370,7 +365,7 @@ func (g *unitGen) stealing() {
 	g.or(x3, x1, x1)
 	g.loadu(Mem{Base: rT1, Index: rTail, Scale: 1}, x2)
 	g.shufb(x2, x0, x0) // bytes 0..r-1 of x0 moved to r'..15
-	g.blocks(16, nil, g.data[1:2], []int{g.regOf(tB)}, true)
+	g.oneBlock(16, Mem{}, g.data[1], g.regOf(tB))
 	g.storeu(x0, Mem{Base: rDst, Index: rTail, Scale: 1})
 	g.storeu(x1, Mem{Base: rDst})
 }

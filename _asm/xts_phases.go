@@ -329,6 +329,15 @@ func (g *xg) advance(n int, left reg.Register) {
 	CMPQ(left, U32(n))
 }
 
+// loopOn moves src and dst on by n bytes, counts them off left, and
+// jumps back to loop.
+func (g *xg) loopOn(n Constant, left reg.Register, loop string) {
+	ADDQ(n, rSrc)
+	ADDQ(n, rDst)
+	SUBQ(n, left)
+	JMP(LabelRef(loop))
+}
+
 // blocks runs vectors data[j] (width bytes) with tweaks tweak[j] through
 // the cipher outside the main loop: loaded from src(j) unless src is nil,
 // XORed with the tweak and round key 0, then the rounds. With foldLast

@@ -213,10 +213,7 @@ func (g *sectorGen) blockTail() {
 		g.storeu(dj, laneMem(rDst, j))
 		g.double(tj, tj)
 	}
-	ADDQ(U8(16), rSrc)
-	ADDQ(U8(16), rDst)
-	SUBQ(U8(16), sLeft)
-	JMP(LabelRef(g.btail))
+	g.loopOn(U8(16), sLeft, g.btail)
 }
 
 // nextBatch moves past the batch, and loops while sectors are left.
