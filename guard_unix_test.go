@@ -7,20 +7,6 @@ import (
 	"testing"
 )
 
-// guardedBuffer returns a zeroed slice of n bytes that ends flush against an
-// inaccessible (PROT_NONE) page when atEnd is true, and starts flush against
-// one otherwise; the other side is guarded too. Reading or writing one byte
-// outside the slice faults, which crashes the test binary: that is the
-// point. The mapping is released with t.Cleanup.
-func guardedBuffer(t testing.TB, n int, atEnd bool) []byte {
-	t.Helper()
-	region := guardedRegion(t, n)
-	if atEnd {
-		return region[len(region)-n:]
-	}
-	return region[:n]
-}
-
 // guardedRegion maps whole pages, at least n bytes, between two PROT_NONE
 // pages and returns the accessible part. Slices of it flush against either
 // end (region[:k] or region[len(region)-k:]) can be reused for many

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"crypto/rand"
 	"fmt"
-	"syscall"
 	"testing"
 )
 
@@ -15,20 +14,7 @@ import (
 // 32 bytes (AES-192 reads 16 + 8), so a one-byte over-read faults.
 func TestExpandKeyGuardPages(t *testing.T) {
 	ksRequireAESNI(t)
-	page := syscall.Getpagesize()
-	mem, err := syscall.Mmap(-1, 0, 3*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
-	if err != nil {
-		t.Skip("mmap:", err)
-	}
-	defer syscall.Munmap(mem)
-	// Pages: guard | data | guard.
-	if err := syscall.Mprotect(mem[:page], syscall.PROT_NONE); err != nil {
-		t.Skip("mprotect:", err)
-	}
-	if err := syscall.Mprotect(mem[2*page:], syscall.PROT_NONE); err != nil {
-		t.Skip("mprotect:", err)
-	}
-	data := mem[page : 2*page]
+	data := guardedRegion(t, 4096)
 	for _, size := range []int{16, 24, 32} {
 		for _, at := range []string{"end", "start"} {
 			t.Run(fmt.Sprintf("AES-%d/%s", 8*size, at), func(t *testing.T) {

@@ -6,7 +6,7 @@ import "github.com/fastxts/xts/internal/cpuid"
 
 // This file is the one place that lists the x86-64 assembly variants (the
 // generator in _asm/xts.go emits their routines): for each, its public
-// name, what the dispatch policy (policy.go) needs to know, and its four
+// name, what the dispatch policy (policy_x86.go) needs to know, and its four
 // generated routines, best first.
 var x86Variants = []struct {
 	x86Policy

@@ -1,7 +1,10 @@
 #!/bin/sh
 # CI check for the generated assembly:
-#  1. zasm_amd64.s is exactly what this generator writes now;
-#  2. it obeys the encoding rules (TestGeneratedAssemblyRules in the root
+#  1. every generated file is exactly what its generator writes now:
+#     zasm_amd64.s and its Go declarations zasm_amd64.go (package xts),
+#     internal/cpuid/zcpuid_amd64.{s,go} (the CPUID probes), and
+#     internal/peak/peak_amd64.s (TestGeneratedFileIsCurrent in ./peak);
+#  2. they obey the encoding rules (TestGeneratedAssemblyRules in the root
 #     package: no register >= 16, Z/K register or EVEX-only instruction in
 #     routines for CPUs without AVX-512, no SSE/VEX mixing, VZEROUPPER
 #     before RET in ymm/zmm code, no stack frame).
@@ -10,17 +13,30 @@ set -eu
 cd "$(dirname "$0")"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
-go run . -out "$tmp/zasm_amd64.s"
-# The first line records the command line, which names the output path:
-# compare the rest.
-tail -n +2 ../zasm_amd64.s >"$tmp/committed"
-tail -n +2 "$tmp/zasm_amd64.s" >"$tmp/fresh"
-if ! cmp -s "$tmp/committed" "$tmp/fresh"; then
-	echo "zasm_amd64.s is stale: run 'cd _asm && go generate .'" >&2
-	diff -u "$tmp/committed" "$tmp/fresh" | head -40 >&2
-	exit 1
-fi
+stale=0
+
+# same GENERATED FRESH REGENERATE: compare all but the first line (it
+# records the command line, which names the output path).
+same() {
+	tail -n +2 "$1" >"$tmp/committed"
+	tail -n +2 "$2" >"$tmp/fresh"
+	if ! cmp -s "$tmp/committed" "$tmp/fresh"; then
+		echo "$1 is stale: run '$3'" >&2
+		diff -u "$tmp/committed" "$tmp/fresh" | head -40 >&2
+		stale=1
+	fi
+}
+
+go run . -out "$tmp/zasm_amd64.s" -stubs "$tmp/zasm_amd64.go" -pkg xts
+same ../zasm_amd64.s "$tmp/zasm_amd64.s" "cd _asm && go generate ."
+same ../zasm_amd64.go "$tmp/zasm_amd64.go" "cd _asm && go generate ."
+go run ./cpuid -out "$tmp/zcpuid_amd64.s" -stubs "$tmp/zcpuid_amd64.go" -pkg cpuid
+same ../internal/cpuid/zcpuid_amd64.s "$tmp/zcpuid_amd64.s" "cd _asm/cpuid && go generate ."
+same ../internal/cpuid/zcpuid_amd64.go "$tmp/zcpuid_amd64.go" "cd _asm/cpuid && go generate ."
+go test -count=1 ./peak
+[ "$stale" = 0 ] || exit 1
+
 cd ..
 go vet ./...
 go test -count=1 -run 'TestGeneratedAssemblyRules' .
-echo "zasm_amd64.s: current and within the encoding rules"
+echo "generated files: current and within the encoding rules"

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fastxts/xts"
+	"github.com/fastxts/xts/internal/cpuid"
 	"github.com/fastxts/xts/internal/peak"
 )
 
@@ -227,7 +228,7 @@ func TestInfo(t *testing.T) {
 			t.Errorf("info does not list %s (available %s):\n%s", im.Name, avail, r.stdout)
 		}
 	}
-	cpu := xts.DetectCPU()
+	cpu := cpuid.Detect()
 	for _, f := range cpu.Features {
 		if !strings.Contains(r.stdout, "\n"+f.Name+" ") {
 			t.Errorf("info does not list feature %s", f.Name)

@@ -7,7 +7,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/fastxts/xts"
+	"github.com/fastxts/xts/internal/cpuid"
 	"github.com/fastxts/xts/internal/peak"
 )
 
@@ -82,7 +82,7 @@ func optional(f float64) *float64 {
 }
 
 func (b *bench) writeJSON(w io.Writer) error {
-	cpu := xts.DetectCPU()
+	cpu := cpuid.Detect()
 	out := struct {
 		CPU           string     `json:"cpu"`
 		Threads       int        `json:"threads"`
@@ -109,7 +109,7 @@ func (b *bench) writeJSON(w io.Writer) error {
 // writeTable prints one block per key size and operation: the message
 // rows, then the bulk rows, each ending with its bound.
 func (b *bench) writeTable(w io.Writer) {
-	cpu := xts.DetectCPU()
+	cpu := cpuid.Detect()
 	fmt.Fprintf(w, "xts bench on %s (%d threads): MB/s = 10^6 bytes/s, best of %d runs of %s per cell\n",
 		orUnknown(cpu.Name), threads(), b.o.passes, b.o.perRun)
 	if b.loopErr == nil {

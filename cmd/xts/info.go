@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fastxts/xts"
+	"github.com/fastxts/xts/internal/cpuid"
 	"github.com/fastxts/xts/internal/peak"
 )
 
@@ -28,7 +29,7 @@ func runInfo(e *env, args []string) error {
 		return usagef("unexpected argument %q", pos[0])
 	}
 
-	cpu := xts.DetectCPU()
+	cpu := cpuid.Detect()
 	w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "CPU\t%s\n", orUnknown(cpu.Name))
 	fmt.Fprintf(w, "vendor\t%s\n", orUnknown(cpu.Vendor))

@@ -1,17 +1,22 @@
+//go:build !purego
+
 package xts
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fastxts/xts/internal/cpuid"
 )
 
-// mkCPU builds a cpuFeatures from a vendor, family, model and a
+// mkCPU builds a cpuid.X86 from a vendor, family, model and a
 // space-separated list of the fields that are true, so the table below
 // reads like a spec sheet.
-func mkCPU(t *testing.T, vendor string, family, model int, flags string) cpuFeatures {
+func mkCPU(t *testing.T, vendor string, family, model int, flags string) cpuid.X86 {
 	t.Helper()
-	c := cpuFeatures{Vendor: vendor, Family: family, Model: model}
+	c := cpuid.X86{Vendor: vendor, Family: family, Model: model}
 	for f := range strings.FieldsSeq(flags) {
 		p := map[string]*bool{
 			"AES": &c.AES, "SSSE3": &c.SSSE3, "PCLMULQDQ": &c.PCLMULQDQ, "AVX": &c.AVX, "AVX2": &c.AVX2,
@@ -111,7 +116,7 @@ func TestRankVariantsRealCPUs(t *testing.T) {
 		{"Zen 4, XCR0 bits without OSXSAVE", amd, 0x19, 0x61, avxNoOS + " AVX512F AVX512BW AVX512VL OSYMM OSZMM", onlyNI, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			vs := rankVariants(mkCPU(t, tc.vendor, tc.family, tc.model, tc.flags))
+			vs := rankVariants(mkCPU(t, tc.vendor, tc.family, tc.model, tc.flags), x86Policies())
 			checkVerdicts(t, vs)
 			var got []string
 			for _, v := range vs {
@@ -208,18 +213,18 @@ func TestZMMPenaltyScope(t *testing.T) {
 		if slices.Contains(penalised, model) {
 			want = all256
 		}
-		vs := rankVariants(c)
+		vs := rankVariants(c, x86Policies())
 		if got := []string{vs[0].Name, vs[1].Name}; !slices.Equal(got, want[:2]) {
 			t.Errorf("Intel family 6 model %#x: order starts %q, want %q", model, got, want[:2])
 		}
 	}
-	for _, c := range []cpuFeatures{
+	for _, c := range []cpuid.X86{
 		mkCPU(t, amd, 6, 0x7E, vaesZMM),
 		mkCPU(t, "HygonGenuine", 6, 0x6A, vaesZMM),
 		mkCPU(t, intel, 0xF, 0x7E, vaesZMM),
 		mkCPU(t, intel, 0x13, 0x8C, vaesZMM),
 	} {
-		if vs := rankVariants(c); vs[0].Name != "vaes-avx10_512" || !vs[0].Default {
+		if vs := rankVariants(c, x86Policies()); vs[0].Name != "vaes-avx10_512" || !vs[0].Default {
 			t.Errorf("%s family %#x model %#x: %s first (default %v), want vaes-avx10_512 default",
 				c.Vendor, c.Family, c.Model, vs[0].Name, vs[0].Default)
 		}
@@ -231,28 +236,31 @@ func TestZMMPenaltyScope(t *testing.T) {
 func TestRankVariantsEachRequirement(t *testing.T) {
 	full := mkCPU(t, amd, 0x19, 0x61, vaesZMM)
 	for _, tc := range []struct {
-		drop  func(*cpuFeatures)
+		drop  func(*cpuid.X86)
 		what  string
 		avail []string
 	}{
-		{func(c *cpuFeatures) { c.AES = false }, "AES", nil},
-		{func(c *cpuFeatures) { c.SSSE3 = false }, "SSSE3", nil},
-		{func(c *cpuFeatures) { c.AVX = false }, "AVX", onlyNI},
-		{func(c *cpuFeatures) { c.OSXSAVE = false }, "OSXSAVE", onlyNI},
-		{func(c *cpuFeatures) { c.OSYMM = false }, "OSYMM", onlyNI},
-		{func(c *cpuFeatures) { c.AVX2 = false }, "AVX2", upAVX},
-		{func(c *cpuFeatures) { c.VAES = false }, "VAES", upAVX},
-		{func(c *cpuFeatures) { c.VPCLMULQDQ = false }, "VPCLMULQDQ", upAVX},
-		{func(c *cpuFeatures) { c.AVX512F = false }, "AVX512F", upAVX2},
-		{func(c *cpuFeatures) { c.AVX512BW = false }, "AVX512BW", upAVX2},
-		{func(c *cpuFeatures) { c.AVX512VL = false }, "AVX512VL", upAVX2},
-		{func(c *cpuFeatures) { c.BMI2 = false }, "BMI2", upAVX2},
-		{func(c *cpuFeatures) { c.OSZMM = false }, "OSZMM", upAVX2},
-		{func(c *cpuFeatures) { c.PCLMULQDQ = false }, "PCLMULQDQ (unused)", all512},
+		{func(c *cpuid.X86) { c.AES = false }, "AES", nil},
+		{func(c *cpuid.X86) { c.SSSE3 = false }, "SSSE3", nil},
+		{func(c *cpuid.X86) { c.AVX = false }, "AVX", onlyNI},
+		{func(c *cpuid.X86) { c.OSXSAVE = false }, "OSXSAVE", onlyNI},
+		{func(c *cpuid.X86) { c.OSYMM = false }, "OSYMM", onlyNI},
+		{func(c *cpuid.X86) { c.AVX2 = false }, "AVX2", upAVX},
+		{func(c *cpuid.X86) { c.VAES = false }, "VAES", upAVX},
+		{func(c *cpuid.X86) { c.VPCLMULQDQ = false }, "VPCLMULQDQ", upAVX},
+		{func(c *cpuid.X86) { c.AVX512F = false }, "AVX512F", upAVX2},
+		{func(c *cpuid.X86) { c.AVX512BW = false }, "AVX512BW", upAVX2},
+		{func(c *cpuid.X86) { c.AVX512VL = false }, "AVX512VL", upAVX2},
+		{func(c *cpuid.X86) { c.BMI2 = false }, "BMI2", upAVX2},
+		{func(c *cpuid.X86) { c.OSZMM = false }, "OSZMM", upAVX2},
+		// The VAES variants run VEX-encoded VPCLMULQDQ on xmm registers,
+		// which only the PCLMULQDQ bit promises (a hypervisor may mask it
+		// and keep VPCLMULQDQ's).
+		{func(c *cpuid.X86) { c.PCLMULQDQ = false }, "PCLMULQDQ", upAVX},
 	} {
 		c := full
 		tc.drop(&c)
-		vs := rankVariants(c)
+		vs := rankVariants(c, x86Policies())
 		checkVerdicts(t, vs)
 		var got []string
 		for _, v := range vs {
@@ -262,6 +270,77 @@ func TestRankVariantsEachRequirement(t *testing.T) {
 		}
 		if !slices.Equal(got, tc.avail) {
 			t.Errorf("without %s: available %q, want %q", tc.what, got, tc.avail)
+		}
+	}
+}
+
+// The registry sees exactly the policy's verdicts for this machine, in
+// its order, then generic; every available variant's engine constructor
+// is set.
+func TestRegisteredFollowPolicy(t *testing.T) {
+	c, _ := cpuid.Host()
+	want := rankVariants(c, x86Policies())
+	got := x86Implementations()
+	if len(got) != len(want) || len(want) != len(x86Variants) {
+		t.Fatalf("%d implementations registered, policy ranks %d, table has %d", len(got), len(want), len(x86Variants))
+	}
+	for i, v := range want {
+		g := got[i]
+		if g.name != v.Name || g.available != v.Available || g.note != v.Note || g.newAES == nil {
+			t.Errorf("registered #%d = {%s %v %q newAES=%v}, policy says %+v", i, g.name, g.available, g.note, g.newAES != nil, v)
+		}
+	}
+	list := Implementations()
+	if len(list) != len(want)+1 || list[len(list)-1].Name != genericName {
+		t.Fatalf("Implementations() = %+v, want the table's variants then generic", list)
+	}
+	if os.Getenv(envImplementation) != "" {
+		return // the default is the user's choice
+	}
+	wantDefault := genericName
+	for _, v := range want {
+		if v.Default {
+			wantDefault = v.Name
+		}
+	}
+	for _, im := range list {
+		if im.Default != (im.Name == wantDefault) {
+			t.Errorf("%s: Default = %v, policy's default is %s", im.Name, im.Default, wantDefault)
+		}
+		t.Logf("%-15s available=%-5v default=%-5v %s", im.Name, im.Available, im.Default, im.Note)
+	}
+}
+
+// What the policy finds available here rests on features that
+// cpuid.Detect reports, so `xts info` never contradicts dispatch: every
+// CPU feature the table requires is one Detect lists, with the same CPU
+// bit, and an available variant needs only features Detect calls usable.
+func TestAvailabilityMatchesDetect(t *testing.T) {
+	c, _ := cpuid.Host()
+	features := map[string]cpuid.Feature{}
+	for _, f := range cpuid.Detect().Features {
+		features[f.Name] = f
+	}
+	for _, v := range rankVariants(c, x86Policies()) {
+		var needs []requirement
+		for _, row := range x86Variants {
+			if row.name == v.Name {
+				needs = row.needs(c)
+			}
+		}
+		for _, r := range needs {
+			if r.os {
+				continue
+			}
+			f, ok := features[r.name]
+			switch {
+			case !ok:
+				t.Errorf("%s needs %s, which cpuid.Detect does not report", v.Name, r.name)
+			case r.ok != f.CPU:
+				t.Errorf("%s: policy has %s = %v, cpuid.Detect %v", v.Name, r.name, r.ok, f.CPU)
+			case v.Available && !(f.CPU && f.OS):
+				t.Errorf("%s available, but cpuid.Detect says %s is not usable", v.Name, r.name)
+			}
 		}
 	}
 }

@@ -21,7 +21,7 @@ type Implementation struct {
 }
 
 // platformImpl is one platform-specific AES implementation, as the
-// platform's registration code (impl_amd64.go) reports it.
+// platform's variant table (variants_amd64.go) reports it.
 type platformImpl struct {
 	name      string
 	available bool
