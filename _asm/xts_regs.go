@@ -39,9 +39,10 @@ var (
 // its vector registers (register numbers; the width is the variant's).
 type xg struct {
 	xtsParams
-	dec    bool
-	keyOff int // ksEnc or ksDec
-	nlabel int
+	dec     bool
+	sectors bool // a sector routine (xts_sectors.go), else a unit routine
+	keyOff  int  // ksEnc or ksDec
+	nlabel  int
 
 	data    [4]int // the four data vectors of a main-loop step
 	tweak   [4]int // their tweaks
@@ -70,7 +71,7 @@ type xg struct {
 // need the key twice in memory). The ymm unit routine's tweak encryption
 // holds its key in all registers but the tweak's.
 func newXG(p xtsParams, dec, sectors bool) *xg {
-	g := &xg{xtsParams: p, dec: dec, keyOff: ksEnc}
+	g := &xg{xtsParams: p, dec: dec, sectors: sectors, keyOff: ksEnc}
 	if dec {
 		g.keyOff = ksDec
 	}
