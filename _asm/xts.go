@@ -153,7 +153,7 @@ func (g *unitGen) unitTweak() {
 // build it with two 8-byte stores, which cannot forward to one 16-byte
 // load (the load would wait for the stores to retire, and consecutive
 // calls would no longer overlap).
-func (g *xg) loadTweak128(x reg.VecPhysical) {
+func (g *unitGen) loadTweak128(x reg.VecPhysical) {
 	if !g.vex {
 		MOVQ(Mem{Base: rTweakP}, x)
 		MOVHPS(Mem{Base: rTweakP, Disp: 8}, x)
@@ -382,7 +382,7 @@ func (g *unitGen) finish() {
 // storeTweak returns x, the tweak that follows the last full block, in
 // the results lo and hi, as two 8-byte stores (the caller reads them as
 // two 8-byte words).
-func (g *xg) storeTweak(x reg.VecPhysical) {
+func (g *unitGen) storeTweak(x reg.VecPhysical) {
 	lo, hi := returnMem("lo"), returnMem("hi")
 	if !g.vex {
 		MOVQ(x, lo)

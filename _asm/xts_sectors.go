@@ -245,7 +245,7 @@ func laneMem(base reg.Register, j int) Mem {
 // endian sector number in the low quadword, zero above. The IVs go into
 // lane j%L of tweak register j/L. sLeft holds sectorSize on entry;
 // sSector ends as the sector number of the batch after.
-func (g *xg) batchIVs(ivs []int) {
+func (g *sectorGen) batchIVs(ivs []int) {
 	step := paramMem("step")
 	g.putIV(ivs, 0)
 	Comment("Lane j exists if a whole sector is left at its offset: total - sectorSize >= offset.")
@@ -279,7 +279,7 @@ func (g *xg) batchIVs(ivs []int) {
 
 // putIV puts the IV of sector sSector into lane j%L of IV register j/L
 // (lane 0 first: it zeroes the rest of the register).
-func (g *xg) putIV(ivs []int, j int) {
+func (g *sectorGen) putIV(ivs []int, j int) {
 	L := g.vlen / 16
 	scratch := g.x(g.scratch[0])
 	dst := g.x(ivs[j/L])
@@ -303,7 +303,7 @@ func (g *xg) putIV(ivs []int, j int) {
 
 // nextIVs puts the IVs of sectors sSector + j*step, j = 0..3, into the IV
 // registers and advances sSector by 4*step (a full batch: no repeats).
-func (g *xg) nextIVs(ivs []int) {
+func (g *sectorGen) nextIVs(ivs []int) {
 	for j := 0; j < 4; j++ {
 		g.putIV(ivs, j)
 		ADDQ(paramMem("step"), sSector)
@@ -313,7 +313,7 @@ func (g *xg) nextIVs(ivs []int) {
 // deriveTweaks sets both tweak sets of a batch from its encrypted IVs
 // (AVX-512): lane l of tweak[j] = E(IV_j)·x^l (the first step), of next[j]
 // = E(IV_j)·x^(L+l) (the second).
-func (g *xg) deriveTweaks(ivs []int) {
+func (g *sectorGen) deriveTweaks(ivs []int) {
 	L := g.vlen / 16
 	Comment("Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).")
 	for j := 0; j < 4; j++ {
@@ -332,7 +332,7 @@ func (g *xg) deriveTweaks(ivs []int) {
 // batchTweaks encrypts the batch's IVs, in tweak[0..4/L-1], and spreads
 // them in place into the tweak vectors: lane l of tweak[j] = E(IV_j)·x^l
 // (the 16-register variants: no register is left to hold both tweak sets).
-func (g *xg) batchTweaks() {
+func (g *sectorGen) batchTweaks() {
 	L := g.vlen / 16
 	Comment("The batch's tweaks: one tweak-key chain for all four IVs.")
 	g.encryptTweaks(g.tweak[:4/L], false)
