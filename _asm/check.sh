@@ -7,7 +7,9 @@
 #  2. they obey the encoding rules (TestGeneratedAssemblyRules in the root
 #     package: no register >= 16, Z/K register or EVEX-only instruction in
 #     routines for CPUs without AVX-512, no SSE/VEX mixing, VZEROUPPER
-#     before RET in ymm/zmm code, no stack frame).
+#     before RET in ymm/zmm code, no stack frame), and expandKey and the
+#     sector routines zero the vector registers they wrote
+#     (TestGeneratedAssemblyClearsVectors).
 # Run from anywhere: sh _asm/check.sh
 set -eu
 cd "$(dirname "$0")"
@@ -38,5 +40,5 @@ go test -count=1 ./peak
 
 cd ..
 go vet ./...
-go test -count=1 -run 'TestGeneratedAssemblyRules' .
+go test -count=1 -run 'TestGeneratedAssembly(Rules|ClearsVectors)$' .
 echo "generated files: current and within the encoding rules"
