@@ -3,6 +3,7 @@ package xts
 import (
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -17,7 +18,12 @@ import (
 //     CPUs);
 //   - ymm/zmm routines execute VZEROUPPER before every RET;
 //   - no routine has a stack frame or touches the stack.
-// _asm/check.sh runs this test after checking that the file is current.
+//   - expandKey and the sector routines leave zero in each vector
+//     register they wrote: round keys, tweaks and data do not outlive the
+//     call (the zeroing runs just before every RET, on every path). The
+//     unit routines do not, for speed: see clearVectors in
+//     _asm/xts_phases.go.
+// _asm/check.sh runs these tests after checking that the file is current.
 
 var (
 	asmLintHighReg = regexp.MustCompile(`\b([XY](1[6-9]|2[0-9]|3[01])|Z[0-9]+|K[0-7])\b`)
@@ -123,4 +129,104 @@ func TestGeneratedAssemblyRules(t *testing.T) {
 	if xts != 20 {
 		t.Errorf("found %d XTS routines, want 20", xts)
 	}
+}
+
+// TestGeneratedAssemblyClearsVectors checks that expandKey and the sector
+// routines zero, just before each RET, every vector register they write
+// other than by zeroing it: round keys (zmm16-31 included, which
+// VZEROUPPER leaves alone), tweaks and data do not stay behind in
+// registers after the call. The unit routines (encrypt<variant>,
+// decrypt<variant>) are exempt: clearVectors in _asm/xts_phases.go gives
+// the measurements.
+func TestGeneratedAssemblyClearsVectors(t *testing.T) {
+	_, rs := asmLintParse(t)
+	checked := 0
+	for _, r := range rs {
+		unit := (strings.HasPrefix(r.name, "encrypt") || strings.HasPrefix(r.name, "decrypt")) &&
+			!strings.Contains(r.name, "Sectors")
+		if unit {
+			continue
+		}
+		checked++
+		written := map[int]bool{}
+		rets := 0
+		for i, l := range r.lines[1:] {
+			mn, ops, _ := strings.Cut(l, " ")
+			if mn == "RET" {
+				rets++
+				cleared := asmLintCleared(r.lines[1 : 1+i])
+				for n := 0; n < 32; n++ {
+					if written[n] && !cleared[n] {
+						t.Errorf("%s: RET %d leaves vector register %d as written", r.name, rets, n)
+					}
+				}
+				continue
+			}
+			if _, ok := asmLintZeroIdiom(mn, ops); ok {
+				continue
+			}
+			fields := strings.Split(ops, ",")
+			if n, ok := asmLintVecNum(strings.TrimSpace(fields[len(fields)-1])); ok {
+				written[n] = true
+			}
+		}
+		if rets == 0 {
+			t.Errorf("%s: no RET", r.name)
+		}
+	}
+	// expandKey and ten sector-batch routines.
+	if checked != 11 {
+		t.Errorf("checked %d routines, want 11", checked)
+	}
+}
+
+// asmLintCleared returns the vector registers zeroed by the run of
+// VZEROALL, VZEROUPPER and zero idioms at the end of lines.
+func asmLintCleared(lines []string) map[int]bool {
+	cleared := map[int]bool{}
+	for i := len(lines) - 1; i >= 0; i-- {
+		mn, ops, _ := strings.Cut(lines[i], " ")
+		switch n, ok := asmLintZeroIdiom(mn, ops); {
+		case ok:
+			cleared[n] = true
+		case mn == "VZEROALL":
+			for n := 0; n < 16; n++ {
+				cleared[n] = true
+			}
+		case mn == "VZEROUPPER":
+		default:
+			return cleared
+		}
+	}
+	return cleared
+}
+
+// asmLintZeroIdiom reports whether an instruction XORs an xmm register
+// with itself, and which register. That zeroes the whole register: VEX
+// and EVEX zero the bits above 128 too, and legacy SSE appears only in
+// routines that write no more than the low 128 bits.
+func asmLintZeroIdiom(mn, ops string) (int, bool) {
+	if mn != "PXOR" && mn != "VPXOR" && mn != "VPXORD" {
+		return 0, false
+	}
+	fields := strings.Split(ops, ",")
+	first := strings.TrimSpace(fields[0])
+	for _, f := range fields[1:] {
+		if strings.TrimSpace(f) != first {
+			return 0, false
+		}
+	}
+	if !strings.HasPrefix(first, "X") {
+		return 0, false
+	}
+	return asmLintVecNum(first)
+}
+
+// asmLintVecNum returns the number of a vector register operand (X, Y or Z).
+func asmLintVecNum(op string) (int, bool) {
+	if len(op) < 2 || !strings.ContainsRune("XYZ", rune(op[0])) {
+		return 0, false
+	}
+	n, err := strconv.Atoi(op[1:])
+	return n, err == nil
 }

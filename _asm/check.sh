@@ -9,7 +9,9 @@
 #  2. they obey the encoding rules (TestGeneratedAssemblyRules in the root
 #     package: no register >= 16, Z/K register or EVEX-only instruction in
 #     routines for CPUs without AVX-512, no SSE/VEX mixing, VZEROUPPER
-#     before RET in ymm/zmm code, no stack frame), and on arm64
+#     before RET in ymm/zmm code, no stack frame), and expandKey and the
+#     sector routines zero the vector registers they wrote
+#     (TestGeneratedAssemblyClearsVectors); on arm64
 #     TestGeneratedARM64Rules (reserved registers, encodable immediates,
 #     fused AES pairs, no SHA3, no frame), run under qemu-aarch64, with no
 #     hidden R27 expansion in the built routines.
@@ -48,7 +50,7 @@ same ../internal/peak/peak_arm64.s "$tmp/peak_arm64.s" "cd _asm/arm64 && go gene
 
 cd ..
 go vet ./...
-go test -count=1 -run 'TestGeneratedAssemblyRules' .
+go test -count=1 -run 'TestGeneratedAssembly(Rules|ClearsVectors)$' .
 # arm64: vet (asmdecl), no R27 in the built routines (the assembler builds
 # an immediate that does not encode in R27, behind the program's back),
 # and the rules test under qemu-aarch64.

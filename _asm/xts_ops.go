@@ -185,7 +185,8 @@ func (g *xg) pshufd(imm int, src, dst reg.VecPhysical) {
 	VPSHUFD(Imm(uint64(imm)), src, dst)
 }
 
-// paddq sets dst = src + src in each 64-bit lane (a left shift by one).
+// double64 sets dst = src + src in each 64-bit lane: each quadword shifted
+// left by one, the bit out of its top lost (mulX puts it back).
 func (g *xg) double64(src, dst reg.VecPhysical) {
 	if !g.vex {
 		g.sse2(src, dst, func() { PADDQ(dst, dst) })

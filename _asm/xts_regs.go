@@ -2,6 +2,100 @@ package main
 
 import "github.com/mmcloughlin/avo/reg"
 
+// General-purpose registers. R14 and R15 are left alone (g and the
+// dynamic-linking GOT register), and so is BP. Every routine uses the first
+// five for the same thing.
+var (
+	rKS     = reg.RAX // *keySchedule
+	rRounds = reg.RBX // 10, 12 or 14
+	rSrc    = reg.RSI
+	rDst    = reg.RDI
+	rKey0   = reg.R10 // 16 * the first row of the schedule (14 - rounds)
+)
+
+// The unit routines' other general-purpose registers.
+var (
+	rLen    = reg.RCX // bytes of full blocks still to process in bulk
+	rTweakP = reg.RDX // address of the tweakLo, tweakHi arguments
+	rFlags  = reg.R8
+	rTail   = reg.R9  // len(src) % 16
+	rT1     = reg.R11 // temporaries
+	rT2     = reg.R12
+	rT3     = reg.R13
+)
+
+// The sector routines' other general-purpose registers.
+var (
+	sLeft   = reg.RCX // bytes of the current sectors still to process
+	sSector = reg.RDX // IV counter: the next lane's sector number
+	sO1     = reg.R8  // byte offsets of lanes 1-3 from lane 0
+	sO2     = reg.R9  // (j * sectorSize; repeats in a short last batch)
+	sO3     = reg.R11
+	sTotal  = reg.R12 // bytes of src from the current batch on
+	sTmp    = reg.R13
+)
+
+// xg generates one routine: the variant, the direction, and the plan of
+// its vector registers (register numbers; the width is the variant's).
+type xg struct {
+	xtsParams
+	dec     bool
+	sectors bool // a sector routine (xts_sectors.go), else a unit routine
+	keyOff  int  // ksEnc or ksDec
+	nlabel  int
+
+	data    [4]int // the four data vectors of a main-loop step
+	tweak   [4]int // their tweaks
+	next    [4]int // the next step's tweaks; see newXG for AVX-512
+	poly    int    // 0x87 for VPCLMULQDQ, or the doubling mask for xmm
+	key0    int    // round key 0 of this key size (the schedule's first row)
+	scratch [4]int
+	keyReg  int     // 16 registers: the round key of the current round; -1 with AVX-512
+	keyRow  [15]int // AVX-512: rows 1-14 of the schedule, resident
+}
+
+// newXG returns the generator of one routine with its register plan:
+//
+//	data 0-3, tweaks 4-7, next 8-11, constant 12, first round key 15.
+//
+// 32 registers (AVX-512): round key rows 1-14 in 16-29, all broadcast
+// once per call; scratch 13, 14 and, in the unit routines, 30, 31 (the
+// sector routines keep the next batch's encrypted IVs there). next holds
+// the last-round keys K14 ^ tweak in the unit routines and the second
+// tweak set in the sector routines. The unit routine's tweak encryption
+// holds the tweak key's rows 0-14 in 16-30 (before the data key's rows).
+//
+// 16 registers: scratch 13 and 8 (next[0], free outside the main loop),
+// the per-round key register 14; the other round keys are memory operands
+// (xmm) or broadcast per round into 14 (ymm, where a memory operand would
+// need the key twice in memory). The ymm unit routine's tweak encryption
+// holds its key in all registers but the tweak's.
+func newXG(p xtsParams, dec, sectors bool) *xg {
+	g := &xg{xtsParams: p, dec: dec, sectors: sectors, keyOff: ksEnc}
+	if dec {
+		g.keyOff = ksDec
+	}
+	g.data = [4]int{0, 1, 2, 3}
+	g.tweak = [4]int{4, 5, 6, 7}
+	g.next = [4]int{8, 9, 10, 11}
+	g.poly = 12
+	g.key0 = 15
+	if !p.avx512 {
+		g.scratch = [4]int{13, 8, 13, 8}
+		g.keyReg = 14
+		return g
+	}
+	g.scratch = [4]int{13, 14, 30, 31}
+	if sectors {
+		g.scratch = [4]int{13, 14, 13, 14}
+	}
+	g.keyReg = -1
+	for row := 1; row <= 14; row++ {
+		g.keyRow[row] = 15 + row
+	}
+	return g
+}
+
 // Physical registers only: avo's allocator would happily hand out X16+ in
 // a VEX routine, which assembles as EVEX and faults on AVX2-only CPUs.
 

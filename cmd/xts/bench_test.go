@@ -182,8 +182,8 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"extra"}, "unexpected argument"},
 	} {
 		r := runCmd(t, nil, append([]string{"bench"}, c.args...)...)
-		if r.code != 2 || !strings.Contains(r.stderr, c.msg) || r.stdout != "" {
-			t.Errorf("%v: exit %d, stderr %q, stdout %q; want 2 and %q", c.args, r.code, r.stderr, r.stdout, c.msg)
+		if r.code != exitUsage || !strings.Contains(r.stderr, c.msg) || r.stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q; want 1 (wrong parameters) and %q", c.args, r.code, r.stderr, r.stdout, c.msg)
 		}
 	}
 }
@@ -234,7 +234,7 @@ func TestInfo(t *testing.T) {
 			t.Errorf("info does not list feature %s", f.Name)
 		}
 	}
-	if r := runCmd(t, nil, "info", "extra"); r.code != 2 {
-		t.Errorf("info extra: exit %d, want 2", r.code)
+	if r := runCmd(t, nil, "info", "extra"); r.code != exitUsage {
+		t.Errorf("info extra: exit %d, want 1 (wrong parameters)", r.code)
 	}
 }

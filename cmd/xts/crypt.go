@@ -1,36 +1,40 @@
 package main
 
 import (
-	"context"
 	"crypto/aes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
-	"syscall"
 	"time"
 
 	"github.com/fastxts/xts"
 )
 
-const cryptUsageFmt = `Usage: xts %[1]s --key-file FILE [flags] INPUT OUTPUT
+const cryptUsageFmt = `Usage: xts %[1]s -d KEYFILE [flags] INPUT OUTPUT
 
 %[2]s a disk image exactly as dm-crypt's plain mode does, so that
   cryptsetup open --type plain --cipher aes-xts-plain64 --key-size 512 \
-      --key-file FILE IMAGE NAME
-maps the encrypted image to the same plaintext (match --cipher,
---sector-size, --iv-large-sectors, --skip and --offset, and give --key-size
-as 8 × the key file's length).
+      --key-file KEYFILE IMAGE NAME
+maps the encrypted image to the same plaintext. The flags are
+cryptsetup's: give both programs the same --cipher, --key-size,
+--keyfile-offset, --keyfile-size, --sector-size, --iv-large-sectors,
+--skip, --offset and --size.
+
+The key file holds the raw XTS key. With --key-size BITS (256, 384 or
+512: AES-128, -192 or -256) exactly BITS/8 bytes are read, after
+--keyfile-offset, and the rest of the file is ignored, as cryptsetup does
+(so a 4096-byte key file works); without it the file (or its first
+--keyfile-size bytes) must hold exactly 32, 48 or 64 bytes.
 
 INPUT and OUTPUT are paths, or - for standard input and output. A file
-OUTPUT is written to a temporary file beside it, flushed to disk, and
-renamed only once everything succeeded; on any error nothing is left.
-The key file holds the raw XTS key: 32, 48 or 64 bytes (AES-128, -192 or
--256). Input and output are whole sectors: the length after --offset must
-be a multiple of the sector size. With sectors over 512 bytes, --skip must
-be a whole number of sectors (dm-crypt requires it), and so must --offset.
+OUTPUT has no name until it is complete and flushed to disk (on Linux it
+is written as an unnamed file), so an error, a signal or a crash leaves
+nothing; an existing OUTPUT is never replaced without --force. Standard
+output that is a file or a block device is flushed before success.
+Input and output are whole sectors: the length after --offset must be a
+multiple of the sector size. With sectors over 512 bytes, --skip, --offset
+and --size must be whole numbers of sectors (dm-crypt requires it).
 `
 
 // chunkSize is the unit of work of the pipeline: large enough that a call
@@ -41,10 +45,11 @@ var chunkSize = 1 << 20
 
 type cryptOptions struct {
 	encrypt   bool
-	keyFile   string
+	key       keySpec
 	cipher    string
 	num       numbering
 	offset    uint64 // 512-byte units of the input to leave out
+	size      uint64 // 512-byte units to process after offset; 0: all
 	force     bool
 	verbose   bool
 	in, out   string
@@ -58,12 +63,17 @@ func runCrypt(e *env, args []string, encrypt bool) error {
 	}
 	o := cryptOptions{encrypt: encrypt, chunkSize: chunkSize}
 	fs := newFlagSet(name, fmt.Sprintf(cryptUsageFmt, name, verb), e.stdout)
-	fs.StringVar(&o.keyFile, "key-file", "", "raw key `FILE` of 32, 48 or 64 bytes, or - for standard input (required)")
-	fs.StringVar(&o.cipher, "cipher", "aes-xts-plain64", "aes-xts-plain64 (64-bit sector IV) or aes-xts-plain (32-bit, wraps to 0)")
-	fs.IntVar(&o.num.sectorSize, "sector-size", 512, "encryption sector size in bytes: 512, 1024, 2048 or 4096")
+	o.key.flags(fs)
+	fs.StringVar(&o.cipher, "cipher", "aes-xts-plain64", "`CIPHER`: aes-xts-plain64 (64-bit sector IV) or aes-xts-plain (32-bit, wraps to 0)")
+	fs.alias("c", "cipher")
+	fs.IntVar(&o.num.sectorSize, "sector-size", 512, "encryption sector size in `BYTES`: 512, 1024, 2048 or 4096")
 	fs.BoolVar(&o.num.large, "iv-large-sectors", false, "count IVs in sectors of --sector-size rather than 512-byte units")
-	fs.Uint64Var(&o.num.skip, "skip", 0, "IV of the first sector, in 512-byte units (cryptsetup --skip)")
-	fs.Uint64Var(&o.offset, "offset", 0, "512-byte sectors at the start of the input to leave out (cryptsetup --offset)")
+	fs.Uint64Var(&o.num.skip, "skip", 0, "IV of the first sector, in 512-byte `SECTORS` (cryptsetup --skip)")
+	fs.alias("p", "skip")
+	fs.Uint64Var(&o.offset, "offset", 0, "512-byte `SECTORS` at the start of the input to leave out (cryptsetup --offset)")
+	fs.alias("o", "offset")
+	fs.Uint64Var(&o.size, "size", 0, "process only this many 512-byte `SECTORS` after --offset; 0: all (cryptsetup --size)")
+	fs.alias("b", "size")
 	fs.BoolVar(&o.force, "force", false, "replace OUTPUT if it exists")
 	fs.BoolVar(&o.verbose, "v", false, "print the throughput at the end")
 	pos, err := parseFlags(fs, args)
@@ -74,7 +84,10 @@ func runCrypt(e *env, args []string, encrypt bool) error {
 		return err
 	}
 
-	key, err := readKey(e.stdin, o.keyFile)
+	// Signals are caught from here on: whatever comes, no output is left.
+	g := watchSignals(e.stderr, name)
+	defer g.stop()
+	key, err := o.key.read(e.stdin)
 	if err != nil {
 		return err
 	}
@@ -84,14 +97,9 @@ func runCrypt(e *env, args []string, encrypt bool) error {
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	start := time.Now()
-	n, err := o.stream(ctx, e, crypt)
+	n, err := o.stream(g, e, crypt)
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return errors.New("interrupted; no output written")
-		}
 		return err
 	}
 	if o.verbose {
@@ -109,10 +117,10 @@ func (o *cryptOptions) validate(pos []string) error {
 		return usagef("want INPUT and OUTPUT, got %d argument(s)", len(pos))
 	}
 	o.in, o.out = pos[0], pos[1]
-	if o.keyFile == "" {
-		return usagef("--key-file is required (the key is never taken from the command line)")
+	if err := o.key.validate(); err != nil {
+		return err
 	}
-	if o.keyFile == "-" && o.in == "-" {
+	if o.key.path == "-" && o.in == "-" {
 		return usagef("--key-file - and INPUT - cannot both read standard input")
 	}
 	switch o.cipher {
@@ -131,55 +139,13 @@ func (o *cryptOptions) validate(pos []string) error {
 	if o.offset > 1<<54 { // 2^63 bytes: beyond any file offset
 		return usagef("--offset %d is too large", o.offset)
 	}
+	if u := o.num.unitsPerSector(); o.size%u != 0 {
+		return usagef("--size %d: with --sector-size %d it must be a multiple of %d", o.size, o.num.sectorSize, u)
+	}
+	if o.size > 1<<54 {
+		return usagef("--size %d is too large", o.size)
+	}
 	return nil
-}
-
-// readKey reads the raw XTS key. It never accepts more or fewer bytes than
-// a valid key, so a passphrase file or a hex dump is caught here.
-func readKey(stdin io.Reader, path string) ([]byte, error) {
-	var r io.Reader = stdin
-	name := "standard input"
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, fmt.Errorf("key file: %w", err)
-		}
-		defer f.Close()
-		r, name = f, path
-	}
-	key := make([]byte, 65)
-	n, err := io.ReadFull(r, key)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		clear(key)
-		return nil, fmt.Errorf("reading key file %s: %w", name, err)
-	}
-	key = key[:n]
-	switch n {
-	case 32, 48, 64:
-		if isHex(key) {
-			clear(key)
-			return nil, fmt.Errorf("bad key: key file %s holds only hex digits; it must hold the raw key bytes (convert it with xxd -r -p)", name)
-		}
-		return key, nil
-	case 65:
-		clear(key)
-		return nil, fmt.Errorf("bad key: key file %s holds more than 64 bytes; want exactly 32, 48 or 64 raw bytes", name)
-	default:
-		clear(key)
-		return nil, fmt.Errorf("bad key: key file %s holds %d bytes; want exactly 32, 48 or 64 raw bytes", name, n)
-	}
-}
-
-// isHex reports whether b is all hexadecimal digits: a key written out as
-// text by mistake. A random raw key looks like that with probability
-// (22/256)^32 < 1e-33.
-func isHex(b []byte) bool {
-	for _, c := range b {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
 }
 
 // newCipher builds the cipher for the image and returns the function that
@@ -203,8 +169,8 @@ func (o *cryptOptions) newCipher(key []byte) (sectorFunc, string, error) {
 }
 
 // stream opens the input and output, runs the pipeline, and commits the
-// output only if everything succeeded.
-func (o *cryptOptions) stream(ctx context.Context, e *env, crypt sectorFunc) (int64, error) {
+// output only if everything succeeded and no signal came.
+func (o *cryptOptions) stream(g *signalGuard, e *env, crypt sectorFunc) (int64, error) {
 	in, inInfo, expected, err := o.openInput(e)
 	if err != nil {
 		return 0, err
@@ -212,25 +178,14 @@ func (o *cryptOptions) stream(ctx context.Context, e *env, crypt sectorFunc) (in
 	if f, ok := in.(*os.File); ok && o.in != "-" {
 		defer f.Close()
 	}
-
-	var w io.Writer
-	var out *atomicOutput
-	if o.out == "-" {
-		if f, ok := e.stdout.(*os.File); ok && inInfo != nil {
-			if fi, err := f.Stat(); err == nil && os.SameFile(fi, inInfo) {
-				return 0, errors.New("input and output are the same file (standard output is the input)")
-			}
-		}
-		w = e.stdout
-	} else {
-		path, err := checkOutput(o.out, o.force, inInfo)
-		if err != nil {
-			return 0, err
-		}
-		if out, err = createOutput(path, o.force); err != nil {
-			return 0, err
-		}
-		w = out
+	if o.size > 0 {
+		// Only the first --size sectors; a shorter input is a short read.
+		in = io.LimitReader(in, int64(o.size)*512)
+		expected = int64(o.size) * 512
+	}
+	out, err := openOutput(outputSpec{Path: o.out, Force: o.force, Input: inInfo, Stdout: e.stdout})
+	if err != nil {
+		return 0, err
 	}
 
 	label := "encrypting"
@@ -248,16 +203,12 @@ func (o *cryptOptions) stream(ctx context.Context, e *env, crypt sectorFunc) (in
 		expected:   expected,
 		onProgress: bar.add,
 	}
-	n, err := p.run(ctx, in, w)
+	n, err := p.run(g.ctx, in, out)
 	bar.finish()
-	if out != nil {
-		if err != nil {
-			out.abort()
-			return n, err
-		}
-		return n, out.commit()
+	if err != nil {
+		return n, g.abort(out, err)
 	}
-	return n, err
+	return n, g.commit(out)
 }
 
 // openInput opens the input, leaves out --offset, and returns the number
@@ -273,7 +224,7 @@ func (o *cryptOptions) openInput(e *env) (r io.Reader, info os.FileInfo, expecte
 		if skip > 0 {
 			n, err := io.CopyN(io.Discard, r, skip)
 			if err != nil {
-				return nil, nil, 0, fmt.Errorf("short read: input ended within --offset (%d of %d bytes)", n, skip)
+				return nil, nil, 0, exitErrorf(exitWrongDevice, "short read: input ended within --offset (%d of %d bytes)", n, skip)
 			}
 		}
 		return r, info, -1, nil
@@ -289,23 +240,31 @@ func (o *cryptOptions) openInput(e *env) (r io.Reader, info os.FileInfo, expecte
 	}
 	if info.IsDir() {
 		f.Close()
-		return nil, nil, 0, fmt.Errorf("input %s is a directory", o.in)
+		return nil, nil, 0, exitErrorf(exitWrongDevice, "input %s is a directory", o.in)
 	}
 	expected = -1
 	// Regular files and block devices can say how long they are.
 	if size, err := f.Seek(0, io.SeekEnd); err == nil && (info.Mode().IsRegular() || info.Mode()&os.ModeDevice != 0) {
 		if size < skip {
 			f.Close()
-			return nil, nil, 0, fmt.Errorf("short read: input %s holds %d bytes, less than --offset (%d bytes)", o.in, size, skip)
+			return nil, nil, 0, exitErrorf(exitWrongDevice, "short read: input %s holds %d bytes, less than --offset (%d bytes)", o.in, size, skip)
 		}
 		expected = size - skip
+		if o.size > 0 {
+			if want := int64(o.size) * 512; expected < want {
+				f.Close()
+				return nil, nil, 0, exitErrorf(exitWrongDevice, "short read: input %s holds %d bytes after --offset, less than --size %d (%d bytes)", o.in, expected, o.size, want)
+			} else {
+				expected = want
+			}
+		}
 		if expected%int64(o.num.sectorSize) != 0 {
 			f.Close()
-			return nil, nil, 0, fmt.Errorf("input length %d bytes (after --offset) is not a multiple of the sector size %d", expected, o.num.sectorSize)
+			return nil, nil, 0, exitErrorf(exitWrongDevice, "input length %d bytes (after --offset) is not a multiple of the sector size %d", expected, o.num.sectorSize)
 		}
 		if expected == 0 {
 			f.Close()
-			return nil, nil, 0, errors.New("input is empty (nothing after --offset)")
+			return nil, nil, 0, exitErrorf(exitWrongDevice, "input is empty (nothing after --offset)")
 		}
 		if _, err := f.Seek(skip, io.SeekStart); err != nil {
 			f.Close()
@@ -317,7 +276,7 @@ func (o *cryptOptions) openInput(e *env) (r io.Reader, info os.FileInfo, expecte
 	f.Seek(0, io.SeekStart) // undo the probe where seeking worked at all
 	if n, err := io.CopyN(io.Discard, f, skip); err != nil {
 		f.Close()
-		return nil, nil, 0, fmt.Errorf("short read: input ended within --offset (%d of %d bytes)", n, skip)
+		return nil, nil, 0, exitErrorf(exitWrongDevice, "short read: input ended within --offset (%d of %d bytes)", n, skip)
 	}
 	return f, info, -1, nil
 }

@@ -43,6 +43,16 @@ func dmCases() []dmCase {
 			func(k uint64) uint64 { return (two32 - 500 + k) % two32 }},
 		{"2048 offset", []string{"--sector-size", "2048", "--offset", "8"}, 2048, 9, 8, func(k uint64) uint64 { return 4 * k }},
 		{"512 offset skip", []string{"--offset", "3", "--skip", "7"}, 512, 30, 3, func(k uint64) uint64 { return 7 + k }},
+		// The 512-byte count wraps mod 2^64 before the --iv-large-sectors
+		// shift (issue 9, item 12): --skip 2^64-8 gives sector 1 IV 0.
+		{"4096 large IVs 2^64 wrap", []string{"--sector-size", "4096", "--iv-large-sectors", "--skip", fmt.Sprint(uint64(1<<64 - 8))}, 4096, 6, 0,
+			func(k uint64) uint64 { return dmIV(1<<64-8, k, 4096, true, false) }},
+		{"4096 large IVs 2^64 wrap, several chunks", []string{"--sector-size", "4096", "--iv-large-sectors", "--skip", fmt.Sprint(uint64(1<<64 - 8*300))}, 4096, 800, 0,
+			func(k uint64) uint64 { return dmIV(1<<64-8*300, k, 4096, true, false) }},
+		{"2048 small IVs 2^64 wrap", []string{"--sector-size", "2048", "--skip", fmt.Sprint(uint64(1<<64 - 12))}, 2048, 8, 0,
+			func(k uint64) uint64 { return dmIV(1<<64-12, k, 2048, false, false) }},
+		{"4096 large plain 2^64 wrap", []string{"--sector-size", "4096", "--iv-large-sectors", "--cipher", "aes-xts-plain", "--skip", fmt.Sprint(uint64(1<<64 - 24))}, 4096, 8, 0,
+			func(k uint64) uint64 { return dmIV(1<<64-24, k, 4096, true, true) }},
 	}
 }
 

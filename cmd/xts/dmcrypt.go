@@ -39,8 +39,8 @@ func (n numbering) validate() error {
 // iv returns the IV number dm-crypt uses for data sector k (counted from
 // the start of the decrypted image, in sectors of sectorSize bytes).
 func (n numbering) iv(k uint64) uint64 {
-	v := n.skip + k*n.unitsPerSector() // sector_t arithmetic: wraps mod 2^64
-	if n.large {
+	v := n.skip + k*n.unitsPerSector() // sector_t arithmetic: wraps mod 2^64 first,
+	if n.large {                       // then the shift
 		v /= n.unitsPerSector()
 	}
 	if n.plain32 {
@@ -61,10 +61,15 @@ func (n numbering) step() uint64 {
 
 // split calls fn for consecutive runs of the sectors k0 .. k0+count-1, each
 // run given by its first sector, its length and its first IV, such that
-// within a run the IV grows by step() per sector with no wrap. Only plain
-// (32-bit) numbering ever splits: at the sector whose IV wraps to 0, which
-// can fall in the middle of a chunk.
+// within a run the IV grows by step() per sector with no wrap. A run ends
+// where the IV jumps back: for plain (32-bit) numbering at the sector
+// whose IV wraps to 0, and with --iv-large-sectors where the 512-byte
+// count wraps modulo 2^64 before its division (2^64 - 8 + 8 = 0, so the
+// IV falls from 2^61 - 1 to 0). Both can fall in the middle of a chunk.
+// Without --iv-large-sectors the IV is the 512-byte count itself, which
+// the cipher wraps modulo 2^64 as the kernel does: no cut there.
 func (n numbering) split(k0, count uint64, fn func(k, c, firstIV uint64)) {
+	units := n.unitsPerSector()
 	for count > 0 {
 		first := n.iv(k0)
 		c := count
@@ -73,6 +78,13 @@ func (n numbering) split(k0, count uint64, fn func(k, c, firstIV uint64)) {
 			// of step() (skip is sector-aligned and 2^32 is a multiple of
 			// every step), so this division is exact.
 			if left := (1<<32 - first) / n.step(); left < c {
+				c = left
+			}
+		}
+		if u := n.skip + k0*units; n.large && u != 0 {
+			// Sectors left before the 512-byte count wraps to 0; -u is
+			// 2^64 - u, a multiple of units like u.
+			if left := -u / units; left < c {
 				c = left
 			}
 		}

@@ -2,8 +2,57 @@ package main
 
 import (
 	"fmt"
+	"math/big"
 	"testing"
 )
+
+// dmIV is an independent model of the IV dm-crypt gives data sector k:
+// the sector's 512-byte number skip + k*(sectorSize/512), computed exactly
+// in big integers and then reduced mod 2^64 as the kernel's sector_t is,
+// then divided by the sector size in 512-byte units with
+// --iv-large-sectors, then cut to 32 bits for aes-xts-plain.
+func dmIV(skip, k uint64, sectorSize int, large, plain32 bool) uint64 {
+	units := big.NewInt(int64(sectorSize / 512))
+	v := new(big.Int).SetUint64(k)
+	v.Mul(v, units)
+	v.Add(v, new(big.Int).SetUint64(skip))
+	v.Mod(v, new(big.Int).Lsh(big.NewInt(1), 64))
+	if large {
+		v.Quo(v, units)
+	}
+	if plain32 {
+		v.Mod(v, new(big.Int).Lsh(big.NewInt(1), 32))
+	}
+	return v.Uint64()
+}
+
+// TestIVModel checks numbering.iv and, through split, the IV every sector
+// of a run gets (first + j*step, as the cipher counts) against dmIV, around
+// both wraps.
+func TestIVModel(t *testing.T) {
+	const top = uint64(1<<64 - 1)
+	for _, ss := range []int{512, 1024, 2048, 4096} {
+		u := uint64(ss / 512)
+		for _, large := range []bool{false, true} {
+			for _, plain32 := range []bool{false, true} {
+				for _, skip := range []uint64{0, u * 1000, 1<<32 - 5*u, (1<<32 - 5) * u, top - top%u - 7*u, top - top%u} {
+					n := numbering{sectorSize: ss, large: large, plain32: plain32, skip: skip}
+					n.split(0, 20, func(k, c, first uint64) {
+						for j := range c {
+							want := dmIV(skip, k+j, ss, large, plain32)
+							if got := n.iv(k + j); got != want {
+								t.Errorf("%+v: iv(%d) = %d, model %d", n, k+j, got, want)
+							}
+							if got := first + j*n.step(); got != want {
+								t.Errorf("%+v: sector %d gets IV %d in its run, model %d", n, k+j, got, want)
+							}
+						}
+					})
+				}
+			}
+		}
+	}
+}
 
 // TestSplitAtWrap checks where runs of sectors are cut: only plain's
 // 32-bit IV splits, exactly at the sector whose IV wraps to 0.
@@ -24,6 +73,10 @@ func TestSplitAtWrap(t *testing.T) {
 		{numbering{sectorSize: 4096, large: true, plain32: true, skip: (two32 - 1) * 8}, 0, 3, "[0+1@4294967295 1+2@0]"},
 		// plain64 never splits, not even where the 64-bit IV wraps.
 		{numbering{sectorSize: 512, skip: 1<<64 - 2}, 0, 4, "[0+4@18446744073709551614]"},
+		// Large IVs: the 512-byte count wraps mod 2^64 before the shift,
+		// so sector 1 of --skip 2^64-8 has IV 0, not 2^61.
+		{numbering{sectorSize: 4096, large: true, skip: 1<<64 - 8}, 0, 3, "[0+1@2305843009213693951 1+2@0]"},
+		{numbering{sectorSize: 1024, large: true, skip: 1<<64 - 4}, 1, 3, "[1+1@9223372036854775807 2+2@0]"},
 		// A run that wraps more than once.
 		{numbering{sectorSize: 4096, large: true, plain32: true}, two32 - 1, two32 + 2, "[4294967295+1@4294967295 4294967296+4294967296@0 8589934592+1@0]"},
 	}

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -47,42 +49,44 @@ func setupErrDir(t *testing.T) string {
 
 func TestErrors(t *testing.T) {
 	cases := []errCase{
-		// Usage errors: exit 2.
-		{"no command", nil, nil, 2, "Usage"},
-		{"unknown command", []string{"frobnicate"}, nil, 2, `unknown command "frobnicate"`},
-		{"unknown flag", []string{"encrypt", "--key-file", "{dir}/key", "--bogus", "{dir}/img", "{dir}/out"}, nil, 2, "bogus"},
-		{"no key file", []string{"encrypt", "{dir}/img", "{dir}/out"}, nil, 2, "--key-file is required"},
-		{"one path", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/img"}, nil, 2, "want INPUT and OUTPUT"},
-		{"three paths", []string{"decrypt", "--key-file", "{dir}/key", "{dir}/img", "{dir}/out", "{dir}/x"}, nil, 2, "want INPUT and OUTPUT"},
-		{"bad cipher", []string{"encrypt", "--key-file", "{dir}/key", "--cipher", "aes-cbc-essiv", "{dir}/img", "{dir}/out"}, nil, 2, "--cipher"},
-		{"bad sector size", []string{"encrypt", "--key-file", "{dir}/key", "--sector-size", "8192", "{dir}/img", "{dir}/out"}, nil, 2, "--sector-size 8192"},
-		{"misaligned skip", []string{"encrypt", "--key-file", "{dir}/key", "--sector-size", "4096", "--skip", "4", "{dir}/img", "{dir}/out"}, nil, 2, "--skip 4"},
-		{"misaligned offset", []string{"encrypt", "--key-file", "{dir}/key", "--sector-size", "1024", "--offset", "1", "{dir}/img", "{dir}/out"}, nil, 2, "--offset 1"},
-		{"negative skip", []string{"encrypt", "--key-file", "{dir}/key", "--skip", "-1", "{dir}/img", "{dir}/out"}, nil, 2, "skip"},
-		{"key and input on stdin", []string{"encrypt", "--key-file", "-", "-", "{dir}/out"}, nil, 2, "standard input"},
+		// Wrong parameters: exit 1 (cryptsetup's codes throughout).
+		{"no command", nil, nil, exitUsage, "Usage"},
+		{"unknown command", []string{"frobnicate"}, nil, exitUsage, `unknown command "frobnicate"`},
+		{"unknown flag", []string{"encrypt", "--key-file", "{dir}/key", "--bogus", "{dir}/img", "{dir}/out"}, nil, exitUsage, "unknown flag --bogus"},
+		{"no key file", []string{"encrypt", "{dir}/img", "{dir}/out"}, nil, exitUsage, "--key-file is required"},
+		{"one path", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/img"}, nil, exitUsage, "want INPUT and OUTPUT"},
+		{"three paths", []string{"decrypt", "--key-file", "{dir}/key", "{dir}/img", "{dir}/out", "{dir}/x"}, nil, exitUsage, "want INPUT and OUTPUT"},
+		{"bad cipher", []string{"encrypt", "--key-file", "{dir}/key", "--cipher", "aes-cbc-essiv", "{dir}/img", "{dir}/out"}, nil, exitUsage, "--cipher"},
+		{"bad sector size", []string{"encrypt", "--key-file", "{dir}/key", "--sector-size", "8192", "{dir}/img", "{dir}/out"}, nil, exitUsage, "--sector-size 8192"},
+		{"misaligned skip", []string{"encrypt", "--key-file", "{dir}/key", "--sector-size", "4096", "--skip", "4", "{dir}/img", "{dir}/out"}, nil, exitUsage, "--skip 4"},
+		{"misaligned offset", []string{"encrypt", "--key-file", "{dir}/key", "--sector-size", "1024", "--offset", "1", "{dir}/img", "{dir}/out"}, nil, exitUsage, "--offset 1"},
+		{"negative skip", []string{"encrypt", "--key-file", "{dir}/key", "--skip", "-1", "{dir}/img", "{dir}/out"}, nil, exitUsage, "skip"},
+		{"key and input on stdin", []string{"encrypt", "--key-file", "-", "-", "{dir}/out"}, nil, exitUsage, "standard input"},
 
-		// Failures: exit 1, one message, nothing written.
-		{"missing key file", []string{"encrypt", "--key-file", "{dir}/nokey", "{dir}/img", "{dir}/out"}, nil, 1, "key file"},
-		{"short key", []string{"encrypt", "--key-file", "{dir}/key31", "{dir}/img", "{dir}/out"}, nil, 1, "bad key: key file {dir}/key31 holds 31 bytes"},
-		{"long key", []string{"encrypt", "--key-file", "{dir}/key65", "{dir}/img", "{dir}/out"}, nil, 1, "more than 64 bytes"},
-		{"hex key", []string{"encrypt", "--key-file", "{dir}/keyhex", "{dir}/img", "{dir}/out"}, nil, 1, "only hex digits"},
-		{"short key on stdin", []string{"encrypt", "--key-file", "-", "{dir}/img", "{dir}/out"}, []byte("short"), 1, "bad key: key file standard input holds 5 bytes"},
-		{"equal key halves", []string{"encrypt", "--key-file", "{dir}/keyeq", "{dir}/img", "{dir}/out"}, nil, 1, "bad key"},
-		{"missing input", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/none", "{dir}/out"}, nil, 1, "input"},
-		{"input is a directory", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/sub", "{dir}/out"}, nil, 1, "is a directory"},
-		{"not whole sectors", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/odd", "{dir}/out"}, nil, 1, "input length 8292 bytes (after --offset) is not a multiple of the sector size 512"},
-		{"not whole 4096 sectors", []string{"decrypt", "--key-file", "{dir}/key", "--sector-size", "4096", "{dir}/img4608", "{dir}/out"}, nil, 1, "input length 4608 bytes (after --offset) is not a multiple of the sector size 4096"},
-		{"not whole sectors on stdin", []string{"encrypt", "--key-file", "{dir}/key", "-", "{dir}/out"}, make([]byte, 1000), 1, "input length 1000 bytes (after --offset) is not a multiple of the sector size 512"},
-		{"offset past the end", []string{"encrypt", "--key-file", "{dir}/key", "--offset", "17", "{dir}/img", "{dir}/out"}, nil, 1, "short read"},
-		{"offset past the end on stdin", []string{"encrypt", "--key-file", "{dir}/key", "--offset", "3", "-", "{dir}/out"}, make([]byte, 1024), 1, "short read: input ended within --offset"},
-		{"empty input", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/empty", "{dir}/out"}, nil, 1, "input is empty"},
-		{"empty stdin", []string{"encrypt", "--key-file", "{dir}/key", "-", "{dir}/out"}, nil, 1, "input is empty"},
-		{"nothing after offset", []string{"encrypt", "--key-file", "{dir}/key", "--offset", "16", "{dir}/img", "{dir}/out"}, nil, 1, "input is empty"},
-		{"output exists", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/img", "{dir}/exists"}, nil, 1, "output {dir}/exists already exists (use --force"},
-		{"same file", []string{"encrypt", "--key-file", "{dir}/key", "--force", "{dir}/img", "{dir}/img"}, nil, 1, "input and output are the same file"},
-		{"same file via link", []string{"encrypt", "--key-file", "{dir}/key", "--force", "{dir}/imglink", "{dir}/img"}, nil, 1, "input and output are the same file"},
-		{"output is a directory", []string{"encrypt", "--key-file", "{dir}/key", "--force", "{dir}/img", "{dir}/sub"}, nil, 1, "not a regular file"},
-		{"output directory missing", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/img", "{dir}/nodir/out"}, nil, 1, "creating the output"},
+		// Bad key files are wrong parameters too (1); a missing or unfit input
+		// or output file is a wrong file (4); an existing output is 5. One
+		// message, nothing written.
+		{"missing key file", []string{"encrypt", "--key-file", "{dir}/nokey", "{dir}/img", "{dir}/out"}, nil, exitWrongDevice, "key file"},
+		{"short key", []string{"encrypt", "--key-file", "{dir}/key31", "{dir}/img", "{dir}/out"}, nil, exitUsage, "bad key: key file {dir}/key31 holds 31 bytes"},
+		{"long key", []string{"encrypt", "--key-file", "{dir}/key65", "{dir}/img", "{dir}/out"}, nil, exitUsage, "more than 64 bytes"},
+		{"hex key", []string{"encrypt", "--key-file", "{dir}/keyhex", "{dir}/img", "{dir}/out"}, nil, exitUsage, "only hex digits"},
+		{"short key on stdin", []string{"encrypt", "--key-file", "-", "{dir}/img", "{dir}/out"}, []byte("short"), exitUsage, "bad key: key file standard input holds 5 bytes"},
+		{"equal key halves", []string{"encrypt", "--key-file", "{dir}/keyeq", "{dir}/img", "{dir}/out"}, nil, exitUsage, "bad key"},
+		{"missing input", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/none", "{dir}/out"}, nil, exitWrongDevice, "input"},
+		{"input is a directory", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/sub", "{dir}/out"}, nil, exitWrongDevice, "is a directory"},
+		{"not whole sectors", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/odd", "{dir}/out"}, nil, exitWrongDevice, "input length 8292 bytes (after --offset) is not a multiple of the sector size 512"},
+		{"not whole 4096 sectors", []string{"decrypt", "--key-file", "{dir}/key", "--sector-size", "4096", "{dir}/img4608", "{dir}/out"}, nil, exitWrongDevice, "input length 4608 bytes (after --offset) is not a multiple of the sector size 4096"},
+		{"not whole sectors on stdin", []string{"encrypt", "--key-file", "{dir}/key", "-", "{dir}/out"}, make([]byte, 1000), exitWrongDevice, "input length 1000 bytes (after --offset) is not a multiple of the sector size 512"},
+		{"offset past the end", []string{"encrypt", "--key-file", "{dir}/key", "--offset", "17", "{dir}/img", "{dir}/out"}, nil, exitWrongDevice, "short read"},
+		{"offset past the end on stdin", []string{"encrypt", "--key-file", "{dir}/key", "--offset", "3", "-", "{dir}/out"}, make([]byte, 1024), exitWrongDevice, "short read: input ended within --offset"},
+		{"empty input", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/empty", "{dir}/out"}, nil, exitWrongDevice, "input is empty"},
+		{"empty stdin", []string{"encrypt", "--key-file", "{dir}/key", "-", "{dir}/out"}, nil, exitWrongDevice, "input is empty"},
+		{"nothing after offset", []string{"encrypt", "--key-file", "{dir}/key", "--offset", "16", "{dir}/img", "{dir}/out"}, nil, exitWrongDevice, "input is empty"},
+		{"output exists", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/img", "{dir}/exists"}, nil, exitBusy, "output {dir}/exists already exists (use --force"},
+		{"same file", []string{"encrypt", "--key-file", "{dir}/key", "--force", "{dir}/img", "{dir}/img"}, nil, exitUsage, "input and output are the same file"},
+		{"same file via link", []string{"encrypt", "--key-file", "{dir}/key", "--force", "{dir}/imglink", "{dir}/img"}, nil, exitUsage, "input and output are the same file"},
+		{"output is a directory", []string{"encrypt", "--key-file", "{dir}/key", "--force", "{dir}/img", "{dir}/sub"}, nil, exitWrongDevice, "not a regular file"},
+		{"output directory missing", []string{"encrypt", "--key-file", "{dir}/key", "{dir}/img", "{dir}/nodir/out"}, nil, exitWrongDevice, "creating the output"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -100,7 +104,14 @@ func TestErrors(t *testing.T) {
 			if !strings.Contains(r.stderr, sub(c.msg)) {
 				t.Errorf("stderr %q does not contain %q", r.stderr, sub(c.msg))
 			}
-			if c.code == 1 {
+			if c.msg != "Usage" && !strings.Contains(c.msg, "unknown command") {
+				// Flags named --name, one xts prefix.
+				if m := regexp.MustCompile(`(^|[\s(])-[a-z][a-z-]+`).FindString(r.stderr); m != "" {
+					t.Errorf("stderr %q names a flag with one dash (%q)", r.stderr, m)
+				}
+				if n := strings.Count(r.stderr, "xts:") + strings.Count(r.stderr, "xts encrypt:") + strings.Count(r.stderr, "xts decrypt:"); n != 1 {
+					t.Errorf("stderr %q has %d xts prefixes", r.stderr, n)
+				}
 				// One clear line for a failure.
 				if n := strings.Count(strings.TrimRight(r.stderr, "\n"), "\n"); n != 0 {
 					t.Errorf("stderr has %d lines, want 1: %q", n+1, r.stderr)
@@ -166,7 +177,7 @@ func TestWriteErrorFails(t *testing.T) {
 	keyPath := writeFile(t, dir, "key", randBytes(t, 64))
 	var se bytes.Buffer
 	code := run([]string{"encrypt", "--key-file", keyPath, "-", "-"}, bytes.NewReader(make([]byte, 64*4096)), &failingWriter{left: 3 * 4096}, &se)
-	if code != 1 || !strings.Contains(se.String(), "writing output: no space left on device") {
+	if code != 1 || !strings.Contains(se.String(), "writing output: standard output: no space left on device") {
 		t.Fatalf("exit %d, stderr %q", code, se.String())
 	}
 }
@@ -183,6 +194,38 @@ func TestHelp(t *testing.T) {
 	for _, flag := range []string{"--key-file", "--cipher", "--sector-size", "--iv-large-sectors", "--skip", "--offset", "--force", "cryptsetup open"} {
 		if !strings.Contains(r.stdout, flag) {
 			t.Errorf("encrypt --help does not mention %s", flag)
+		}
+	}
+}
+
+// TestExitCodes (item 14): the statuses are cryptsetup's numbers, and
+// errors from the system map to them.
+func TestExitCodes(t *testing.T) {
+	if got := []int{exitOK, exitUsage, exitPermission, exitNoMemory, exitWrongDevice, exitBusy}; !slices.Equal(got, []int{0, 1, 2, 3, 4, 5}) {
+		t.Fatalf("exit statuses %v, want cryptsetup's 0..5", got)
+	}
+	for _, c := range []struct {
+		err  error
+		code int
+	}{
+		{nil, 0},
+		{errHelpShown, 0},
+		{usagef("bad flag"), 1},
+		{errors.New("read error"), 1},
+		{fmt.Errorf("key file: %w", &os.PathError{Op: "open", Path: "k", Err: syscall.EACCES}), 2},
+		{fmt.Errorf("buffers: %w", syscall.ENOMEM), 3},
+		{fmt.Errorf("input: %w", &os.PathError{Op: "open", Path: "x", Err: syscall.ENOENT}), 4},
+		{fmt.Errorf("input: %w", syscall.ENXIO), 4},
+		{fmt.Errorf("output: %w", syscall.EBUSY), 5},
+		{exitErrorf(exitBusy, "output %s already exists", "x"), 5},
+		{fmt.Errorf("wrapped: %w", exitErrorf(exitWrongDevice, "short read")), 4},
+		{&interruptedError{sig: syscall.SIGINT}, 130},
+		{&interruptedError{sig: syscall.SIGHUP}, 129},
+		{&interruptedError{sig: syscall.SIGQUIT}, 131},
+		{&interruptedError{sig: syscall.SIGTERM}, 143},
+	} {
+		if got := exitCode(c.err); got != c.code {
+			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, c.code)
 		}
 	}
 }

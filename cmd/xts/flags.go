@@ -15,11 +15,24 @@ type cmdFlags struct {
 	*flag.FlagSet
 	usage string
 	out   io.Writer
+	long  map[string]string // short name -> long name, for messages and --help
+}
+
+// alias makes -short another spelling of the already defined --long, as
+// cryptsetup has -d for --key-file.
+func (fs *cmdFlags) alias(short, long string) {
+	f := fs.Lookup(long)
+	fs.Var(f.Value, short, "")
+	if fs.long == nil {
+		fs.long = map[string]string{}
+	}
+	fs.long[short] = long
 }
 
 // newFlagSet returns a flag set that reports errors through parseFlags
 // instead of printing them, so that every command fails the same way: one
-// line on stderr and exit status 2, the help only when asked for.
+// line on stderr and exit status 1 (wrong parameters), the help only when
+// asked for.
 func newFlagSet(name, usage string, out io.Writer) *cmdFlags {
 	fs := flag.NewFlagSet("xts "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -27,9 +40,60 @@ func newFlagSet(name, usage string, out io.Writer) *cmdFlags {
 	return &cmdFlags{FlagSet: fs, usage: usage, out: out}
 }
 
+// flagMessage rewrites an error of the flag package so that it names the
+// flag GNU-style, --name (the long name for an alias such as -d), as
+// every other message does.
+func (fs *cmdFlags) flagMessage(msg string) string {
+	for _, pre := range []string{"flag provided but not defined: ", "flag needs an argument: "} {
+		if rest, ok := strings.CutPrefix(msg, pre); ok {
+			name := strings.TrimLeft(rest, "-")
+			what := "unknown flag"
+			if pre != "flag provided but not defined: " {
+				what = "missing value for"
+			}
+			return what + " " + fs.dashed(name)
+		}
+	}
+	// invalid value "x" for flag -name: cause / invalid boolean value "x" for -name: cause
+	for _, pre := range []string{"invalid value ", "invalid boolean value "} {
+		rest, ok := strings.CutPrefix(msg, pre)
+		if !ok {
+			continue
+		}
+		val, rest, ok := strings.Cut(rest, " for ")
+		if !ok {
+			break
+		}
+		rest = strings.TrimPrefix(rest, "flag ")
+		name, cause, _ := strings.Cut(strings.TrimLeft(rest, "-"), ": ")
+		m := fs.dashed(name) + ": invalid value " + val
+		if cause != "" && cause != "parse error" {
+			m += ": " + cause
+		}
+		return m
+	}
+	return msg
+}
+
+// dashed is --name for flag name, resolving aliases.
+func (fs *cmdFlags) dashed(name string) string {
+	if l, ok := fs.long[name]; ok {
+		return "--" + l + " (-" + name + ")"
+	}
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
 // printFlags lists the flags GNU-style, with two dashes (both spellings
-// are accepted), the value's name taken from `backquotes` in the usage.
-func printFlags(out io.Writer, fs *flag.FlagSet) {
+// are accepted), the value's name taken from `backquotes` in the usage,
+// an alias on its long flag's line.
+func printFlags(out io.Writer, fs *cmdFlags) {
+	shorts := map[string]string{}
+	for s, l := range fs.long {
+		shorts[l] = s
+	}
 	n := 0
 	fs.VisitAll(func(*flag.Flag) { n++ })
 	if n == 0 {
@@ -37,12 +101,18 @@ func printFlags(out io.Writer, fs *flag.FlagSet) {
 	}
 	fmt.Fprintln(out, "\nFlags:")
 	fs.VisitAll(func(f *flag.Flag) {
+		if _, isAlias := fs.long[f.Name]; isAlias {
+			return
+		}
 		name, usage := flag.UnquoteUsage(f)
 		dashes := "--"
 		if len(f.Name) == 1 {
 			dashes = "-"
 		}
 		line := "  " + dashes + f.Name
+		if s, ok := shorts[f.Name]; ok {
+			line = "  -" + s + ", --" + f.Name
+		}
 		if name != "" {
 			line += " " + name
 		}
@@ -63,11 +133,12 @@ func parseFlags(fs *cmdFlags, args []string) ([]string, error) {
 		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(fs.out, fs.usage)
-			printFlags(fs.out, fs.FlagSet)
+			printFlags(fs.out, fs)
+			fmt.Fprint(fs.out, "\n"+exitHelp)
 			return nil, errHelpShown
 		}
 		if err != nil {
-			return nil, &usageError{err.Error()}
+			return nil, &usageError{fs.flagMessage(err.Error())}
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

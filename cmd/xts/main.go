@@ -6,8 +6,12 @@
 //	xts info                       CPU features and implementations
 //	xts encrypt [flags] IN OUT     dm-crypt plain-mode image encryption
 //	xts decrypt [flags] IN OUT     and decryption
+//	xts help [COMMAND]             usage
+//	xts --version                  module version from the build info
 //
-// Exit status: 0 success, 1 failure, 2 usage error.
+// Exit status as cryptsetup's: 0 success, 1 wrong parameters or failure,
+// 2 no permission, 3 out of memory, 4 wrong device or file, 5 exists or
+// busy, 128+N after signal N.
 package main
 
 import (
@@ -15,13 +19,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-)
-
-// Exit statuses.
-const (
-	exitOK      = 0
-	exitFailure = 1
-	exitUsage   = 2
+	"runtime"
+	"runtime/debug"
+	"strings"
 )
 
 const topUsage = `xts: AES-XTS benchmarks, CPU report and dm-crypt plain-mode image encryption
@@ -29,12 +29,15 @@ const topUsage = `xts: AES-XTS benchmarks, CPU report and dm-crypt plain-mode im
 Usage:
   xts bench   [flags]                             throughput table (MB/s) and share of the AES-round bound
   xts info                                        CPU features and the implementations available
-  xts encrypt --key-file FILE [flags] INPUT OUTPUT
-  xts decrypt --key-file FILE [flags] INPUT OUTPUT
+  xts encrypt -d KEYFILE [flags] INPUT OUTPUT     dm-crypt plain-mode encryption (cryptsetup's flags)
+  xts decrypt -d KEYFILE [flags] INPUT OUTPUT     and decryption
+  xts luks dump|decrypt|encrypt|add-key [flags] ...  LUKS1/LUKS2 images without root (cryptsetup's flags)
+  xts help [COMMAND]                              this text, or a command's flags
+  xts --version                                   the module version this binary was built from
 
-Run 'xts COMMAND --help' for the flags of a command.
-Exit status: 0 success, 1 failure, 2 usage error.
-`
+Run 'xts help COMMAND' or 'xts COMMAND --help' for the flags of a command.
+
+` + exitHelp
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -65,8 +68,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = runCrypt(e, rest, true)
 	case "decrypt":
 		err = runCrypt(e, rest, false)
+	case "luks":
+		cmd, err = runLUKS(e, rest)
 	case "help", "-h", "-help", "--help":
+		if len(rest) > 0 && cmd == "help" {
+			// xts help CMD [SUBCMD] is xts CMD [SUBCMD] --help.
+			return run(append(rest[:len(rest):len(rest)], "--help"), stdin, stdout, stderr)
+		}
 		fmt.Fprint(stdout, topUsage)
+		return exitOK
+	case "version", "-version", "--version":
+		fmt.Fprint(stdout, versionText())
 		return exitOK
 	default:
 		fmt.Fprintf(stderr, "xts: unknown command %q\n\n%s", cmd, topUsage)
@@ -75,7 +87,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return report(stderr, cmd, err)
 }
 
-// usageError marks a mistake on the command line (exit status 2).
+// usageError marks a mistake on the command line (exit status 1, wrong
+// parameters).
 type usageError struct{ msg string }
 
 func (u *usageError) Error() string { return u.msg }
@@ -87,18 +100,51 @@ func usagef(format string, a ...any) error {
 // errHelpShown means --help printed the usage: success, nothing more to say.
 var errHelpShown = errors.New("help shown")
 
-// report prints err as one line naming the command and maps it to an exit
-// status.
+// report prints err as one line naming the command and returns its exit
+// status (see exitCode).
 func report(stderr io.Writer, cmd string, err error) int {
-	var u *usageError
-	switch {
-	case err == nil, errors.Is(err, errHelpShown):
-		return exitOK
-	case errors.As(err, &u):
-		fmt.Fprintf(stderr, "xts %s: %s (see 'xts %s --help')\n", cmd, u.msg, cmd)
-		return exitUsage
-	default:
-		fmt.Fprintf(stderr, "xts %s: %s\n", cmd, err)
-		return exitFailure
+	code := exitCode(err)
+	if code == exitOK {
+		return code
 	}
+	var u *usageError
+	if errors.As(err, &u) {
+		fmt.Fprintf(stderr, "xts %s: %s (see 'xts help %s')\n", cmd, cleanMessage(u.msg), cmd)
+	} else {
+		fmt.Fprintf(stderr, "xts %s: %s\n", cmd, cleanMessage(err.Error()))
+	}
+	return code
+}
+
+// cleanMessage drops the "xts: " that errors of the xts package start
+// with: the line already begins with "xts COMMAND: ".
+func cleanMessage(msg string) string {
+	msg = strings.TrimPrefix(msg, "xts: ")
+	return strings.ReplaceAll(msg, ": xts: ", ": ")
+}
+
+// versionText is what --version prints: the module version from the
+// build info ("(devel)" for a build inside the source tree), the VCS
+// revision when the build recorded one, and the Go version.
+func versionText() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "xts (no build information) " + runtime.Version() + "\n"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	s := fmt.Sprintf("xts %s %s", bi.Main.Path, v)
+	for _, kv := range bi.Settings {
+		switch kv.Key {
+		case "vcs.revision":
+			s += " " + kv.Value
+		case "vcs.modified":
+			if kv.Value == "true" {
+				s += " (modified)"
+			}
+		}
+	}
+	return s + " " + bi.GoVersion + " " + runtime.GOOS + "/" + runtime.GOARCH + "\n"
 }

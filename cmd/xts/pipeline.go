@@ -118,7 +118,7 @@ func (p *pipeline) read(ctx context.Context, r io.Reader, free <-chan []byte, wo
 			return fmt.Errorf("reading input: %w", err)
 		}
 		if n%ss != 0 {
-			return fmt.Errorf("input length %d bytes (after --offset) is not a multiple of the sector size %d", total, ss)
+			return exitErrorf(exitWrongDevice, "input length %d bytes (after --offset) is not a multiple of the sector size %d", total, ss)
 		}
 		if n > 0 {
 			c := &chunk{buf: buf, n: n, sector: sector, done: make(chan struct{})}
@@ -131,10 +131,10 @@ func (p *pipeline) read(ctx context.Context, r io.Reader, free <-chan []byte, wo
 		}
 	}
 	if p.expected >= 0 && total != p.expected {
-		return fmt.Errorf("short read: input ended after %d of %d bytes", total, p.expected)
+		return exitErrorf(exitWrongDevice, "short read: input ended after %d of %d bytes", total, p.expected)
 	}
 	if total == 0 {
-		return errors.New("input is empty (nothing after --offset)")
+		return exitErrorf(exitWrongDevice, "input is empty (nothing after --offset)")
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,11 +13,14 @@ import (
 
 // progressBar draws one status line on a terminal, redrawn a few times a
 // second from its own goroutine: a bar when the total is known, the bytes
-// done, the average rate and the time left. Nil (not a terminal) is a
-// valid progressBar that does nothing.
+// done, the average rate and the time left. The line never wraps: it is
+// cut down to fit the terminal's width (re-read on SIGWINCH), dropping
+// the bar, then the byte counts, then the label, down to "45% ETA 1:23"
+// on the narrowest terminals. Nil (not a terminal) is a valid
+// progressBar that does nothing.
 type progressBar struct {
 	w      io.Writer
-	width  int
+	width  atomic.Int64 // the terminal's columns, updated on SIGWINCH
 	label  string
 	total  int64 // bytes expected, or -1 when unknown (a pipe)
 	start  time.Time
@@ -30,9 +35,12 @@ func newProgressBar(w io.Writer, label string, total int64) *progressBar {
 	if width == 0 {
 		return nil
 	}
-	p := &progressBar{w: w, width: width, label: label, total: total, start: time.Now(), stop: make(chan struct{})}
+	p := &progressBar{w: w, label: label, total: total, start: time.Now(), stop: make(chan struct{})}
+	p.width.Store(int64(width))
+	resized := make(chan os.Signal, 1)
+	notifyResize(resized)
 	p.exited.Add(1)
-	go p.loop()
+	go p.loop(resized)
 	return p
 }
 
@@ -53,42 +61,69 @@ func (p *progressBar) finish() {
 	fmt.Fprint(p.w, "\r\x1b[K")
 }
 
-func (p *progressBar) loop() {
+func (p *progressBar) loop(resized chan os.Signal) {
 	defer p.exited.Done()
+	defer signal.Stop(resized)
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
 	for {
 		select {
 		case <-p.stop:
 			return
+		case <-resized:
+			if w := terminalWidth(p.w); w > 0 {
+				p.width.Store(int64(w))
+			}
 		case <-t.C:
-			fmt.Fprint(p.w, "\r"+p.line(p.done.Load(), time.Since(p.start))+"\x1b[K")
 		}
+		line := p.line(p.done.Load(), time.Since(p.start), int(p.width.Load()))
+		fmt.Fprint(p.w, "\r"+line+"\x1b[K")
 	}
 }
 
-// line renders the status for done bytes after elapsed time.
-func (p *progressBar) line(done int64, elapsed time.Duration) string {
+// line renders the status for done bytes after elapsed time, at most
+// width-1 columns wide (a character in the last column makes some
+// terminals wrap): the most detailed form that fits.
+func (p *progressBar) line(done int64, elapsed time.Duration, width int) string {
+	limit := width - 1
 	rate := 0.0
 	if s := elapsed.Seconds(); s > 0 {
 		rate = float64(done) / s
 	}
-	stats := fmt.Sprintf(" %s  %s/s", humanBytes(done), humanBytes(int64(rate)))
+	speed := humanBytes(int64(rate)) + "/s"
+	var forms []string
 	if p.total <= 0 {
-		return p.label + stats
+		forms = []string{
+			p.label + " " + humanBytes(done) + "  " + speed,
+			humanBytes(done) + " " + speed,
+			humanBytes(done),
+		}
+	} else {
+		frac := min(float64(done)/float64(p.total), 1)
+		eta := "--:--"
+		if rate > 0 {
+			eta = humanDuration(time.Duration(float64(p.total-done) / rate * float64(time.Second)))
+		}
+		pct := fmt.Sprintf("%3.0f%%", 100*frac)
+		stats := fmt.Sprintf(" %s %s / %s  %s  ETA %s", pct, humanBytes(done), humanBytes(p.total), speed, eta)
+		if bar := limit - len(p.label) - len(stats) - 3; bar >= 10 {
+			filled := int(frac * float64(bar))
+			forms = append(forms, p.label+" ["+strings.Repeat("=", filled)+strings.Repeat(" ", bar-filled)+"]"+stats)
+		}
+		forms = append(forms,
+			p.label+stats,
+			p.label+" "+pct+"  "+speed+"  ETA "+eta,
+			pct+" "+speed+" ETA "+eta,
+			pct+" ETA "+eta,
+			pct,
+		)
 	}
-	frac := min(float64(done)/float64(p.total), 1)
-	eta := "--:--"
-	if rate > 0 {
-		eta = humanDuration(time.Duration(float64(p.total-done) / rate * float64(time.Second)))
+	for _, f := range forms {
+		if len(f) <= limit {
+			return f
+		}
 	}
-	stats = fmt.Sprintf(" %3.0f%% %s / %s  %s/s  ETA %s", 100*frac, humanBytes(done), humanBytes(p.total), humanBytes(int64(rate)), eta)
-	barWidth := p.width - len(p.label) - len(stats) - 4
-	if barWidth < 10 {
-		return p.label + stats
-	}
-	filled := int(frac * float64(barWidth))
-	return p.label + " [" + strings.Repeat("=", filled) + strings.Repeat(" ", barWidth-filled) + "]" + stats
+	return forms[len(forms)-1][:max(limit, 0)]
 }
 
 // humanBytes formats n with a decimal (SI) unit, as MB/s is in this tool.

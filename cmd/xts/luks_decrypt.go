@@ -1,0 +1,145 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/fastxts/xts/luks"
+)
+
+const luksDecryptUsage = `Usage: xts luks decrypt [-d FILE] [-S N] [--header HDR] [--volume-key-file VK] IMAGE OUTPUT
+
+Unlocks the LUKS1 or LUKS2 IMAGE with a passphrase (or its volume key) and
+writes the whole decrypted data segment to OUTPUT (a file, or - for
+standard output). A file OUTPUT appears only once complete and flushed to
+disk; on any error or signal nothing is left. A wrong passphrase exits 2
+with "No key available with this passphrase.".
+`
+
+// luksChunk is how much of the segment one step of a luks command moves.
+const luksChunk = 8 << 20
+
+type luksDecryptOptions struct {
+	pass      passSpec
+	slot      int
+	header    string
+	volumeKey string
+	force     bool
+	verbose   bool
+}
+
+func runLUKSDecrypt(e *env, args []string) error {
+	var o luksDecryptOptions
+	fs := newFlagSet("luks decrypt", luksDecryptUsage, e.stdout)
+	o.pass.flags(fs)
+	fs.IntVar(&o.slot, "key-slot", luks.AnyKeyslot, "try only keyslot `N` (also one of priority ignore); -1: every keyslot by priority")
+	fs.alias("S", "key-slot")
+	fs.StringVar(&o.header, "header", "", "detached header `FILE`")
+	fs.StringVar(&o.volumeKey, "volume-key-file", "", "open with the raw volume key in `FILE` instead of a passphrase")
+	fs.BoolVar(&o.force, "force", false, "replace OUTPUT if it exists")
+	fs.BoolVar(&o.verbose, "v", false, "print the unlock time and the throughput at the end")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return usagef("want IMAGE and OUTPUT, got %d argument(s)", len(pos))
+	}
+	if o.volumeKey != "" && (o.pass.path != "" || o.slot != luks.AnyKeyslot) {
+		return usagef("--volume-key-file replaces the passphrase: --key-file and --key-slot do not go with it")
+	}
+
+	g := watchSignals(e.stderr, "luks decrypt")
+	defer g.stop()
+	img, hdev, h, err := openHeader(pos[0], o.header, false)
+	if err != nil {
+		return err
+	}
+	defer closeBoth(img, hdev)
+
+	start := time.Now()
+	v, err := o.open(g, e, img, hdev, h, pos[0])
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	unlock := time.Since(start)
+
+	inInfo, _ := img.Stat()
+	out, err := openOutput(outputSpec{Path: pos[1], Force: o.force, Input: inInfo, Stdout: e.stdout})
+	if err != nil {
+		return err
+	}
+	start = time.Now()
+	bar := newProgressBar(e.stderr, "decrypting", v.Size())
+	err = copyVolume(g, v, out, bar.add)
+	bar.finish()
+	if err != nil {
+		return g.abort(out, err)
+	}
+	if err := g.commit(out); err != nil {
+		return err
+	}
+	if o.verbose {
+		d := time.Since(start)
+		slot := "volume key"
+		if v.Keyslot() >= 0 {
+			slot = fmt.Sprintf("keyslot %d", v.Keyslot())
+		}
+		fmt.Fprintf(e.stderr, "xts luks decrypt: unlocked (%s) in %.3f s; %d bytes in %.3f s, %.0f MB/s (%d threads)\n",
+			slot, unlock.Seconds(), v.Size(), d.Seconds(), float64(v.Size())/d.Seconds()/1e6, runtime.GOMAXPROCS(0))
+	}
+	return nil
+}
+
+// open unlocks the header with the passphrase or the volume key. The
+// secret is read first; the key derivation runs under interruptible, so
+// that a signal stops the command at once.
+func (o *luksDecryptOptions) open(g *signalGuard, e *env, img, hdev *os.File, h *luks.Header, name string) (*luks.Volume, error) {
+	var opts luks.Options
+	opts.ReadOnly = true
+	if hdev != img {
+		opts.Header = hdev
+	}
+	if err := h.CheckSupported(); err != nil {
+		return nil, err
+	}
+	var (
+		secret []byte
+		err    error
+	)
+	if o.volumeKey != "" {
+		secret, err = readKeyFile(o.volumeKey, 0, 0, e.stdin)
+	} else {
+		secret, err = o.pass.passphrase(e, fmt.Sprintf("Enter passphrase for %s: ", name), false)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if o.slot != luks.AnyKeyslot {
+		opts.UseKeyslot, opts.Keyslot = true, o.slot
+	}
+	var v *luks.Volume
+	err = interruptible(g, func() error {
+		defer clear(secret)
+		var err error
+		if o.volumeKey != "" {
+			v, err = luks.OpenWithKey(img, secret, &opts)
+		} else {
+			v, err = luks.Open(img, secret, &opts)
+		}
+		return luksError(err)
+	})
+	return v, err
+}
+
+// copyVolume writes the whole of v to w (see pumpChunks).
+func copyVolume(g *signalGuard, v *luks.Volume, w io.Writer, progress func(int64)) error {
+	return pumpChunks(g, v.Size(), func(buf []byte, off int64) error {
+		_, err := v.ReadAt(buf, off)
+		return err
+	}, w, progress)
+}

@@ -1,0 +1,155 @@
+package luks
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+)
+
+// KDFOptions choose a new keyslot's key derivation function and its cost,
+// as cryptsetup's --pbkdf flags do. The zero value is cryptsetup 2.6's
+// default for the header version: argon2id (LUKS2) or pbkdf2-sha256
+// (LUKS1), benchmarked to take 2 s.
+type KDFOptions struct {
+	Type       string        // "argon2id", "argon2i" or "pbkdf2"; "" for the version's default
+	Hash       string        // pbkdf2's hash, also the AF and digest hash; "" for sha256
+	IterTime   time.Duration // target unlock time (--iter-time); 0 for 2 s
+	Iterations int           // > 0: forced cost, no benchmark (--pbkdf-force-iterations: pbkdf2 iterations or argon2 time)
+	Memory     int           // argon2 memory in KiB (--pbkdf-memory); 0 for 1 GiB (the most the benchmark uses)
+	Parallel   int           // argon2 lanes (--pbkdf-parallel); 0 for min(4, CPUs)
+}
+
+const (
+	defaultIterTime     = 2 * time.Second
+	digestIterTime      = 125 * time.Millisecond
+	minPBKDF2Iterations = 1000
+	minArgon2Time       = 4
+	minArgon2Memory     = 32
+	defaultArgon2Memory = 1 << 20
+)
+
+func (o KDFOptions) withDefaults(version int) (KDFOptions, error) {
+	if o.Type == "" {
+		o.Type = "argon2id"
+		if version == 1 {
+			o.Type = "pbkdf2"
+		}
+	}
+	if o.Hash == "" {
+		o.Hash = "sha256"
+	}
+	if _, err := hashFunc(o.Hash); err != nil {
+		return o, err
+	}
+	if o.IterTime <= 0 {
+		o.IterTime = defaultIterTime
+	}
+	switch o.Type {
+	case "pbkdf2":
+	case "argon2i", "argon2id":
+		if version == 1 {
+			return o, fmt.Errorf("%w: %s keyslots in LUKS1 (LUKS1 has only pbkdf2)", ErrUnsupported, o.Type)
+		}
+		if o.Memory == 0 {
+			o.Memory = defaultArgon2Memory
+		}
+		if o.Parallel == 0 {
+			o.Parallel = min(4, runtime.NumCPU())
+		}
+		if o.Memory < minArgon2Memory || o.Memory > MaxArgon2Memory {
+			return o, fmt.Errorf("luks: argon2 memory %d KiB (%d to %d)", o.Memory, minArgon2Memory, MaxArgon2Memory)
+		}
+		if o.Parallel < 1 || o.Parallel > MaxArgon2CPUs {
+			return o, fmt.Errorf("luks: argon2 parallel cost %d (1 to %d)", o.Parallel, MaxArgon2CPUs)
+		}
+		if o.Iterations > MaxArgon2Time {
+			return o, fmt.Errorf("luks: argon2 time cost %d (at most %d)", o.Iterations, MaxArgon2Time)
+		}
+	default:
+		return o, fmt.Errorf("%w: key derivation function %q (pbkdf2, argon2i and argon2id are supported)", ErrUnsupported, o.Type)
+	}
+	if o.Iterations < 0 || o.Iterations > MaxIterations {
+		return o, fmt.Errorf("luks: forced iterations %d", o.Iterations)
+	}
+	return o, nil
+}
+
+// newKDF returns the KDF parameters of a new keyslot, benchmarking the
+// cost to o.IterTime unless it is forced.
+func newKDF(o KDFOptions, keyLen int) (KDF, error) {
+	salt, err := randomBytes(32)
+	if err != nil {
+		return KDF{}, err
+	}
+	k := KDF{Type: o.Type, Salt: salt}
+	if o.Type == "pbkdf2" {
+		k.Hash = o.Hash
+		k.Iterations = o.Iterations
+		if k.Iterations == 0 {
+			if k.Iterations, err = benchPBKDF2(o.Hash, keyLen, o.IterTime); err != nil {
+				return KDF{}, err
+			}
+		}
+		return k, nil
+	}
+	k.Memory, k.CPUs, k.Time = o.Memory, o.Parallel, o.Iterations
+	if k.Time == 0 {
+		k.Time, k.Memory = benchArgon2(o.Type, k.Memory, k.CPUs, keyLen, o.IterTime)
+	}
+	return k, nil
+}
+
+// benchPBKDF2 returns the iterations that take about target here (at
+// least 1000), measured on runs of growing length.
+func benchPBKDF2(hashName string, keyLen int, target time.Duration) (int, error) {
+	pass, salt := []byte("benchmark passphrase"), make([]byte, 32)
+	for n := 1000; ; n *= 2 {
+		start := time.Now()
+		if _, err := pbkdf2Key(hashName, pass, salt, n, keyLen); err != nil {
+			return 0, err
+		}
+		el := time.Since(start)
+		if el >= 50*time.Millisecond || n >= MaxIterations/2 {
+			it := int(float64(n) * float64(target) / float64(el))
+			return min(max(it, minPBKDF2Iterations), MaxIterations), nil
+		}
+	}
+}
+
+// benchArgon2 returns a time cost (at least 4) and memory cost (at most
+// memory) that take about target here: the full memory with the time
+// cost that fills target, or, when even the lowest time cost would take
+// too long, that time cost with less memory (as cryptsetup does). The
+// cost of one pass is measured at up to 64 MiB and taken to grow with the
+// memory, so the benchmark itself stays short.
+func benchArgon2(typ string, memory, cpus, keyLen int, target time.Duration) (tcost, mem int) {
+	pass, salt := []byte("benchmark passphrase"), make([]byte, 32)
+	f := argon2idKey
+	if typ == "argon2i" {
+		f = argon2iKey
+	}
+	probe := min(memory, 64<<10)
+	start := time.Now()
+	f(pass, salt, 1, uint32(probe), uint8(cpus), uint32(keyLen))
+	perKiB := float64(time.Since(start)) / float64(probe) // one pass over one KiB
+	if perKiB <= 0 {
+		perKiB = 1
+	}
+	full := perKiB * float64(memory) // one pass over all of memory
+	if t := int(float64(target) / full); t >= minArgon2Time {
+		return min(t, MaxArgon2Time), memory
+	}
+	m := int(float64(target) / (minArgon2Time * perKiB))
+	m = max(m, max(minArgon2Memory, 8*cpus))
+	return minArgon2Time, min(m, memory)
+}
+
+// digestIterations is the cost of a new digest: pbkdf2 benchmarked to
+// 125 ms, or the minimum when the keyslot cost is forced (as cryptsetup
+// does with --pbkdf-force-iterations).
+func digestIterations(hashName string, keyLen int, forced bool) (int, error) {
+	if forced {
+		return minPBKDF2Iterations, nil
+	}
+	return benchPBKDF2(hashName, keyLen, digestIterTime)
+}

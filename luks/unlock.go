@@ -1,0 +1,187 @@
+package luks
+
+import (
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// AnyKeyslot asks Unlock to try every usable keyslot.
+const AnyKeyslot = -1
+
+// CheckSupported returns an error naming the first feature of h that this
+// package refuses to open: a mandatory requirement flag (such as a
+// reencryption in progress), several segments, integrity protection, or a
+// data cipher it does not implement.
+func (h *Header) CheckSupported() error {
+	for _, r := range h.Config.Requirements {
+		if len(r) >= 6 && r[:6] == "online" || r == "offline-reencrypt" {
+			return fmt.Errorf("%w: a reencryption is in progress (requirement flag %q); finish it with cryptsetup reencrypt", ErrUnsupported, r)
+		}
+		return fmt.Errorf("%w: mandatory requirement flag %q", ErrUnsupported, r)
+	}
+	seg, err := h.DataSegment()
+	if err != nil {
+		return err
+	}
+	if seg.Type != "crypt" {
+		return fmt.Errorf("%w: data segment type %q", ErrUnsupported, seg.Type)
+	}
+	if seg.Integrity != "" {
+		return fmt.Errorf("%w: integrity protection (%s, dm-integrity)", ErrUnsupported, seg.Integrity)
+	}
+	if _, err := parseCipherSpec(seg.Encryption); err != nil {
+		return fmt.Errorf("data segment: %w", err)
+	}
+	return nil
+}
+
+// slotOrder lists the keyslots Unlock tries: the one named, or every
+// active one of priority prefer, then those of priority normal, each
+// group in ascending id order.
+func (h *Header) slotOrder(slot int) ([]*Keyslot, error) {
+	if slot != AnyKeyslot {
+		k, ok := h.Keyslot(slot)
+		if !ok || !k.Active {
+			return nil, fmt.Errorf("luks: keyslot %d is not active", slot)
+		}
+		return []*Keyslot{k}, nil
+	}
+	var out []*Keyslot
+	for _, p := range []int{PriorityPrefer, PriorityNormal} {
+		for i := range h.Keyslots {
+			if k := &h.Keyslots[i]; k.Active && k.Priority == p {
+				out = append(out, k)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Unlock returns the volume key that passphrase opens and the keyslot
+// that held it. dev is the device that holds the header (the image, or
+// the detached header file). slot is a keyslot id, or AnyKeyslot to try
+// the keyslots in priority order. A passphrase that opens no keyslot
+// gives ErrNoKey.
+func (h *Header) Unlock(dev io.ReaderAt, passphrase []byte, slot int) (key []byte, keyslot int, err error) {
+	if err := h.CheckSupported(); err != nil {
+		return nil, -1, err
+	}
+	slots, err := h.slotOrder(slot)
+	if err != nil {
+		return nil, -1, err
+	}
+	var firstErr error
+	tried := 0
+	for _, k := range slots {
+		key, err := h.openKeyslot(dev, k, passphrase)
+		if err == nil {
+			return key, k.ID, nil
+		}
+		if errors.Is(err, ErrNoKey) {
+			tried++
+			continue
+		}
+		if firstErr == nil {
+			firstErr = fmt.Errorf("keyslot %d: %w", k.ID, err)
+		}
+	}
+	if tried == 0 && firstErr != nil {
+		return nil, -1, firstErr
+	}
+	return nil, -1, ErrNoKey
+}
+
+// openKeyslot derives keyslot k's key from the passphrase, decrypts its
+// area, merges the stripes and checks the result against the digest.
+func (h *Header) openKeyslot(dev io.ReaderAt, k *Keyslot, passphrase []byte) ([]byte, error) {
+	if k.Type != "luks2" && k.Type != "luks1" {
+		return nil, fmt.Errorf("%w: keyslot type %q", ErrUnsupported, k.Type)
+	}
+	if k.AF.Type != "luks1" {
+		return nil, fmt.Errorf("%w: anti-forensic splitter %q", ErrUnsupported, k.AF.Type)
+	}
+	if k.Area.Type != "raw" {
+		return nil, fmt.Errorf("%w: keyslot area type %q", ErrUnsupported, k.Area.Type)
+	}
+	if _, err := hashFunc(k.AF.Hash); err != nil {
+		return nil, err
+	}
+	if _, err := parseCipherSpec(k.Area.Encryption); err != nil {
+		return nil, fmt.Errorf("keyslot area: %w", err)
+	}
+	d, ok := h.digestFor(k.ID)
+	if !ok {
+		return nil, fmt.Errorf("%w: no digest covers keyslot %d", ErrCorrupt, k.ID)
+	}
+	if err := checkKDF(&k.KDF); err != nil {
+		return nil, err
+	}
+	areaKey, err := deriveKey(&k.KDF, passphrase, k.Area.KeySize)
+	if err != nil {
+		return nil, err
+	}
+	defer clear(areaKey)
+	c, err := newSectorCipher(k.Area.Encryption, areaKey)
+	if err != nil {
+		return nil, fmt.Errorf("keyslot area: %w", err)
+	}
+	defer c.wipe()
+	split := make([]byte, roundUp(uint64(k.KeySize)*uint64(k.AF.Stripes), 512))
+	defer clear(split)
+	if _, err := dev.ReadAt(split, int64(k.Area.Offset)); err != nil {
+		return nil, fmt.Errorf("luks: reading keyslot %d area (%d bytes at %d): %w", k.ID, len(split), k.Area.Offset, err)
+	}
+	c.decrypt(split, split, 512, 0)
+	key, err := afMerge(split, k.KeySize, k.AF.Stripes, k.AF.Hash)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.check(key); err != nil {
+		clear(key)
+		if errors.Is(err, ErrWrongKey) {
+			return nil, ErrNoKey
+		}
+		return nil, err
+	}
+	return key, nil
+}
+
+// check reports whether key matches the digest (ErrWrongKey if not).
+func (d *Digest) check(key []byte) error {
+	if d.Type != "pbkdf2" {
+		return fmt.Errorf("%w: digest type %q", ErrUnsupported, d.Type)
+	}
+	if d.Iterations < 1 || d.Iterations > MaxIterations {
+		return fmt.Errorf("%w: digest iterations %d", ErrCorrupt, d.Iterations)
+	}
+	if len(d.Value) == 0 || len(d.Value) > 64 {
+		return fmt.Errorf("%w: digest of %d bytes", ErrCorrupt, len(d.Value))
+	}
+	got, err := pbkdf2Key(d.Hash, key, d.Salt, d.Iterations, len(d.Value))
+	if err != nil {
+		return err
+	}
+	if subtle.ConstantTimeCompare(got, d.Value) != 1 {
+		return ErrWrongKey
+	}
+	return nil
+}
+
+// CheckVolumeKey reports whether key is the volume key of h's data
+// segment (nil), or ErrWrongKey.
+func (h *Header) CheckVolumeKey(key []byte) error {
+	if err := h.CheckSupported(); err != nil {
+		return err
+	}
+	for i := range h.Digests {
+		d := &h.Digests[i]
+		for _, s := range d.Segments {
+			if s == h.Segments[0].ID {
+				return d.check(key)
+			}
+		}
+	}
+	return fmt.Errorf("%w: no digest covers the data segment", ErrCorrupt)
+}

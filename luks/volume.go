@@ -1,0 +1,450 @@
+package luks
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+)
+
+// ErrClosed is returned by the I/O methods of a closed Volume.
+var ErrClosed = errors.New("luks: volume closed")
+
+// Volume is the decrypted data segment of an unlocked LUKS image. ReadAt
+// and WriteAt take any offset and length: whole sectors are decrypted or
+// encrypted in bulk on every core, partial sectors are read, modified and
+// written back. ReadAt may be called from several goroutines at once;
+// WriteAt calls are serialised among themselves and against ReadAt (a
+// partial sector is read, modified and written back under the lock).
+type Volume struct {
+	mu         sync.RWMutex
+	hdr        *Header
+	keyslot    int
+	data       io.ReaderAt
+	w          io.WriterAt // nil: read-only
+	off        int64       // segment start on the data device
+	size       int64
+	sectorSize int
+	sc         *SegmentCipher // nil once closed
+	key        []byte
+}
+
+// SegmentCipher encrypts and decrypts whole sectors of a data segment in
+// place, for callers that stream an image rather than use a Volume
+// (xts luks encrypt and decrypt). It is safe for concurrent use.
+type SegmentCipher struct {
+	c          sectorCipher
+	sectorSize int
+	ivTweak    uint64
+}
+
+// NewSegmentCipher returns the cipher of h's data segment under key (not
+// checked against the digest: see Header.CheckVolumeKey).
+func NewSegmentCipher(h *Header, key []byte) (*SegmentCipher, error) {
+	if err := h.CheckSupported(); err != nil {
+		return nil, err
+	}
+	seg, _ := h.DataSegment()
+	c, err := newSectorCipher(seg.Encryption, key)
+	if err != nil {
+		return nil, err
+	}
+	return &SegmentCipher{c: c, sectorSize: seg.SectorSize, ivTweak: seg.IVTweak}, nil
+}
+
+// SectorSize is the segment's sector size in bytes.
+func (s *SegmentCipher) SectorSize() int { return s.sectorSize }
+
+func (s *SegmentCipher) check(buf []byte, off int64) {
+	ss := int64(s.sectorSize)
+	if off < 0 || off%ss != 0 || int64(len(buf))%ss != 0 {
+		panic(fmt.Sprintf("luks: %d bytes at segment offset %d are not whole %d-byte sectors", len(buf), off, ss))
+	}
+}
+
+func (s *SegmentCipher) iv(off int64) uint64 {
+	return s.ivTweak + uint64(off/512)
+}
+
+// EncryptAt encrypts buf in place as the sectors at byte offset off of
+// the segment. off and len(buf) must be multiples of the sector size.
+func (s *SegmentCipher) EncryptAt(buf []byte, off int64) {
+	s.check(buf, off)
+	s.c.encrypt(buf, buf, s.sectorSize, s.iv(off))
+}
+
+// DecryptAt decrypts buf in place; see EncryptAt.
+func (s *SegmentCipher) DecryptAt(buf []byte, off int64) {
+	s.check(buf, off)
+	s.c.decrypt(buf, buf, s.sectorSize, s.iv(off))
+}
+
+// Wipe drops the key schedule; the SegmentCipher must not be used again.
+func (s *SegmentCipher) Wipe() { s.c.wipe() }
+
+// Options control Open and OpenWithKey. The zero value opens the image
+// whose header is at its start, trying every keyslot.
+type Options struct {
+	// Header is a detached header (cryptsetup --header); nil when the
+	// header is at the start of the data device.
+	Header io.ReaderAt
+	// UseKeyslot restricts Open to the keyslot Keyslot (cryptsetup
+	// --key-slot); it also allows a slot of priority ignore.
+	UseKeyslot bool
+	Keyslot    int
+	// ReadOnly refuses WriteAt even if the device implements io.WriterAt.
+	ReadOnly bool
+}
+
+func (o *Options) headerDev(dev io.ReaderAt) io.ReaderAt {
+	if o != nil && o.Header != nil {
+		return o.Header
+	}
+	return dev
+}
+
+// Open reads the header, unlocks it with passphrase and returns the data
+// segment of dev. Writes go to dev when it implements io.WriterAt.
+func Open(dev io.ReaderAt, passphrase []byte, o *Options) (*Volume, error) {
+	hdev := o.headerDev(dev)
+	h, err := ReadHeader(hdev)
+	if err != nil {
+		return nil, err
+	}
+	slot := AnyKeyslot
+	if o != nil && o.UseKeyslot {
+		slot = o.Keyslot
+	}
+	key, ks, err := h.Unlock(hdev, passphrase, slot)
+	if err != nil {
+		return nil, err
+	}
+	defer clear(key)
+	v, err := openVolume(h, key, dev, o)
+	if err != nil {
+		return nil, err
+	}
+	v.keyslot = ks
+	return v, nil
+}
+
+// OpenWithKey opens dev with its volume key (cryptsetup
+// --volume-key-file), checked against the header's digest.
+func OpenWithKey(dev io.ReaderAt, volumeKey []byte, o *Options) (*Volume, error) {
+	h, err := ReadHeader(o.headerDev(dev))
+	if err != nil {
+		return nil, err
+	}
+	if err := h.CheckVolumeKey(volumeKey); err != nil {
+		return nil, err
+	}
+	return openVolume(h, volumeKey, dev, o)
+}
+
+func openVolume(h *Header, key []byte, dev io.ReaderAt, o *Options) (*Volume, error) {
+	size, err := DeviceSize(dev)
+	if err != nil {
+		return nil, err
+	}
+	v, err := NewVolume(h, key, dev, size)
+	if err != nil {
+		return nil, err
+	}
+	if o != nil && o.ReadOnly {
+		v.w = nil
+	}
+	return v, nil
+}
+
+// NewVolume returns the data segment of h on data, a device of dataSize
+// bytes, with the volume key key (which it copies; the caller may wipe
+// its own). The key is not checked against the digest: see
+// Header.CheckVolumeKey.
+func NewVolume(h *Header, key []byte, data io.ReaderAt, dataSize int64) (*Volume, error) {
+	c, err := NewSegmentCipher(h, key)
+	if err != nil {
+		return nil, err
+	}
+	seg, _ := h.DataSegment()
+	if seg.Offset > uint64(dataSize) {
+		return nil, fmt.Errorf("luks: data segment starts at %d, past the end of the %d-byte device", seg.Offset, dataSize)
+	}
+	size := seg.Size
+	if seg.Dynamic {
+		size = uint64(dataSize) - seg.Offset
+		size -= size % uint64(seg.SectorSize)
+	} else if seg.Offset+size > uint64(dataSize) {
+		return nil, fmt.Errorf("luks: data segment [%d, +%d) runs past the end of the %d-byte device", seg.Offset, size, dataSize)
+	}
+	v := &Volume{hdr: h, keyslot: -1, data: data, off: int64(seg.Offset), size: int64(size),
+		sectorSize: seg.SectorSize, sc: c, key: append([]byte(nil), key...)}
+	v.w, _ = data.(io.WriterAt)
+	return v, nil
+}
+
+// DeviceSize returns the size of r: Size() if it has one (bytes.Reader,
+// io.SectionReader), else its end found by Seek (files and block devices).
+func DeviceSize(r io.ReaderAt) (int64, error) {
+	switch d := r.(type) {
+	case interface{ Size() int64 }:
+		return d.Size(), nil
+	case io.Seeker:
+		n, err := d.Seek(0, io.SeekEnd)
+		if err != nil {
+			return 0, fmt.Errorf("luks: device size: %w", err)
+		}
+		return n, nil
+	case interface{ Stat() (os.FileInfo, error) }:
+		fi, err := d.Stat()
+		if err != nil {
+			return 0, fmt.Errorf("luks: device size: %w", err)
+		}
+		return fi.Size(), nil
+	}
+	return 0, errors.New("luks: cannot tell the device's size (give NewVolume the size)")
+}
+
+// Size returns the size of the decrypted data segment in bytes.
+func (v *Volume) Size() int64 { return v.size }
+
+// SectorSize returns the segment's encryption sector size in bytes.
+func (v *Volume) SectorSize() int { return v.sectorSize }
+
+// Header returns the header the volume was opened with.
+func (v *Volume) Header() *Header { return v.hdr }
+
+// Keyslot returns the keyslot the passphrase opened, or -1 when the
+// volume was opened with its key.
+func (v *Volume) Keyslot() int { return v.keyslot }
+
+// Close wipes the Volume's copy of the volume key, drops the cipher and
+// makes further I/O fail. It does not close the device. (The root
+// package's Cipher has no way to wipe its expanded round keys; they are
+// unreachable after Close and go with the garbage collector.)
+func (v *Volume) Close() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.sc != nil {
+		v.sc.Wipe()
+		v.sc = nil
+	}
+	clear(v.key)
+	v.key = nil
+	return nil
+}
+
+// chunkSize is the unit of bulk work: whole sectors read and decrypted
+// (or encrypted and written) by one goroutine while it is in its cache.
+const chunkSize = 512 << 10
+
+// bulk runs fn over [off, off+n) of the segment (whole sectors) in chunks
+// spread over up to GOMAXPROCS goroutines; fn gets the chunk's offset and
+// length. It returns the first error.
+func (v *Volume) bulk(off, n int64, fn func(off, n int64) error) error {
+	chunks := (n + chunkSize - 1) / chunkSize
+	workers := int64(runtime.GOMAXPROCS(0))
+	if chunks < 2 || workers < 2 {
+		for c := int64(0); c < n; c += chunkSize {
+			if err := fn(off+c, min(chunkSize, n-c)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	workers = min(workers, chunks)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		next  int64
+		first error
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				c := next
+				next++
+				stop := first != nil
+				mu.Unlock()
+				if stop || c >= chunks {
+					return
+				}
+				start := c * chunkSize
+				if err := fn(off+start, min(chunkSize, n-start)); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// readSectors reads and decrypts whole sectors at segment offset off into p.
+//
+// The ciphertext goes to a scratch buffer of at most one chunk, which stays
+// in the core's cache, and is decrypted from there straight into p: one
+// pass over p, as DecryptSectors from memory makes, instead of a read into
+// p and a second, in-place pass over it.
+func (v *Volume) readSectors(p []byte, off int64) error {
+	sp := scratchPool.Get().(*[]byte)
+	defer scratchPool.Put(sp)
+	for len(p) > 0 {
+		n := min(len(p), chunkSize)
+		buf := (*sp)[:n]
+		if _, err := v.data.ReadAt(buf, v.off+off); err != nil {
+			clear(buf)
+			return fmt.Errorf("luks: reading %d bytes at %d: %w", n, v.off+off, err)
+		}
+		v.sc.check(buf, off)
+		v.sc.c.decrypt(p[:n], buf, v.sc.sectorSize, v.sc.iv(off))
+		p, off = p[n:], off+int64(n)
+	}
+	return nil
+}
+
+// scratchPool holds chunk-sized buffers for readSectors. They only ever
+// hold ciphertext.
+var scratchPool = sync.Pool{New: func() any {
+	b := make([]byte, chunkSize)
+	return &b
+}}
+
+// ReadAt reads len(p) bytes of decrypted data from offset off of the
+// segment. At the end of the segment it returns fewer bytes and io.EOF.
+func (v *Volume) ReadAt(p []byte, off int64) (int, error) {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	if v.sc == nil {
+		return 0, ErrClosed
+	}
+	if off < 0 {
+		return 0, fmt.Errorf("luks: negative offset %d", off)
+	}
+	if off >= v.size {
+		return 0, io.EOF
+	}
+	want := len(p)
+	n := int(min(int64(len(p)), v.size-off))
+	p = p[:n]
+	ss := int64(v.sectorSize)
+	done := 0
+	// Head: a partial first sector.
+	if r := off % ss; r != 0 || int64(n) < ss {
+		sec := make([]byte, ss)
+		if err := v.readSectors(sec, off-r); err != nil {
+			return 0, err
+		}
+		done = copy(p, sec[r:])
+		clear(sec)
+	}
+	whole := int64(n-done) / ss * ss
+	if whole > 0 {
+		pos := off + int64(done)
+		base := p[done:]
+		err := v.bulk(pos, whole, func(o, l int64) error {
+			return v.readSectors(base[o-pos:o-pos+l], o)
+		})
+		if err != nil {
+			return 0, err
+		}
+		done += int(whole)
+	}
+	// Tail: a partial last sector.
+	if done < n {
+		sec := make([]byte, ss)
+		if err := v.readSectors(sec, off+int64(done)); err != nil {
+			return 0, err
+		}
+		done += copy(p[done:], sec)
+		clear(sec)
+	}
+	if done < want {
+		return done, io.EOF
+	}
+	return done, nil
+}
+
+// writeSectors encrypts whole sectors of p (into a copy) and writes them
+// at segment offset off.
+func (v *Volume) writeSectors(p []byte, off int64, buf []byte) error {
+	buf = buf[:len(p)]
+	copy(buf, p)
+	v.sc.EncryptAt(buf, off)
+	if _, err := v.w.WriteAt(buf, v.off+off); err != nil {
+		return fmt.Errorf("luks: writing %d bytes at %d: %w", len(buf), v.off+off, err)
+	}
+	return nil
+}
+
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
+
+// WriteAt encrypts p and writes it at offset off of the segment. Writing
+// past the end of the segment is an error (the segment has a fixed size).
+func (v *Volume) WriteAt(p []byte, off int64) (int, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.sc == nil {
+		return 0, ErrClosed
+	}
+	if v.w == nil {
+		return 0, errors.New("luks: volume is read-only")
+	}
+	if off < 0 {
+		return 0, fmt.Errorf("luks: negative offset %d", off)
+	}
+	if off > v.size || int64(len(p)) > v.size-off {
+		return 0, fmt.Errorf("luks: write of %d bytes at %d runs past the end of the %d-byte volume", len(p), off, v.size)
+	}
+	ss := int64(v.sectorSize)
+	n := len(p)
+	done := 0
+	partial := func(at int64, data []byte) (int, error) {
+		r := at % ss
+		sec := make([]byte, ss)
+		defer clear(sec)
+		if err := v.readSectors(sec, at-r); err != nil {
+			return 0, err
+		}
+		c := copy(sec[r:], data)
+		return c, v.writeSectors(sec, at-r, make([]byte, ss))
+	}
+	if r := off % ss; r != 0 || int64(n) < ss {
+		c, err := partial(off, p)
+		if err != nil {
+			return 0, err
+		}
+		done = c
+	}
+	whole := int64(n-done) / ss * ss
+	if whole > 0 {
+		pos := off + int64(done)
+		base := p[done:]
+		err := v.bulk(pos, whole, func(o, l int64) error {
+			bp := chunkPool.Get().(*[]byte)
+			defer chunkPool.Put(bp)
+			defer clear(*bp)
+			return v.writeSectors(base[o-pos:o-pos+l], o, *bp)
+		})
+		if err != nil {
+			return done, err
+		}
+		done += int(whole)
+	}
+	if done < n {
+		c, err := partial(off+int64(done), p[done:])
+		if err != nil {
+			return done, err
+		}
+		done += c
+	}
+	return done, nil
+}
