@@ -13,8 +13,9 @@
 #     sector routines zero the vector registers they wrote
 #     (TestGeneratedAssemblyClearsVectors); on arm64
 #     TestGeneratedARM64Rules (reserved registers, encodable immediates,
-#     fused AES pairs, no SHA3, no frame), run under qemu-aarch64, with no
-#     hidden R27 expansion in the built routines.
+#     fused AES pairs, no SHA3, no frame) and TestGeneratedARM64ClearsVectors
+#     (expandKey and the sector routines zero their vector registers), run
+#     under qemu-aarch64, with no hidden R27 expansion in the built routines.
 # Run from anywhere: sh _asm/check.sh
 set -eu
 cd "$(dirname "$0")"
@@ -60,5 +61,5 @@ if go tool objdump -s '^github.com/fastxts/xts\.(expandKey|(en|de)crypt(Sectors)
 	echo "zxts_arm64.s: the assembler expanded an instruction through R27" >&2
 	exit 1
 fi
-qemu-aarch64 -cpu max "$tmp/arm64.test" -test.count=1 -test.run 'TestGeneratedARM64Rules|TestExpandKeyARM64'
+qemu-aarch64 -cpu max "$tmp/arm64.test" -test.count=1 -test.run 'TestGeneratedARM64(Rules|ClearsVectors)|TestExpandKeyARM64'
 echo "generated files: current and within the encoding rules"

@@ -158,8 +158,15 @@ func (f *file) fromVec(lo, hi gpr, v vreg) {
 
 // Vector arithmetic.
 
-func (f *file) veor(dst, a, b vreg)  { f.ins("VEOR", b.b16(), a.b16(), dst.b16()) }
-func (f *file) vzero(v vreg)         { f.veor(v, v, v) }
+func (f *file) veor(dst, a, b vreg) { f.ins("VEOR", b.b16(), a.b16(), dst.b16()) }
+func (f *file) vzero(v vreg)        { f.veor(v, v, v) }
+
+// clearVectors zeroes vs, so that no key, tweak or data outlives the call.
+func (f *file) clearVectors(vs ...vreg) {
+	for _, v := range vs {
+		f.vzero(v)
+	}
+}
 func (f *file) vdup32(v vreg, r gpr) { f.ins("VDUP", r.String(), fmt.Sprintf("V%d.S4", int(v))) }
 func (f *file) vlane32(r gpr, v vreg) {
 	f.ins("VMOV", fmt.Sprintf("V%d.S[0]", int(v)), r.String())
