@@ -218,7 +218,6 @@ func (f *file) andImm(dst, a gpr, n int) {
 	}
 	f.ins("AND", imm(n), a.String(), dst.String())
 }
-func (f *file) mul(dst, a, b gpr)   { f.ins("MUL", b.String(), a.String(), dst.String()) }
 func (f *file) udiv(dst, a, b gpr)  { f.ins("UDIV", b.String(), a.String(), dst.String()) }
 func (f *file) eorw(dst, a gpr)     { f.ins("EORW", a.String(), dst.String()) }
 func (f *file) rorw(dst gpr, n int) { f.ins("RORW", imm(n), dst.String(), dst.String()) }
@@ -240,16 +239,14 @@ func (f *file) double(lo, hi, c87, tmp gpr) {
 
 // Branches.
 
-func (f *file) b(l string)                    { f.ins("B", l) }
-func (f *file) blt(l string)                  { f.ins("BLT", l) }
-func (f *file) bge(l string)                  { f.ins("BGE", l) }
-func (f *file) beq(l string)                  { f.ins("BEQ", l) }
-func (f *file) bne(l string)                  { f.ins("BNE", l) }
-func (f *file) cbz(r gpr, l string)           { f.ins("CBZ", r.String(), l) }
-func (f *file) cbnz(r gpr, l string)          { f.ins("CBNZ", r.String(), l) }
-func (f *file) tbz(bit int, r gpr, l string)  { f.ins("TBZ", imm(bit), r.String(), l) }
-func (f *file) tbnz(bit int, r gpr, l string) { f.ins("TBNZ", imm(bit), r.String(), l) }
-func (f *file) cmp(a, b gpr)                  { f.ins("CMP", b.String(), a.String()) }
+func (f *file) b(l string)                   { f.ins("B", l) }
+func (f *file) blt(l string)                 { f.ins("BLT", l) }
+func (f *file) bge(l string)                 { f.ins("BGE", l) }
+func (f *file) beq(l string)                 { f.ins("BEQ", l) }
+func (f *file) bne(l string)                 { f.ins("BNE", l) }
+func (f *file) cbz(r gpr, l string)          { f.ins("CBZ", r.String(), l) }
+func (f *file) cbnz(r gpr, l string)         { f.ins("CBNZ", r.String(), l) }
+func (f *file) tbz(bit int, r gpr, l string) { f.ins("TBZ", imm(bit), r.String(), l) }
 func (f *file) cmpImm(a gpr, n int) {
 	checkArithImm(n)
 	f.ins("CMP", imm(n), a.String())
