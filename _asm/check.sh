@@ -42,6 +42,7 @@ go run ./cpuid -out "$tmp/zcpuid_amd64.s" -stubs "$tmp/zcpuid_amd64.go" -pkg cpu
 same ../internal/cpuid/zcpuid_amd64.s "$tmp/zcpuid_amd64.s" "cd _asm/cpuid && go generate ."
 same ../internal/cpuid/zcpuid_amd64.go "$tmp/zcpuid_amd64.go" "cd _asm/cpuid && go generate ."
 go test -count=1 ./peak
+go test -count=1 ./arm64
 go run ./arm64 -out "$tmp/zxts_arm64.s" -stubs "$tmp/zxts_arm64.go"
 same ../zxts_arm64.s "$tmp/zxts_arm64.s" "cd _asm/arm64 && go generate ."
 same ../zxts_arm64.go "$tmp/zxts_arm64.go" "cd _asm/arm64 && go generate ."
