@@ -1,4 +1,6 @@
+//go:build !amd64 || purego
+
 package argon2
 
-// compress is G; on this platform the Go version.
-func compress(out, x, y, tmp *block, xor bool) { compressGeneric(out, x, y, tmp, xor) }
+// compressImpls is the Go compression function only on this platform.
+var compressImpls = []compressImpl{{"go", compressGeneric}}
