@@ -14,7 +14,9 @@ import (
 // 9106 section 5 (password 32×0x01, salt 16×0x02, secret 8×0x03, associated
 // data 12×0x04, t=3, m=32 KiB, p=4, 32-byte tag), through deriveKey since
 // the exported functions take no secret or associated data.
-func TestRFC9106Vectors(t *testing.T) {
+func TestRFC9106Vectors(t *testing.T) { forEachCompress(t, testRFC9106Vectors) }
+
+func testRFC9106Vectors(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		y    uint32
@@ -38,7 +40,9 @@ func TestRFC9106Vectors(t *testing.T) {
 // too, where both raise it), one to nine lanes, one to three passes, key
 // lengths from 1 to 200 bytes (over 64 exercises H's chain), random and
 // empty passwords and salts.
-func TestMatchesXCrypto(t *testing.T) {
+func TestMatchesXCrypto(t *testing.T) { forEachCompress(t, testMatchesXCrypto) }
+
+func testMatchesXCrypto(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	n := 60
 	if testing.Short() {
@@ -66,7 +70,9 @@ func TestMatchesXCrypto(t *testing.T) {
 // TestMatchesXCryptoLarger runs one larger case per variant: enough blocks
 // per segment (over 128) that Argon2i needs several address blocks, and the
 // later passes' sliding reference window wraps around the lane.
-func TestMatchesXCryptoLarger(t *testing.T) {
+func TestMatchesXCryptoLarger(t *testing.T) { forEachCompress(t, testMatchesXCryptoLarger) }
+
+func testMatchesXCryptoLarger(t *testing.T) {
 	password, salt := []byte("correct horse battery staple"), []byte("a salt of 16 b.")
 	for _, tc := range []struct {
 		time, memory uint32

@@ -9,9 +9,9 @@ import (
 // supports), which package syscall does not name.
 const madvHugepage = 14
 
-// hugePage is the size of a transparent huge page on the architectures
+// hugePageAlign is the size of a transparent huge page on the architectures
 // this matters for (2 MiB on amd64 and arm64 with 4 KiB pages).
-const hugePage = 2 << 20
+const hugePageAlign = 2 << 20
 
 // allocRegion maps n blocks of anonymous memory, aligned to a huge page and
 // advised for transparent huge pages: the kernel then faults the region in
@@ -21,13 +21,13 @@ const hugePage = 2 << 20
 // the mapping itself fails the memory comes from the Go heap.
 func allocRegion(n int) *region {
 	size := n * int(unsafe.Sizeof(block{}))
-	mapped, err := syscall.Mmap(-1, 0, size+hugePage, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	mapped, err := syscall.Mmap(-1, 0, size+hugePageAlign, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		return &region{blocks: make([]block, n)}
 	}
 	skip := 0
-	if rem := uintptr(unsafe.Pointer(&mapped[0])) % hugePage; rem != 0 {
-		skip = hugePage - int(rem)
+	if rem := uintptr(unsafe.Pointer(&mapped[0])) % hugePageAlign; rem != 0 {
+		skip = hugePageAlign - int(rem)
 	}
 	mem := mapped[skip : skip+size]
 	_ = syscall.Madvise(mem, madvHugepage)
