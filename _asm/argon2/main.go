@@ -14,8 +14,11 @@
 // runs on the four lanes side by side, and the diagonal step rotates the
 // lanes of B, C and D by one, two and three (VPERMQ) and back.
 //
-// Two rows (or columns) go through P together, eight registers of state,
-// for instruction-level parallelism. The row pass writes its result to the
+// GB is a chain of dependent multiplications, additions and rotations, so
+// several rows (or columns) go through P together for instruction-level
+// parallelism: two in the AVX2 version (eight registers of state, two
+// temporaries, two shuffle masks), four in the AVX-512VL one (Y0-Y15 for
+// state, temporaries in Y16-Y19; the rotations need no masks). The row pass writes its result to the
 // caller's work block in column order — column c's input to P as 16
 // consecutive words — which two rows give with one VPERM2I128 per register
 // and column: row 2k's and row 2k+1's pairs c are the k-th register of
@@ -74,10 +77,40 @@ type state [4]VecPhysical
 
 // gen holds what the emitters share.
 type gen struct {
-	evex           bool     // rotate with VPRORQ (AVX-512VL)
-	sets           [2]state // the two P's in flight
-	temps          [2]VecPhysical
-	mask24, mask16 VecPhysical // rotr24, rotr16 when !evex
+	evex           bool          // AVX-512VL: VPRORQ rotations, registers Y16-Y31
+	sets           []state       // the P's in flight, an even number
+	temps          []VecPhysical // one per set
+	mask24, mask16 VecPhysical   // rotr24, rotr16 when !evex
+}
+
+// xor, movu and halves are VPXOR, VMOVDQU and VPERM2I128, or their EVEX
+// forms when registers above Y15 may be involved.
+func (g *gen) xor(a, b Op, dst VecPhysical) {
+	if g.evex {
+		VPXORQ(a, b, dst)
+	} else {
+		VPXOR(a, b, dst)
+	}
+}
+
+func (g *gen) movu(src, dst Op) {
+	if g.evex {
+		VMOVDQU64(src, dst)
+	} else {
+		VMOVDQU(src, dst)
+	}
+}
+
+// halves sets lo to the low 128-bit halves of a and b (a's low, b's
+// high) and hi to their high halves.
+func (g *gen) halves(a, b, lo, hi VecPhysical) {
+	if g.evex {
+		VSHUFI64X2(U8(0b00), b, a, lo)
+		VSHUFI64X2(U8(0b11), b, a, hi)
+	} else {
+		VPERM2I128(U8(0x20), b, a, lo)
+		VPERM2I128(U8(0x31), b, a, hi)
+	}
 }
 
 func genBlamka(name string, evex bool) {
@@ -85,13 +118,17 @@ func genBlamka(name string, evex bool) {
 	Doc(name+" is the compression function G: out = P-columns(P-rows(x XOR y)) XOR x XOR y,",
 		"further XORed with the old out if xor is set. tmp is a work block; out may",
 		"be x or y. See blamka_amd64.go.")
-	g := gen{
-		evex:   evex,
-		sets:   [2]state{{Y0, Y1, Y2, Y3}, {Y4, Y5, Y6, Y7}},
-		temps:  [2]VecPhysical{Y8, Y9},
-		mask24: Y14,
-		mask16: Y15,
+	g := gen{evex: evex}
+	if evex {
+		// Four P's in flight in Y0-Y15, temporaries above.
+		g.sets = []state{{Y0, Y1, Y2, Y3}, {Y4, Y5, Y6, Y7}, {Y8, Y9, Y10, Y11}, {Y12, Y13, Y14, Y15}}
+		g.temps = []VecPhysical{Y16, Y17, Y18, Y19}
+	} else {
+		g.sets = []state{{Y0, Y1, Y2, Y3}, {Y4, Y5, Y6, Y7}}
+		g.temps = []VecPhysical{Y8, Y9}
+		g.mask24, g.mask16 = Y14, Y15
 	}
+	n := len(g.sets)
 	out, x, y, tmp := RAX, RBX, RCX, RDX
 	Load(Param("out"), out)
 	Load(Param("x"), x)
@@ -107,34 +144,36 @@ func genBlamka(name string, evex bool) {
 	}
 	word := func(base Register, w int) Mem { return Mem{Base: base, Disp: 8 * w} }
 
-	Comment("Rows, two at a time: R = x XOR y, P, stored in column order to tmp.")
-	for k := 0; k < 4; k++ {
+	Comment(fmt.Sprintf("Rows, %d at a time: R = x XOR y, P, stored in column order to tmp.", n))
+	for first := 0; first < 8; first += n {
 		for s, set := range g.sets {
-			row := 2*k + s
+			row := first + s
 			for v, r := range set {
-				VMOVDQU(word(x, 16*row+4*v), r)
-				VPXOR(word(y, 16*row+4*v), r, r)
+				g.movu(word(x, 16*row+4*v), r)
+				g.xor(word(y, 16*row+4*v), r, r)
 			}
 		}
 		g.permute()
-		// Register v of row 2k+s holds the row's pairs 2v (low half)
+		// Register v of row 2k+i holds the row's pairs 2v (low half)
 		// and 2v+1 (high half); column c's register k is (row 2k's
 		// pair c, row 2k+1's pair c).
-		for v := 0; v < 4; v++ {
-			lo, hi := g.temps[0], g.temps[1]
-			VPERM2I128(U8(0x20), g.sets[1][v], g.sets[0][v], lo)
-			VPERM2I128(U8(0x31), g.sets[1][v], g.sets[0][v], hi)
-			VMOVDQU(lo, word(tmp, 16*(2*v)+4*k))
-			VMOVDQU(hi, word(tmp, 16*(2*v+1)+4*k))
+		for p := 0; p < n/2; p++ {
+			k := first/2 + p
+			lo, hi := g.temps[2*p], g.temps[2*p+1]
+			for v := 0; v < 4; v++ {
+				g.halves(g.sets[2*p][v], g.sets[2*p+1][v], lo, hi)
+				g.movu(lo, word(tmp, 16*(2*v)+4*k))
+				g.movu(hi, word(tmp, 16*(2*v+1)+4*k))
+			}
 		}
 	}
 
-	Comment("Columns, two at a time, from tmp; out = result XOR x XOR y (XOR out).")
-	for m := 0; m < 4; m++ {
+	Comment(fmt.Sprintf("Columns, %d at a time, from tmp; out = result XOR x XOR y (XOR out).", n))
+	for first := 0; first < 8; first += n {
 		for s, set := range g.sets {
-			col := 2*m + s
+			col := first + s
 			for v, r := range set {
-				VMOVDQU(word(tmp, 16*col+4*v), r)
+				g.movu(word(tmp, 16*col+4*v), r)
 			}
 		}
 		g.permute()
@@ -142,23 +181,25 @@ func genBlamka(name string, evex bool) {
 		// 2k (low halves) and 2k+1 (high halves): words 4m..4m+3 of
 		// those rows.
 		emit := func(xor bool) {
-			for k := 0; k < 4; k++ {
-				lo, hi := g.temps[0], g.temps[1]
-				VPERM2I128(U8(0x20), g.sets[1][k], g.sets[0][k], lo)
-				VPERM2I128(U8(0x31), g.sets[1][k], g.sets[0][k], hi)
-				for i, t := range []VecPhysical{lo, hi} {
-					w := 16*(2*k+i) + 4*m
-					VPXOR(word(x, w), t, t)
-					VPXOR(word(y, w), t, t)
-					if xor {
-						VPXOR(word(out, w), t, t)
+			for p := 0; p < n/2; p++ {
+				m := first/2 + p
+				lo, hi := g.temps[2*p], g.temps[2*p+1]
+				for k := 0; k < 4; k++ {
+					g.halves(g.sets[2*p][k], g.sets[2*p+1][k], lo, hi)
+					for i, t := range []VecPhysical{lo, hi} {
+						w := 16*(2*k+i) + 4*m
+						g.xor(word(x, w), t, t)
+						g.xor(word(y, w), t, t)
+						if xor {
+							g.xor(word(out, w), t, t)
+						}
+						g.movu(t, word(out, w))
 					}
-					VMOVDQU(t, word(out, w))
 				}
 			}
 		}
-		xorLabel := fmt.Sprintf("%s_xor%d", name, m)
-		doneLabel := fmt.Sprintf("%s_done%d", name, m)
+		xorLabel := fmt.Sprintf("%s_xor%d", name, first)
+		doneLabel := fmt.Sprintf("%s_done%d", name, first)
 		CMPB(xorFlag.Addr, U8(0))
 		JNE(LabelRef(xorLabel))
 		emit(false)
@@ -171,7 +212,7 @@ func genBlamka(name string, evex bool) {
 	RET()
 }
 
-// permute emits P on both sets: GB on the columns of the 4x4 word matrix,
+// permute emits P on every set: GB on the columns of the 4x4 word matrix,
 // the diagonal rotation, GB again, and the rotation back.
 func (g *gen) permute() {
 	g.mix()
@@ -180,7 +221,7 @@ func (g *gen) permute() {
 	g.rotateLanes(0x93, 0x4e, 0x39)
 }
 
-// rotateLanes permutes the 64-bit lanes of B, C and D of both sets with
+// rotateLanes permutes the 64-bit lanes of B, C and D of every set with
 // VPERMQ's selectors: lane i of the result is lane (imm>>2i)&3 of the source.
 func (g *gen) rotateLanes(b, c, d uint8) {
 	for s := range g.sets {
@@ -191,7 +232,7 @@ func (g *gen) rotateLanes(b, c, d uint8) {
 	}
 }
 
-// mix emits GB on the four lanes of both sets:
+// mix emits GB on the four lanes of every set:
 //
 //	a = a + b + 2*lo(a)*lo(b); d = (d ^ a) >>> 32
 //	c = c + d + 2*lo(c)*lo(d); b = (b ^ c) >>> 24
@@ -206,7 +247,7 @@ func (g *gen) mix() {
 	}
 }
 
-// addMul emits dst += src + 2*lo32(dst)*lo32(src) in both sets
+// addMul emits dst += src + 2*lo32(dst)*lo32(src) in every set
 // (VPMULUDQ multiplies the low 32 bits of each 64-bit lane).
 func (g *gen) addMul(dst, src int) {
 	for s := range g.sets {
@@ -218,7 +259,7 @@ func (g *gen) addMul(dst, src int) {
 	}
 }
 
-// xorRotate emits dst = (dst ^ src) >>> n in both sets.
+// xorRotate emits dst = (dst ^ src) >>> n in every set.
 func (g *gen) xorRotate(dst, src, n int) {
 	for s := range g.sets {
 		d, t := g.sets[s][dst], g.temps[s]
