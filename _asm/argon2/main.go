@@ -138,6 +138,15 @@ func genBlamka(name string, evex bool) {
 	if err != nil {
 		panic(err)
 	}
+	// y is a block anywhere in memory, out the next of its lane: ask for
+	// all their cache lines now, so that the misses overlap each other
+	// rather than each waiting for the P before it.
+	for line := 0; line < 16; line++ {
+		PREFETCHT0(Mem{Base: y, Disp: 64 * line})
+	}
+	for line := 0; line < 16; line++ {
+		PREFETCHT0(Mem{Base: out, Disp: 64 * line})
+	}
 	if !evex {
 		VMOVDQU(rotr24, g.mask24)
 		VMOVDQU(rotr16, g.mask16)
