@@ -1,6 +1,7 @@
 package argon2
 
 import (
+	"math"
 	"runtime"
 	"sync"
 )
@@ -10,6 +11,17 @@ import (
 type region struct {
 	blocks []block
 	unmap  func() // returns the memory to the system; nil for Go memory
+}
+
+// regionBytes is the size of n blocks in bytes; it panics if that does not
+// fit an int with room for alignment (a memory cost of terabytes, or over
+// 2 GiB on a 32-bit platform).
+func regionBytes(n int) int {
+	const blockBytes = blockWords * 8
+	if n < 0 || n > (math.MaxInt-8<<20)/blockBytes {
+		panic("argon2: memory cost too large for this platform")
+	}
+	return n * blockBytes
 }
 
 // free zeroes the blocks, several goroutines side by side for a large

@@ -20,8 +20,11 @@ const hugePageAlign = 2 << 20
 // the system time of a plain Go allocation. The advice is best effort; if
 // the mapping itself fails the memory comes from the Go heap.
 func allocRegion(n int) *region {
-	size := n * int(unsafe.Sizeof(block{}))
-	mapped, err := syscall.Mmap(-1, 0, size+hugePageAlign, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	size := regionBytes(n)
+	// Whole huge pages from an aligned start: map one more to have room
+	// to align, and advise the rounded-up range.
+	span := (size + hugePageAlign - 1) &^ (hugePageAlign - 1)
+	mapped, err := syscall.Mmap(-1, 0, span+hugePageAlign, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		return &region{blocks: make([]block, n)}
 	}
@@ -29,10 +32,9 @@ func allocRegion(n int) *region {
 	if rem := uintptr(unsafe.Pointer(&mapped[0])) % hugePageAlign; rem != 0 {
 		skip = hugePageAlign - int(rem)
 	}
-	mem := mapped[skip : skip+size]
-	_ = syscall.Madvise(mem, madvHugepage)
+	_ = syscall.Madvise(mapped[skip:skip+span], madvHugepage)
 	return &region{
-		blocks: unsafe.Slice((*block)(unsafe.Pointer(&mem[0])), n),
+		blocks: unsafe.Slice((*block)(unsafe.Pointer(&mapped[skip])), n),
 		unmap:  func() { _ = syscall.Munmap(mapped) },
 	}
 }
