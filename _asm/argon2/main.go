@@ -54,6 +54,7 @@ func main() {
 
 	genBlamka("blamkaAVX2", false)
 	genBlamka("blamkaAVX512VL", true)
+	genPrefetch()
 
 	Generate()
 }
@@ -113,12 +114,59 @@ func (g *gen) halves(a, b, lo, hi VecPhysical) {
 	}
 }
 
+// genBlamka emits G as two functions, name+"Head" and name+"Tail", run one
+// after the other with the same arguments: the head runs P on the rows and
+// on the first columns, which finishes the output's word 0 (the next
+// block's data-dependent index), and the tail does the other columns. In
+// between the caller finds the next block's reference and prefetches it, so
+// that its cache misses overlap the tail. Nothing is kept in registers from
+// one to the other: tmp carries the state.
 func genBlamka(name string, evex bool) {
-	TEXT(name, NOSPLIT, "func(out, x, y, tmp *[128]uint64, xor bool)")
-	Doc(name+" is the compression function G: out = P-columns(P-rows(x XOR y)) XOR x XOR y,",
-		"further XORed with the old out if xor is set. tmp is a work block; out may",
-		"be x or y. See blamka_amd64.go.")
-	g := gen{evex: evex}
+	g := newGen(evex)
+	n := len(g.sets)
+	for _, part := range []struct {
+		suffix string
+		rows   bool
+		cols   []int // first column of each group of n
+		doc    string
+	}{
+		{"Head", true, []int{0}, fmt.Sprintf("runs P on the rows of R = x XOR y and on columns 0-%d, which writes words 0-%d of each row of out", n-1, 2*n-1)},
+		{"Tail", false, colGroups(n)[1:], fmt.Sprintf("runs P on columns %d-7 and writes the rest of out", n)},
+	} {
+		fn := name + part.suffix
+		TEXT(fn, NOSPLIT, "func(out, x, y, tmp *[128]uint64, xor bool)")
+		Doc(fn+" "+part.doc+"; "+name+"Head then "+name+"Tail",
+			"with the same arguments are the compression function G: out = P-columns(P-rows(R)) XOR R,",
+			"XORed with the old out if xor is set. tmp is a work block; out may be x or y.",
+			"See blamka_amd64.go.")
+		g.body(fn, part.rows, part.cols)
+	}
+}
+
+// colGroups lists the first column of each group of n columns.
+func colGroups(n int) []int {
+	var firsts []int
+	for c := 0; c < 8; c += n {
+		firsts = append(firsts, c)
+	}
+	return firsts
+}
+
+// genPrefetch emits prefetchBlock, which asks for the 16 cache lines of a
+// block.
+func genPrefetch() {
+	TEXT("prefetchBlock", NOSPLIT, "func(b *[128]uint64)")
+	Doc("prefetchBlock asks for every cache line of b (PREFETCHT0): a hint that never faults.")
+	p := RAX
+	Load(Param("b"), p)
+	for line := 0; line < 16; line++ {
+		PREFETCHT0(Mem{Base: p, Disp: 64 * line})
+	}
+	RET()
+}
+
+func newGen(evex bool) *gen {
+	g := &gen{evex: evex}
 	if evex {
 		// Four P's in flight in Y0-Y15, temporaries above.
 		g.sets = []state{{Y0, Y1, Y2, Y3}, {Y4, Y5, Y6, Y7}, {Y8, Y9, Y10, Y11}, {Y12, Y13, Y14, Y15}}
@@ -128,6 +176,12 @@ func genBlamka(name string, evex bool) {
 		g.temps = []VecPhysical{Y8, Y9}
 		g.mask24, g.mask16 = Y14, Y15
 	}
+	return g
+}
+
+// body emits one part of G: the row pass if rows is set, then the column
+// groups starting at the columns in cols.
+func (g *gen) body(name string, rows bool, cols []int) {
 	n := len(g.sets)
 	out, x, y, tmp := RAX, RBX, RCX, RDX
 	Load(Param("out"), out)
@@ -138,23 +192,28 @@ func genBlamka(name string, evex bool) {
 	if err != nil {
 		panic(err)
 	}
-	// y is a block anywhere in memory, out the next of its lane: ask for
-	// all their cache lines now, so that the misses overlap each other
-	// rather than each waiting for the P before it.
-	for line := 0; line < 16; line++ {
-		PREFETCHT0(Mem{Base: y, Disp: 64 * line})
+	if rows {
+		// y is a block anywhere in memory, out the next of its lane:
+		// ask for all their cache lines now, so that the misses
+		// overlap each other rather than each waiting for the P
+		// before it.
+		for line := 0; line < 16; line++ {
+			PREFETCHT0(Mem{Base: y, Disp: 64 * line})
+		}
+		for line := 0; line < 16; line++ {
+			PREFETCHT0(Mem{Base: out, Disp: 64 * line})
+		}
 	}
-	for line := 0; line < 16; line++ {
-		PREFETCHT0(Mem{Base: out, Disp: 64 * line})
-	}
-	if !evex {
+	if !g.evex {
 		VMOVDQU(rotr24, g.mask24)
 		VMOVDQU(rotr16, g.mask16)
 	}
 	word := func(base Register, w int) Mem { return Mem{Base: base, Disp: 8 * w} }
 
-	Comment(fmt.Sprintf("Rows, %d at a time: R = x XOR y, P, stored in column order to tmp.", n))
-	for first := 0; first < 8; first += n {
+	for first := 0; rows && first < 8; first += n {
+		if first == 0 {
+			Comment(fmt.Sprintf("Rows, %d at a time: R = x XOR y, P, stored in column order to tmp.", n))
+		}
 		for s, set := range g.sets {
 			row := first + s
 			for v, r := range set {
@@ -178,7 +237,7 @@ func genBlamka(name string, evex bool) {
 	}
 
 	Comment(fmt.Sprintf("Columns, %d at a time, from tmp; out = result XOR x XOR y (XOR out).", n))
-	for first := 0; first < 8; first += n {
+	for _, first := range cols {
 		for s, set := range g.sets {
 			col := first + s
 			for v, r := range set {

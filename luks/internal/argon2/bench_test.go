@@ -44,7 +44,7 @@ func BenchmarkCompress(b *testing.B) {
 		b.Run("impl="+impl.name, func(b *testing.B) {
 			b.SetBytes(1024)
 			for b.Loop() {
-				impl.fn(&out, &x, &y, &tmp, true)
+				impl.run(&out, &x, &y, &tmp, true)
 			}
 		})
 	}

@@ -6,13 +6,13 @@ import (
 )
 
 // forEachCompress runs f once with each compression function this CPU
-// runs installed as compress.
+// runs installed as the active one.
 func forEachCompress(t *testing.T, f func(t *testing.T)) {
-	saved := compress
-	t.Cleanup(func() { compress = saved })
-	for _, impl := range compressImpls {
-		t.Run("impl="+impl.name, func(t *testing.T) {
-			compress = impl.fn
+	saved := active
+	t.Cleanup(func() { active = saved })
+	for i := range compressImpls {
+		t.Run("impl="+compressImpls[i].name, func(t *testing.T) {
+			active = &compressImpls[i]
 			f(t)
 		})
 	}
@@ -21,7 +21,8 @@ func forEachCompress(t *testing.T, f func(t *testing.T)) {
 // TestCompressImplsAgree checks every compression function against the Go
 // one (on separate copies of the blocks) on random blocks, with and without
 // the XOR into the old output, and with out being x or y (the address
-// generator computes in place); the inputs that are not out stay unchanged.
+// generator computes in place); the inputs that are not out stay unchanged,
+// and word 0 of out is final after the head alone.
 func TestCompressImplsAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	random := func() block {
@@ -41,15 +42,20 @@ func TestCompressImplsAgree(t *testing.T) {
 					want, wx, wy := old, x, y
 					compressGeneric(&want, &wx, &wy, &tmp, xor)
 					got, gx, gy := old, x, y
-					impl.fn(&got, &gx, &gy, &tmp, xor)
+					impl.run(&got, &gx, &gy, &tmp, xor)
 					if got != want || gx != x || gy != y {
 						t.Fatalf("case %d xor=%v: differs from the Go compression function, or wrote x or y", i, xor)
+					}
+					got = old
+					impl.head(&got, &gx, &gy, &tmp, xor)
+					if got[0] != want[0] {
+						t.Fatalf("case %d xor=%v: word 0 after the head is %#x, want %#x", i, xor, got[0], want[0])
 					}
 					// out is x: G(old, y) into old.
 					want, wx, wy = old, old, y
 					compressGeneric(&want, &wx, &wy, &tmp, xor)
 					got, gy = old, y
-					impl.fn(&got, &got, &gy, &tmp, xor)
+					impl.run(&got, &got, &gy, &tmp, xor)
 					if got != want || gy != y {
 						t.Fatalf("case %d xor=%v out=x: differs from the Go compression function, or wrote y", i, xor)
 					}
@@ -57,7 +63,7 @@ func TestCompressImplsAgree(t *testing.T) {
 					want, wx, wy = old, x, old
 					compressGeneric(&want, &wx, &wy, &tmp, xor)
 					got, gx = old, x
-					impl.fn(&got, &gx, &got, &tmp, xor)
+					impl.run(&got, &gx, &got, &tmp, xor)
 					if got != want || gx != x {
 						t.Fatalf("case %d xor=%v out=y: differs from the Go compression function, or wrote x", i, xor)
 					}
@@ -75,14 +81,14 @@ func TestCompressKnownAnswer(t *testing.T) {
 		t.Run(impl.name, func(t *testing.T) {
 			var x, y, tmp block
 			out := block{1}
-			impl.fn(&out, &x, &y, &tmp, false)
+			impl.run(&out, &x, &y, &tmp, false)
 			if out != (block{}) {
 				t.Fatalf("G(0, 0) = %x…, want 0", out[:4])
 			}
 			for i := range out {
 				out[i] = ^uint64(0)
 			}
-			impl.fn(&out, &x, &y, &tmp, true)
+			impl.run(&out, &x, &y, &tmp, true)
 			for i, w := range out {
 				if w != ^uint64(0) {
 					t.Fatalf("G(0, 0) XOR ones: word %d = %#x", i, w)

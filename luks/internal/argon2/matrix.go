@@ -17,9 +17,9 @@ type block [blockWords]uint64
 
 // scratchBlocks is the number of work blocks each lane has besides its
 // share of the memory: the compression function's temporary, and the
-// address block, its input and the zero block of data-independent
-// addressing.
-const scratchBlocks = 4
+// address block, its input, the zero block and the temporary for computing
+// it, of data-independent addressing.
+const scratchBlocks = 5
 
 // matrix is the Argon2 memory: lanes rows of laneLen blocks, lane l's
 // blocks at mem[l*laneLen:(l+1)*laneLen], plus scratchBlocks per lane, all
@@ -95,10 +95,13 @@ func (m *matrix) fill(y uint32, h0 *[64]byte, time uint32) {
 }
 
 // fillSegment computes lane's blocks of one slice of one pass (RFC 9106
-// section 3.4).
+// section 3.4). Each block's reference block is found while the block
+// before it is being compressed, between the two parts of G, and
+// prefetched.
 func (m *matrix) fillSegment(y, time, pass, slice, lane uint32) {
 	scratch := m.scratch[lane*scratchBlocks : (lane+1)*scratchBlocks]
-	tmp, addresses, input, zero := &scratch[0], &scratch[1], &scratch[2], &scratch[3]
+	tmp, addresses, input, zero, addrTmp := &scratch[0], &scratch[1], &scratch[2], &scratch[3], &scratch[4]
+	g := active
 
 	dataIndependent := y == typeArgon2i || (y == typeArgon2id && pass == 0 && slice < syncPoints/2)
 	if dataIndependent {
@@ -114,8 +117,19 @@ func (m *matrix) fillSegment(y, time, pass, slice, lane uint32) {
 	}
 	nextAddresses := func() {
 		input[6]++
-		compress(addresses, zero, input, tmp, false)
-		compress(addresses, zero, addresses, tmp, false)
+		g.run(addresses, zero, input, addrTmp, false)
+		g.run(addresses, zero, addresses, addrTmp, false)
+	}
+	// pseudoRandom is J1 || J2 for block i of the segment, out being
+	// block i-1 (section 3.4.1).
+	pseudoRandom := func(i uint32, prev *block) uint64 {
+		if !dataIndependent {
+			return prev[0]
+		}
+		if i%blockWords == 0 {
+			nextAddresses()
+		}
+		return addresses[i%blockWords]
 	}
 
 	first := uint32(0)
@@ -129,56 +143,62 @@ func (m *matrix) fillSegment(y, time, pass, slice, lane uint32) {
 	}
 	cur := m.lane(lane)
 	laneLen, segLen := m.laneLen, m.segLen
-	for i := first; i < segLen; i++ {
-		if dataIndependent && i%blockWords == 0 {
-			nextAddresses()
+	prevOf := func(i uint32) *block {
+		if offset := slice*segLen + i; offset > 0 {
+			return &cur[offset-1]
 		}
-		offset := slice*segLen + i
-		prev := offset - 1
-		if offset == 0 {
-			prev = laneLen - 1
-		}
-		var pseudo uint64
-		if dataIndependent {
-			pseudo = addresses[i%blockWords]
-		} else {
-			pseudo = cur[prev][0]
-		}
-		j1, j2 := uint32(pseudo), uint32(pseudo>>32)
-
-		refLane := j2 % m.lanes
-		if pass == 0 && slice == 0 {
-			refLane = lane
-		}
-		// The reference set of section 3.4.2: the blocks of this lane
-		// computed so far bar the previous one, or the finished
-		// segments of another lane (bar its last block when this is
-		// the first block of the segment); in later passes the window
-		// is the last three slices' worth, starting after this slice.
-		var area, start uint32
-		if pass == 0 {
-			if refLane == lane {
-				area = offset - 1
-			} else {
-				area = slice * segLen
-			}
-		} else {
-			if refLane == lane {
-				area = laneLen - segLen + i - 1
-			} else {
-				area = laneLen - segLen
-			}
-			start = (slice + 1) % syncPoints * segLen
-		}
-		if refLane != lane && i == 0 {
-			area--
-		}
-		x := uint64(j1) * uint64(j1) >> 32
-		rel := area - 1 - uint32(uint64(area)*x>>32)
-		ref := (start + rel) % laneLen
-
-		compress(&cur[offset], &cur[prev], &m.lane(refLane)[ref], tmp, pass > 0)
+		return &cur[laneLen-1]
 	}
+	ref := m.reference(pseudoRandom(first, prevOf(first)), pass, slice, lane, first)
+	for i := first; i < segLen; i++ {
+		out, prev := &cur[slice*segLen+i], prevOf(i)
+		g.head(out, prev, ref, tmp, pass > 0)
+		var next *block
+		if i+1 < segLen {
+			next = m.reference(pseudoRandom(i+1, out), pass, slice, lane, i+1)
+			prefetch(next)
+		}
+		g.tail(out, prev, ref, tmp, pass > 0)
+		ref = next
+	}
+}
+
+// reference returns the reference block of block i of lane's segment in
+// slice of pass, from its pseudo-random value J1 || J2 (RFC 9106 section
+// 3.4.2): in another lane unless this is the first slice of the first pass,
+// and, within that lane, one of the blocks computed so far (this lane's bar
+// the previous one; another lane's in finished segments only, bar its last
+// block when this is the first block of the segment), nearer ones more
+// likely; from the second pass on, the window is the last three slices'
+// worth before this one.
+func (m *matrix) reference(pseudo uint64, pass, slice, lane, i uint32) *block {
+	laneLen, segLen := m.laneLen, m.segLen
+	j1, j2 := uint32(pseudo), uint32(pseudo>>32)
+	refLane := j2 % m.lanes
+	if pass == 0 && slice == 0 {
+		refLane = lane
+	}
+	var area, start uint32
+	if pass == 0 {
+		if refLane == lane {
+			area = slice*segLen + i - 1
+		} else {
+			area = slice * segLen
+		}
+	} else {
+		if refLane == lane {
+			area = laneLen - segLen + i - 1
+		} else {
+			area = laneLen - segLen
+		}
+		start = (slice + 1) % syncPoints * segLen
+	}
+	if refLane != lane && i == 0 {
+		area--
+	}
+	x := uint64(j1) * uint64(j1) >> 32
+	rel := area - 1 - uint32(uint64(area)*x>>32)
+	return &m.lane(refLane)[(start+rel)%laneLen]
 }
 
 // finalize XORs the last block of every lane and hashes it with H' into

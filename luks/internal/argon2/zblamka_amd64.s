@@ -16,9 +16,9 @@ DATA argon2Rotr16<>+16(SB)/8, $0x0100070605040302
 DATA argon2Rotr16<>+24(SB)/8, $0x09080f0e0d0c0b0a
 GLOBL argon2Rotr16<>(SB), RODATA|NOPTR, $32
 
-// func blamkaAVX2(out *[128]uint64, x *[128]uint64, y *[128]uint64, tmp *[128]uint64, xor bool)
+// func blamkaAVX2Head(out *[128]uint64, x *[128]uint64, y *[128]uint64, tmp *[128]uint64, xor bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·blamkaAVX2(SB), NOSPLIT, $0-33
+TEXT ·blamkaAVX2Head(SB), NOSPLIT, $0-33
 	MOVQ       out+0(FP), AX
 	MOVQ       x+8(FP), BX
 	MOVQ       y+16(FP), CX
@@ -778,7 +778,7 @@ TEXT ·blamkaAVX2(SB), NOSPLIT, $0-33
 	VPERMQ     $0x4e, Y6, Y6
 	VPERMQ     $0x39, Y7, Y7
 	CMPB       xor+32(FP), $0x00
-	JNE        blamkaAVX2_xor0
+	JNE        blamkaAVX2Head_xor0
 	VPERM2I128 $0x20, Y4, Y0, Y8
 	VPERM2I128 $0x31, Y4, Y0, Y9
 	VPXOR      (BX), Y8, Y8
@@ -811,9 +811,9 @@ TEXT ·blamkaAVX2(SB), NOSPLIT, $0-33
 	VPXOR      896(BX), Y9, Y9
 	VPXOR      896(CX), Y9, Y9
 	VMOVDQU    Y9, 896(AX)
-	JMP        blamkaAVX2_done0
+	JMP        blamkaAVX2Head_done0
 
-blamkaAVX2_xor0:
+blamkaAVX2Head_xor0:
 	VPERM2I128 $0x20, Y4, Y0, Y8
 	VPERM2I128 $0x31, Y4, Y0, Y9
 	VPXOR      (BX), Y8, Y8
@@ -855,7 +855,21 @@ blamkaAVX2_xor0:
 	VPXOR      896(AX), Y9, Y9
 	VMOVDQU    Y9, 896(AX)
 
-blamkaAVX2_done0:
+blamkaAVX2Head_done0:
+	VZEROALL
+	RET
+
+// func blamkaAVX2Tail(out *[128]uint64, x *[128]uint64, y *[128]uint64, tmp *[128]uint64, xor bool)
+// Requires: AVX, AVX2
+TEXT ·blamkaAVX2Tail(SB), NOSPLIT, $0-33
+	MOVQ    out+0(FP), AX
+	MOVQ    x+8(FP), BX
+	MOVQ    y+16(FP), CX
+	MOVQ    tmp+24(FP), DX
+	VMOVDQU argon2Rotr24<>+0(SB), Y14
+	VMOVDQU argon2Rotr16<>+0(SB), Y15
+
+	// Columns, 2 at a time, from tmp; out = result XOR x XOR y (XOR out).
 	VMOVDQU    256(DX), Y0
 	VMOVDQU    288(DX), Y1
 	VMOVDQU    320(DX), Y2
@@ -981,7 +995,7 @@ blamkaAVX2_done0:
 	VPERMQ     $0x4e, Y6, Y6
 	VPERMQ     $0x39, Y7, Y7
 	CMPB       xor+32(FP), $0x00
-	JNE        blamkaAVX2_xor2
+	JNE        blamkaAVX2Tail_xor2
 	VPERM2I128 $0x20, Y4, Y0, Y8
 	VPERM2I128 $0x31, Y4, Y0, Y9
 	VPXOR      32(BX), Y8, Y8
@@ -1014,9 +1028,9 @@ blamkaAVX2_done0:
 	VPXOR      928(BX), Y9, Y9
 	VPXOR      928(CX), Y9, Y9
 	VMOVDQU    Y9, 928(AX)
-	JMP        blamkaAVX2_done2
+	JMP        blamkaAVX2Tail_done2
 
-blamkaAVX2_xor2:
+blamkaAVX2Tail_xor2:
 	VPERM2I128 $0x20, Y4, Y0, Y8
 	VPERM2I128 $0x31, Y4, Y0, Y9
 	VPXOR      32(BX), Y8, Y8
@@ -1058,7 +1072,7 @@ blamkaAVX2_xor2:
 	VPXOR      928(AX), Y9, Y9
 	VMOVDQU    Y9, 928(AX)
 
-blamkaAVX2_done2:
+blamkaAVX2Tail_done2:
 	VMOVDQU    512(DX), Y0
 	VMOVDQU    544(DX), Y1
 	VMOVDQU    576(DX), Y2
@@ -1184,7 +1198,7 @@ blamkaAVX2_done2:
 	VPERMQ     $0x4e, Y6, Y6
 	VPERMQ     $0x39, Y7, Y7
 	CMPB       xor+32(FP), $0x00
-	JNE        blamkaAVX2_xor4
+	JNE        blamkaAVX2Tail_xor4
 	VPERM2I128 $0x20, Y4, Y0, Y8
 	VPERM2I128 $0x31, Y4, Y0, Y9
 	VPXOR      64(BX), Y8, Y8
@@ -1217,9 +1231,9 @@ blamkaAVX2_done2:
 	VPXOR      960(BX), Y9, Y9
 	VPXOR      960(CX), Y9, Y9
 	VMOVDQU    Y9, 960(AX)
-	JMP        blamkaAVX2_done4
+	JMP        blamkaAVX2Tail_done4
 
-blamkaAVX2_xor4:
+blamkaAVX2Tail_xor4:
 	VPERM2I128 $0x20, Y4, Y0, Y8
 	VPERM2I128 $0x31, Y4, Y0, Y9
 	VPXOR      64(BX), Y8, Y8
@@ -1261,7 +1275,7 @@ blamkaAVX2_xor4:
 	VPXOR      960(AX), Y9, Y9
 	VMOVDQU    Y9, 960(AX)
 
-blamkaAVX2_done4:
+blamkaAVX2Tail_done4:
 	VMOVDQU    768(DX), Y0
 	VMOVDQU    800(DX), Y1
 	VMOVDQU    832(DX), Y2
@@ -1387,7 +1401,7 @@ blamkaAVX2_done4:
 	VPERMQ     $0x4e, Y6, Y6
 	VPERMQ     $0x39, Y7, Y7
 	CMPB       xor+32(FP), $0x00
-	JNE        blamkaAVX2_xor6
+	JNE        blamkaAVX2Tail_xor6
 	VPERM2I128 $0x20, Y4, Y0, Y8
 	VPERM2I128 $0x31, Y4, Y0, Y9
 	VPXOR      96(BX), Y8, Y8
@@ -1420,9 +1434,9 @@ blamkaAVX2_done4:
 	VPXOR      992(BX), Y9, Y9
 	VPXOR      992(CX), Y9, Y9
 	VMOVDQU    Y9, 992(AX)
-	JMP        blamkaAVX2_done6
+	JMP        blamkaAVX2Tail_done6
 
-blamkaAVX2_xor6:
+blamkaAVX2Tail_xor6:
 	VPERM2I128 $0x20, Y4, Y0, Y8
 	VPERM2I128 $0x31, Y4, Y0, Y9
 	VPXOR      96(BX), Y8, Y8
@@ -1464,13 +1478,13 @@ blamkaAVX2_xor6:
 	VPXOR      992(AX), Y9, Y9
 	VMOVDQU    Y9, 992(AX)
 
-blamkaAVX2_done6:
+blamkaAVX2Tail_done6:
 	VZEROALL
 	RET
 
-// func blamkaAVX512VL(out *[128]uint64, x *[128]uint64, y *[128]uint64, tmp *[128]uint64, xor bool)
+// func blamkaAVX512VLHead(out *[128]uint64, x *[128]uint64, y *[128]uint64, tmp *[128]uint64, xor bool)
 // Requires: AVX, AVX2, AVX512F, AVX512VL, MMX+
-TEXT ·blamkaAVX512VL(SB), NOSPLIT, $0-33
+TEXT ·blamkaAVX512VLHead(SB), NOSPLIT, $0-33
 	MOVQ       out+0(FP), AX
 	MOVQ       x+8(FP), BX
 	MOVQ       y+16(FP), CX
@@ -2304,7 +2318,7 @@ TEXT ·blamkaAVX512VL(SB), NOSPLIT, $0-33
 	VPERMQ     $0x4e, Y14, Y14
 	VPERMQ     $0x39, Y15, Y15
 	CMPB       xor+32(FP), $0x00
-	JNE        blamkaAVX512VL_xor0
+	JNE        blamkaAVX512VLHead_xor0
 	VSHUFI64X2 $0x00, Y4, Y0, Y16
 	VSHUFI64X2 $0x03, Y4, Y0, Y17
 	VPXORQ     (BX), Y16, Y16
@@ -2369,9 +2383,9 @@ TEXT ·blamkaAVX512VL(SB), NOSPLIT, $0-33
 	VPXORQ     928(BX), Y19, Y19
 	VPXORQ     928(CX), Y19, Y19
 	VMOVDQU64  Y19, 928(AX)
-	JMP        blamkaAVX512VL_done0
+	JMP        blamkaAVX512VLHead_done0
 
-blamkaAVX512VL_xor0:
+blamkaAVX512VLHead_xor0:
 	VSHUFI64X2 $0x00, Y4, Y0, Y16
 	VSHUFI64X2 $0x03, Y4, Y0, Y17
 	VPXORQ     (BX), Y16, Y16
@@ -2453,7 +2467,19 @@ blamkaAVX512VL_xor0:
 	VPXORQ     928(AX), Y19, Y19
 	VMOVDQU64  Y19, 928(AX)
 
-blamkaAVX512VL_done0:
+blamkaAVX512VLHead_done0:
+	VZEROALL
+	RET
+
+// func blamkaAVX512VLTail(out *[128]uint64, x *[128]uint64, y *[128]uint64, tmp *[128]uint64, xor bool)
+// Requires: AVX, AVX2, AVX512F, AVX512VL
+TEXT ·blamkaAVX512VLTail(SB), NOSPLIT, $0-33
+	MOVQ out+0(FP), AX
+	MOVQ x+8(FP), BX
+	MOVQ y+16(FP), CX
+	MOVQ tmp+24(FP), DX
+
+	// Columns, 4 at a time, from tmp; out = result XOR x XOR y (XOR out).
 	VMOVDQU64  512(DX), Y0
 	VMOVDQU64  544(DX), Y1
 	VMOVDQU64  576(DX), Y2
@@ -2687,7 +2713,7 @@ blamkaAVX512VL_done0:
 	VPERMQ     $0x4e, Y14, Y14
 	VPERMQ     $0x39, Y15, Y15
 	CMPB       xor+32(FP), $0x00
-	JNE        blamkaAVX512VL_xor4
+	JNE        blamkaAVX512VLTail_xor4
 	VSHUFI64X2 $0x00, Y4, Y0, Y16
 	VSHUFI64X2 $0x03, Y4, Y0, Y17
 	VPXORQ     64(BX), Y16, Y16
@@ -2752,9 +2778,9 @@ blamkaAVX512VL_done0:
 	VPXORQ     992(BX), Y19, Y19
 	VPXORQ     992(CX), Y19, Y19
 	VMOVDQU64  Y19, 992(AX)
-	JMP        blamkaAVX512VL_done4
+	JMP        blamkaAVX512VLTail_done4
 
-blamkaAVX512VL_xor4:
+blamkaAVX512VLTail_xor4:
 	VSHUFI64X2 $0x00, Y4, Y0, Y16
 	VSHUFI64X2 $0x03, Y4, Y0, Y17
 	VPXORQ     64(BX), Y16, Y16
@@ -2836,6 +2862,28 @@ blamkaAVX512VL_xor4:
 	VPXORQ     992(AX), Y19, Y19
 	VMOVDQU64  Y19, 992(AX)
 
-blamkaAVX512VL_done4:
+blamkaAVX512VLTail_done4:
 	VZEROALL
+	RET
+
+// func prefetchBlock(b *[128]uint64)
+// Requires: MMX+
+TEXT ·prefetchBlock(SB), NOSPLIT, $0-8
+	MOVQ       b+0(FP), AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 128(AX)
+	PREFETCHT0 192(AX)
+	PREFETCHT0 256(AX)
+	PREFETCHT0 320(AX)
+	PREFETCHT0 384(AX)
+	PREFETCHT0 448(AX)
+	PREFETCHT0 512(AX)
+	PREFETCHT0 576(AX)
+	PREFETCHT0 640(AX)
+	PREFETCHT0 704(AX)
+	PREFETCHT0 768(AX)
+	PREFETCHT0 832(AX)
+	PREFETCHT0 896(AX)
+	PREFETCHT0 960(AX)
 	RET
