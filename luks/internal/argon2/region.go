@@ -19,7 +19,7 @@ type region struct {
 func regionBytes(n int) int {
 	const blockBytes = blockWords * 8
 	if n < 0 || n > (math.MaxInt-8<<20)/blockBytes {
-		panic("argon2: memory cost too large for this platform")
+		panic("xts: argon2: memory cost too large for this platform")
 	}
 	return n * blockBytes
 }
