@@ -198,7 +198,13 @@ func (m *matrix) reference(pseudo uint64, pass, slice, lane, i uint32) *block {
 	}
 	x := uint64(j1) * uint64(j1) >> 32
 	rel := area - 1 - uint32(uint64(area)*x>>32)
-	return &m.lane(refLane)[(start+rel)%laneLen]
+	// start and rel are both below laneLen: one subtraction is the
+	// modulo.
+	pos := start + rel
+	if pos >= laneLen {
+		pos -= laneLen
+	}
+	return &m.lane(refLane)[pos]
 }
 
 // finalize XORs the last block of every lane and hashes it with H' into
