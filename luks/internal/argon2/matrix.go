@@ -199,10 +199,10 @@ func (m *matrix) reference(pseudo uint64, pass, slice, lane, i uint32) *block {
 	x := uint64(j1) * uint64(j1) >> 32
 	rel := area - 1 - uint32(uint64(area)*x>>32)
 	// start and rel are both below laneLen: one subtraction is the
-	// modulo.
-	pos := start + rel
-	if pos >= laneLen {
-		pos -= laneLen
+	// modulo (in 64 bits: a lane may be nearly 2^32 blocks).
+	pos := uint64(start) + uint64(rel)
+	if pos >= uint64(laneLen) {
+		pos -= uint64(laneLen)
 	}
 	return &m.lane(refLane)[pos]
 }
