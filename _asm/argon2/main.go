@@ -18,13 +18,21 @@
 // several rows (or columns) go through P together for instruction-level
 // parallelism: two in the AVX2 version (eight registers of state, two
 // temporaries, two shuffle masks), four in the AVX-512VL one (Y0-Y15 for
-// state, temporaries in Y16-Y19; the rotations need no masks). The row pass writes its result to the
-// caller's work block in column order — column c's input to P as 16
-// consecutive words — which two rows give with one VPERM2I128 per register
-// and column: row 2k's and row 2k+1's pairs c are the k-th register of
-// column c. The column pass reads that back four registers at a time and
-// undoes the interleaving the same way when it writes the output, XORed
-// with x and y (R), and with the old output in passes after the first.
+// state, temporaries in Y16-Y19; the rotations need no masks).
+//
+// The row pass writes its result to the caller's work block in column order
+// — column c's input to P as 16 consecutive words — which pairs of rows
+// give with one lane shuffle per register and column (VPERM2I128, or
+// VSHUFI64X2 where Y16-Y31 may be involved): row 2k's and row 2k+1's pairs
+// c are the k-th register of column c. The column pass reads that back four
+// registers per column and undoes the interleaving the same way when it
+// writes the output, XORed with x and y (R), and with the old output in
+// passes after the first.
+//
+// G comes in two functions, Head (rows and the first column group, which
+// finishes word 0 of the output) and Tail (the other columns), so that the
+// caller can compute the next block's data-dependent reference and
+// prefetch it (prefetchBlock) while the tail runs.
 //
 // Nothing goes on the stack; VZEROALL clears every vector register before
 // returning, so no password-derived state is left in them.
