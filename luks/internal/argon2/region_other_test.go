@@ -2,6 +2,11 @@
 
 package argon2
 
-// hugePageAlign is only checked for mappings, which this platform does not
-// make.
-const hugePageAlign = 1
+import "math"
+
+// hugePageAlign and minMapped are only checked for mappings, which this
+// platform does not make.
+const (
+	hugePageAlign = 1
+	minMapped     = math.MaxInt
+)

@@ -29,10 +29,13 @@ func TestWipeBlocks(t *testing.T) {
 // end to end, and (where it is a mapping) starts on a huge-page boundary,
 // and that free empties it.
 func TestAllocRegion(t *testing.T) {
-	for _, n := range []int{1, 3000} {
+	for _, n := range []int{1, 3000, 5000} {
 		r := allocRegion(n)
 		if len(r.blocks) != n {
 			t.Fatalf("allocRegion(%d): %d blocks", n, len(r.blocks))
+		}
+		if mapped := r.unmap != nil; mapped != (n*1024 >= minMapped) {
+			t.Errorf("allocRegion(%d): mapped %v, want a mapping from %d bytes up", n, mapped, minMapped)
 		}
 		if r.unmap != nil {
 			if addr := uintptr(unsafe.Pointer(&r.blocks[0])); addr%hugePageAlign != 0 {
