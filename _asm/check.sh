@@ -2,8 +2,9 @@
 # CI check for the generated assembly:
 #  1. every generated file is exactly what its generator writes now:
 #     zasm_amd64.s and its Go declarations zasm_amd64.go (package xts),
-#     internal/cpuid/zcpuid_amd64.{s,go} (the CPUID probes), and
-#     internal/peak/peak_amd64.s (TestGeneratedFileIsCurrent in ./peak);
+#     internal/cpuid/zcpuid_amd64.{s,go} (the CPUID probes),
+#     internal/peak/peak_amd64.s (TestGeneratedFileIsCurrent in ./peak) and
+#     luks/internal/argon2/zblamka_amd64.s (the same in ./argon2);
 #  2. they obey the encoding rules (TestGeneratedAssemblyRules in the root
 #     package: no register >= 16, Z/K register or EVEX-only instruction in
 #     routines for CPUs without AVX-512, no SSE/VEX mixing, VZEROUPPER
@@ -35,7 +36,7 @@ same ../zasm_amd64.go "$tmp/zasm_amd64.go" "cd _asm && go generate ."
 go run ./cpuid -out "$tmp/zcpuid_amd64.s" -stubs "$tmp/zcpuid_amd64.go" -pkg cpuid
 same ../internal/cpuid/zcpuid_amd64.s "$tmp/zcpuid_amd64.s" "cd _asm/cpuid && go generate ."
 same ../internal/cpuid/zcpuid_amd64.go "$tmp/zcpuid_amd64.go" "cd _asm/cpuid && go generate ."
-go test -count=1 ./peak
+go test -count=1 ./peak ./argon2
 [ "$stale" = 0 ] || exit 1
 
 cd ..

@@ -2,15 +2,13 @@ package argon2
 
 import (
 	"encoding/binary"
-	"hash"
-
-	"golang.org/x/crypto/blake2b"
+	"io"
 )
 
 // initialHash is H0 of RFC 9106 section 3.2: BLAKE2b-512 of the parameters
 // and inputs, each length and number as a little-endian 32-bit word.
-func initialHash(y uint32, password, salt, secret, data []byte, time, memory, lanes, keyLen uint32) [blake2b.Size]byte {
-	h, _ := blake2b.New512(nil)
+func initialHash(y uint32, password, salt, secret, data []byte, time, memory, lanes, keyLen uint32) [blake2bSize]byte {
+	h := newBlake2b(blake2bSize)
 	for _, v := range []uint32{lanes, keyLen, memory, time, Version, y} {
 		writeLE32(h, v)
 	}
@@ -18,12 +16,12 @@ func initialHash(y uint32, password, salt, secret, data []byte, time, memory, la
 		writeLE32(h, uint32(len(b)))
 		h.Write(b)
 	}
-	var h0 [blake2b.Size]byte
+	var h0 [blake2bSize]byte
 	h.Sum(h0[:0])
 	return h0
 }
 
-func writeLE32(h hash.Hash, v uint32) {
+func writeLE32(h io.Writer, v uint32) {
 	var b [4]byte
 	binary.LittleEndian.PutUint32(b[:], v)
 	h.Write(b[:])
@@ -35,19 +33,18 @@ func writeLE32(h hash.Hash, v uint32) {
 // closed by one BLAKE2b of the remaining length.
 func variableHash(out []byte, in ...[]byte) {
 	t := len(out)
-	size := min(t, blake2b.Size)
-	h, _ := blake2b.New(size, nil)
+	h := newBlake2b(min(t, blake2bSize))
 	writeLE32(h, uint32(t))
 	for _, b := range in {
 		h.Write(b)
 	}
-	if t <= blake2b.Size {
+	if t <= blake2bSize {
 		h.Sum(out[:0])
 		return
 	}
 	// r = ceil(T/32) - 2 hashes V1..Vr of 64 bytes, then V(r+1) of
 	// T - 32r bytes; out gets W1..Wr (the first halves) and V(r+1).
-	var v [blake2b.Size]byte
+	var v [blake2bSize]byte
 	h.Sum(v[:0])
 	r := (t+31)/32 - 2
 	for i := 1; ; i++ {
@@ -59,7 +56,7 @@ func variableHash(out []byte, in ...[]byte) {
 		h.Write(v[:])
 		h.Sum(v[:0])
 	}
-	last, _ := blake2b.New(t-32*r, nil)
+	last := newBlake2b(t - 32*r)
 	last.Write(v[:])
 	last.Sum(out[32*r : 32*r])
 	clear(v[:])
