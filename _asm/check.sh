@@ -2,10 +2,10 @@
 # CI check for the generated assembly:
 #  1. every generated file is exactly what its generator writes now:
 #     zasm_amd64.s and its Go declarations zasm_amd64.go (package xts),
-#     internal/cpuid/zcpuid_amd64.{s,go} (the CPUID probes), and
+#     internal/cpuid/zcpuid_amd64.{s,go} (the CPUID probes),
 #     internal/peak/peak_amd64.s (TestGeneratedFileIsCurrent in ./peak),
-#     and for arm64 zxts_arm64.{s,go} and internal/peak/peak_arm64.s
-#     (_asm/arm64);
+#     luks/internal/argon2/zblamka_amd64.s (the same in ./argon2), and for
+#     arm64 zxts_arm64.{s,go} and internal/peak/peak_arm64.s (_asm/arm64);
 #  2. they obey the encoding rules (TestGeneratedAssemblyRules in the root
 #     package: no register >= 16, Z/K register or EVEX-only instruction in
 #     routines for CPUs without AVX-512, no SSE/VEX mixing, VZEROUPPER
@@ -41,8 +41,7 @@ same ../zasm_amd64.go "$tmp/zasm_amd64.go" "cd _asm && go generate ."
 go run ./cpuid -out "$tmp/zcpuid_amd64.s" -stubs "$tmp/zcpuid_amd64.go" -pkg cpuid
 same ../internal/cpuid/zcpuid_amd64.s "$tmp/zcpuid_amd64.s" "cd _asm/cpuid && go generate ."
 same ../internal/cpuid/zcpuid_amd64.go "$tmp/zcpuid_amd64.go" "cd _asm/cpuid && go generate ."
-go test -count=1 ./peak
-go test -count=1 ./arm64
+go test -count=1 ./peak ./argon2 ./arm64
 go run ./arm64 -out "$tmp/zxts_arm64.s" -stubs "$tmp/zxts_arm64.go"
 same ../zxts_arm64.s "$tmp/zxts_arm64.s" "cd _asm/arm64 && go generate ."
 same ../zxts_arm64.go "$tmp/zxts_arm64.go" "cd _asm/arm64 && go generate ."

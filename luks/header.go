@@ -14,9 +14,9 @@ const (
 	MaxArgon2Memory = 4 << 20 // KiB (4 GiB)
 	MaxArgon2Time   = 1 << 20
 	MaxArgon2CPUs   = 16
-	MaxIterations   = 1 << 31 // pbkdf2
-	maxObjects      = 32      // keyslots, segments, digests, tokens
-	maxHeaderSize   = 4 << 20 // LUKS2 binary header plus JSON area
+	MaxIterations   = 1<<31 - 1 // pbkdf2 (the largest int on 32-bit platforms)
+	maxObjects      = 32        // keyslots, segments, digests, tokens
+	maxHeaderSize   = 4 << 20   // LUKS2 binary header plus JSON area
 )
 
 // Errors callers may test for with errors.Is.

@@ -167,7 +167,7 @@ func TestBadHeaders(t *testing.T) {
 		want string
 	}{
 		{"key-size-0", func(m map[string]any) { obj(m, "keyslots", "0")["key_size"] = 0 }, "key size 0"},
-		{"key-size-huge", func(m map[string]any) { obj(m, "keyslots", "0")["key_size"] = 1 << 40 }, "key size"},
+		{"key-size-huge", func(m map[string]any) { obj(m, "keyslots", "0")["key_size"] = float64(1 << 40) }, "key size"},
 		{"stripes", func(m map[string]any) { obj(m, "keyslots", "0", "af")["stripes"] = 1 << 30 }, "stripes"},
 		{"area-beyond", func(m map[string]any) { obj(m, "keyslots", "0", "area")["offset"] = "999999999999" }, "outside the keyslots area"},
 		{"area-small", func(m map[string]any) { obj(m, "keyslots", "0", "area")["size"] = "4096" }, "needs"},

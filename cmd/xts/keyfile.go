@@ -46,24 +46,11 @@ func (k *keySpec) validate() error {
 // read reads the key. It never accepts more or fewer bytes than a valid
 // key, so a passphrase file or a hex dump is caught here.
 func (k *keySpec) read(stdin io.Reader) ([]byte, error) {
-	var r io.Reader = stdin
-	name := "standard input"
-	if k.path != "-" {
-		f, err := os.Open(k.path)
-		if err != nil {
-			return nil, fmt.Errorf("key file: %w", err)
-		}
-		defer f.Close()
-		r, name = f, k.path
+	r, name, done, err := openKeyFile(k.path, k.offset, stdin)
+	if err != nil {
+		return nil, err
 	}
-	if k.offset > 0 {
-		if n, err := io.CopyN(io.Discard, r, int64(k.offset)); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil, exitErrorf(exitUsage, "key file %s holds only %d bytes; --keyfile-offset %d skips past its end", name, n, k.offset)
-			}
-			return nil, fmt.Errorf("reading key file %s: %w", name, err)
-		}
-	}
+	defer done()
 	want := 65 // one more than the longest key: a longer file is an error
 	switch {
 	case k.bits > 0:
@@ -98,6 +85,30 @@ func (k *keySpec) read(stdin io.Reader) ([]byte, error) {
 		return nil, fmt.Errorf("bad key: key file %s holds only hex digits; it must hold the raw key bytes (convert it with xxd -r -p)", name)
 	}
 	return key, nil
+}
+
+// openKeyFile opens a key file (- is standard input) and skips its first
+// offset bytes, as cryptsetup's --keyfile-offset does; name is what
+// messages call it. Call done when finished.
+func openKeyFile(path string, offset uint64, stdin io.Reader) (r io.Reader, name string, done func(), err error) {
+	r, name, done = stdin, "standard input", func() {}
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("key file: %w", err)
+		}
+		r, name, done = f, path, func() { f.Close() }
+	}
+	if offset > 0 {
+		if n, err := io.CopyN(io.Discard, r, int64(offset)); err != nil {
+			done()
+			if errors.Is(err, io.EOF) {
+				return nil, "", nil, exitErrorf(exitUsage, "key file %s holds only %d bytes; --keyfile-offset %d skips past its end", name, n, offset)
+			}
+			return nil, "", nil, fmt.Errorf("reading key file %s: %w", name, err)
+		}
+	}
+	return r, name, done, nil
 }
 
 // isHex reports whether b is all hexadecimal digits: a key written out as

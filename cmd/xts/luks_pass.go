@@ -37,24 +37,11 @@ func (p *passSpec) flags(fs *cmdFlags) {
 
 // readKeyFile reads a LUKS key file the way cryptsetup does.
 func readKeyFile(path string, offset, size uint64, stdin io.Reader) ([]byte, error) {
-	var r io.Reader = stdin
-	name := "standard input"
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, fmt.Errorf("key file: %w", err)
-		}
-		defer f.Close()
-		r, name = f, path
+	r, name, done, err := openKeyFile(path, offset, stdin)
+	if err != nil {
+		return nil, err
 	}
-	if offset > 0 {
-		if n, err := io.CopyN(io.Discard, r, int64(offset)); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil, exitErrorf(exitUsage, "key file %s holds %d bytes, not more than --keyfile-offset %d", name, n, offset)
-			}
-			return nil, fmt.Errorf("reading key file %s: %w", name, err)
-		}
-	}
+	defer done()
 	limit := int64(maxKeyFile)
 	if size > 0 {
 		limit = int64(min(size, maxKeyFile))
