@@ -27,7 +27,9 @@ import "fmt"
 // register holds K_first ^ K14. Then AESE(K_first ^ K14, P ^ U) is
 // AESE(K_first, P ^ T), and the output is the last AESE's result ^ U: two
 // vector EORs per block instead of three. Only the data-key phases use
-// this; the tweak encryption runs on the plain tweak key.
+// this; the tweak encryption runs on the plain tweak key. Decryption is
+// the same with AESD/AESIMC and the decryption keys (in order of use, so
+// its "K14" is row 14 of dec, the first encryption round key).
 
 const (
 	dataV  vreg = 0  // V0-V7
@@ -71,8 +73,9 @@ type regs struct {
 	tail, tab, tab2 gpr // unit routine: len%16 and stealing table pointers
 }
 
-// loadKeys loads the 15 rows of the key schedule at base+off into V17-V31
-// (AES-128 and -192 rows below their start are zero, loaded and unused).
+// loadKeys loads the 15 rows of the key schedule at ks+off into k's
+// registers (AES-128 and -192 rows below their start are zero, loaded and
+// unused).
 func (f *file) loadKeys(p regs, off int, k keyRegs) {
 	if off == 0 {
 		f.mov(p.ptr, p.ks)
