@@ -21,7 +21,7 @@ type keySchedule struct {
 // newKeySchedule expands a full AES-XTS key K1‖K2 (32, 48 or 64 bytes) into a
 // keySchedule: enc and dec from the data key K1, tweak from the tweak key K2.
 // It panics on any other length (callers validate keys first) and requires
-// AES-NI (callers only use it for the assembly variants).
+// the CPU's AES instructions (callers only use it for the assembly variants).
 //
 // The schedule is 64-byte aligned. Go only promises 8-byte alignment for a
 // struct of byte arrays and a uint64, so it is placed inside a byte buffer

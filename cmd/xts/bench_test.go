@@ -76,8 +76,10 @@ func TestBenchTSV(t *testing.T) {
 			if b == nil {
 				t.Fatalf("no %s row for %d-bit keys, op %s", boundName, k, op)
 			}
-			if peakErr == nil && (!(b.mbps > 100) || b.boundPct != 100) {
-				t.Errorf("bound row %+v: want > 100 MB/s at 100%%", *b)
+			// Any AES hardware runs over 1 GB/s; qemu's emulated AES
+			// instructions, which CI's arm64 run uses, 25-70 MB/s.
+			if peakErr == nil && (!(b.mbps > 1) || b.boundPct != 100) {
+				t.Errorf("bound row %+v: want > 1 MB/s at 100%%", *b)
 			}
 		}
 		def := ""

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/fastxts/xts"
@@ -66,9 +67,22 @@ func runInfo(e *env, args []string) error {
 	if l, err := peak.Widest(); err == nil {
 		fmt.Fprintf(e.stdout, "AES-round bound: 'xts bench' times %s (%d-byte registers, %d independent rounds per iteration)\n", l.Name, l.Width, peak.RoundsPerIter)
 	} else {
-		fmt.Fprintln(e.stdout, "AES-round bound: unavailable here (needs amd64 with AES-NI, without the purego tag)")
+		fmt.Fprintf(e.stdout, "AES-round bound: unavailable here (%s)\n", peakMissing())
 	}
 	return nil
+}
+
+// peakMissing says why no AES-round loop runs here: what each loop of
+// this build needs, or that the build has none.
+func peakMissing() string {
+	var why []string
+	for _, l := range peak.Loops() {
+		why = append(why, l.Name+" "+l.Missing())
+	}
+	if len(why) == 0 {
+		return "this build has no AES-round loop: amd64 or arm64 without the purego tag has"
+	}
+	return strings.Join(why, "; ")
 }
 
 func yesNo(b bool) string {

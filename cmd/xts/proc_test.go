@@ -26,6 +26,7 @@ var tool struct {
 	once      sync.Once
 	dir, path string
 	err       error
+	skip      string // why the built tool cannot run here
 }
 
 func TestMain(m *testing.M) {
@@ -48,10 +49,20 @@ func toolBinary(t *testing.T) string {
 		out, err := exec.Command("go", "build", "-o", tool.path, ".").CombinedOutput()
 		if err != nil {
 			tool.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		// Under qemu-user (GOARCH=arm64 go test -exec qemu-aarch64) the
+		// tool is built for the emulated architecture, which the kernel
+		// cannot start without binfmt_misc.
+		if err := exec.Command(tool.path, "--version").Run(); errors.Is(err, syscall.ENOEXEC) {
+			tool.skip = fmt.Sprintf("the built tool cannot run here (%v): an emulator without binfmt_misc", err)
 		}
 	})
 	if tool.err != nil {
 		t.Fatal(tool.err)
+	}
+	if tool.skip != "" {
+		t.Skip(tool.skip)
 	}
 	return tool.path
 }
