@@ -30,11 +30,11 @@ type asmRoutines struct {
 // the tweak travels by value.
 type asmEngine struct {
 	ks *keySchedule
-	r  *asmRoutines
+	r  asmRoutines // a copy: one load, not two, to reach a routine
 }
 
 func newAsmEngine(r *asmRoutines, key []byte) *asmEngine {
-	return &asmEngine{ks: newKeySchedule(key), r: r}
+	return &asmEngine{ks: newKeySchedule(key), r: *r}
 }
 
 func (e *asmEngine) encrypt(dst, src []byte, t tweak128, flags uint64) tweak128 {
