@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // AnyKeyslot asks Unlock to try every usable keyslot.
@@ -15,8 +16,11 @@ const AnyKeyslot = -1
 // reencryption in progress), several segments, integrity protection, or a
 // data cipher it does not implement.
 func (h *Header) CheckSupported() error {
-	for _, r := range h.Config.Requirements {
-		if len(r) >= 6 && r[:6] == "online" || r == "offline-reencrypt" {
+	// Every mandatory requirement is one this package does not implement;
+	// the first one is named.
+	if len(h.Config.Requirements) > 0 {
+		r := h.Config.Requirements[0]
+		if strings.HasPrefix(r, "online") || r == "offline-reencrypt" {
 			return fmt.Errorf("%w: a reencryption is in progress (requirement flag %q); finish it with cryptsetup reencrypt", ErrUnsupported, r)
 		}
 		return fmt.Errorf("%w: mandatory requirement flag %q", ErrUnsupported, r)

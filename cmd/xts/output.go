@@ -211,10 +211,6 @@ func (o *output) name() string {
 // written is how many bytes have been written so far.
 func (o *output) bytesWritten() int64 { return o.written.Load() }
 
-// partial reports whether bytes already went where they cannot be taken
-// back (standard output).
-func (o *output) partial() bool { return o.f == nil && o.written.Load() > 0 }
-
 // sync flushes the output to disk: the file, or standard output when it
 // is a regular file or a block device (`xts ... - > /dev/sdX`). Pipes,
 // terminals and character devices have nothing to flush.
