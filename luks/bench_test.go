@@ -39,6 +39,28 @@ func BenchmarkVolumeReadAt(b *testing.B) {
 	}
 }
 
+// BenchmarkVolumeReadAtFile is BenchmarkVolumeReadAt on an image file in
+// the page cache, which Linux reads through a mapping.
+func BenchmarkVolumeReadAtFile(b *testing.B) {
+	dev, h, key := memImage(b, CreateOptions{KDF: fastKDF["pbkdf2"]}, benchSize)
+	f := imageFile(b, dev.b.Bytes())
+	v, err := NewVolume(h, key, f, dev.Size())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	p := make([]byte, benchRead)
+	b.SetBytes(benchRead)
+	b.ResetTimer()
+	off := int64(0)
+	for b.Loop() {
+		if _, err := v.ReadAt(p, off); err != nil {
+			b.Fatal(err)
+		}
+		off = (off + benchRead) % benchSize
+	}
+}
+
 // BenchmarkDecryptSectorsSameBytes is the bound for BenchmarkVolumeReadAt:
 // DecryptSectors over ciphertext in memory into a separate buffer.
 func BenchmarkDecryptSectorsSameBytes(b *testing.B) {

@@ -29,6 +29,8 @@ type Volume struct {
 	sectorSize int
 	sc         *SegmentCipher // nil once closed
 	key        []byte
+	mapping    []byte // the data segment mapped read-only (mapped.go), or nil
+	seg        []byte // the segment within mapping
 }
 
 // SegmentCipher encrypts and decrypts whole sectors of a data segment in
@@ -181,6 +183,7 @@ func NewVolume(h *Header, key []byte, data io.ReaderAt, dataSize int64) (*Volume
 	v := &Volume{hdr: h, keyslot: -1, data: data, off: int64(seg.Offset), size: int64(size),
 		sectorSize: seg.SectorSize, sc: c, key: append([]byte(nil), key...)}
 	v.w, _ = data.(io.WriterAt)
+	v.mapping, v.seg = mapSegment(data, v.off, v.size)
 	return v, nil
 }
 
@@ -232,6 +235,10 @@ func (v *Volume) Close() error {
 	}
 	clear(v.key)
 	v.key = nil
+	if v.mapping != nil {
+		unmapSegment(v.mapping)
+		v.mapping, v.seg = nil, nil
+	}
 	return nil
 }
 
@@ -295,6 +302,9 @@ func (v *Volume) bulk(off, n int64, fn func(off, n int64) error) error {
 // pass over p, as DecryptSectors from memory makes, instead of a read into
 // p and a second, in-place pass over it.
 func (v *Volume) readSectors(p []byte, off int64) error {
+	if v.seg != nil {
+		return v.readMapped(p, off)
+	}
 	sp := scratchPool.Get().(*[]byte)
 	defer scratchPool.Put(sp)
 	for len(p) > 0 {

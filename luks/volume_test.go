@@ -6,7 +6,10 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -33,8 +36,17 @@ func (w *writerAtBuffer) Size() int64 { return int64(w.b.Len()) }
 
 // TestVolumeModel writes and reads random ranges of volumes of every
 // supported cipher and sector size against a plaintext model, then reads
-// concurrently from several goroutines (run with -race).
+// concurrently from several goroutines (run with -race), on a device in
+// memory and on an image file (which Linux reads through a mapping).
 func TestVolumeModel(t *testing.T) {
+	for _, onFile := range []bool{false, true} {
+		t.Run(map[bool]string{false: "memory", true: "file"}[onFile], func(t *testing.T) {
+			testVolumeModel(t, onFile)
+		})
+	}
+}
+
+func testVolumeModel(t *testing.T, onFile bool) {
 	for _, tc := range []struct {
 		cipher string
 		bits   int
@@ -46,9 +58,16 @@ func TestVolumeModel(t *testing.T) {
 		t.Run(tc.cipher+"-"+itoa(tc.bits)+"-"+itoa(tc.ss), func(t *testing.T) {
 			const size = 3<<20 + 8192 // above the chunk and parallel sizes
 			dev, h, key := memImage(t, CreateOptions{Cipher: tc.cipher, KeyBits: tc.bits, SectorSize: tc.ss, KDF: fastKDF["pbkdf2"]}, size)
-			v, err := NewVolume(h, key, dev, dev.Size())
+			var data io.ReaderAt = dev
+			if onFile {
+				data = imageFile(t, dev.b.Bytes())
+			}
+			v, err := NewVolume(h, key, data, dev.Size())
 			if err != nil {
 				t.Fatal(err)
+			}
+			if mapped := v.seg != nil; onFile && runtime.GOOS == "linux" && !mapped {
+				t.Fatal("an image file on Linux is not read through a mapping")
 			}
 			if v.Size() != size || v.SectorSize() != tc.ss {
 				t.Fatalf("Size %d, SectorSize %d", v.Size(), v.SectorSize())
@@ -89,6 +108,51 @@ func TestVolumeModel(t *testing.T) {
 				t.Fatalf("ReadAt after Close: %v", err)
 			}
 		})
+	}
+}
+
+// imageFile writes b to a new file and returns it open for reading and
+// writing (closed by the test's cleanup).
+func imageFile(t testing.TB, b []byte) *os.File {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "image")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// TestVolumeMappedFileShrinks: an image file cut short under a mapped
+// Volume makes ReadAt fail with an error, not crash the program.
+func TestVolumeMappedFileShrinks(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("image files are read through a mapping on Linux only")
+	}
+	const size = 4 << 20
+	dev, h, key := memImage(t, CreateOptions{KDF: fastKDF["pbkdf2"]}, size)
+	f := imageFile(t, dev.b.Bytes())
+	v, err := NewVolume(h, key, f, dev.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	p := make([]byte, 1<<20)
+	if _, err := v.ReadAt(p, size-int64(len(p))); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(int64(h.Segments[0].Offset) + size/2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.ReadAt(p, size-int64(len(p))); err == nil || !strings.Contains(err.Error(), "did the file shrink") {
+		t.Fatalf("ReadAt past the new end of the file: %v", err)
+	}
+	if _, err := v.ReadAt(p, 0); err != nil {
+		t.Fatalf("ReadAt inside the file after it shrank: %v", err)
 	}
 }
 

@@ -1,0 +1,36 @@
+package luks
+
+import (
+	"fmt"
+	"runtime/debug"
+)
+
+// Bulk reads from an image file map its data segment read-only (on Linux,
+// mapped_linux.go) and decrypt straight from the page cache into the
+// caller's buffer: the same single pass as DecryptSectors over bytes in
+// memory, where a read into a buffer first would copy every byte once
+// more. Writes still go through the file; the shared mapping sees them.
+
+// minMapped is the smallest data segment worth mapping.
+const minMapped = 1 << 20
+
+// faultAddr is what a memory fault becomes under debug.SetPanicOnFault.
+type faultAddr interface{ Addr() uintptr }
+
+// readMapped decrypts the whole sectors at segment offset off from the
+// mapping into p. If the file shrank under the mapping, the access faults:
+// that becomes an error instead of a crash.
+func (v *Volume) readMapped(p []byte, off int64) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(faultAddr); !ok {
+				panic(r)
+			}
+			err = fmt.Errorf("luks: reading %d bytes at %d of the mapped image: %v (did the file shrink?)", len(p), v.off+off, r)
+		}
+	}()
+	v.sc.check(p, off)
+	v.sc.c.decrypt(p, v.seg[off:off+int64(len(p))], v.sc.sectorSize, v.sc.iv(off))
+	return nil
+}
