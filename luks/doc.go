@@ -24,6 +24,14 @@
 //   - LUKS2 header (binary header and JSON area): at most 4 MiB, as LUKS2 defines.
 //   - keyslot key size: 1 to 256 bytes (MaxKeySize); AF stripes: at most 65536.
 //   - argon2 memory cost: at most 4 GiB (MaxArgon2Memory, in KiB), time cost
-//     at most 1<<20, parallel cost at most 16; pbkdf2 iterations at most 1<<31.
+//     at most 1<<20, parallel cost at most 16; pbkdf2 iterations below 1<<31.
 //   - at most 32 keyslots, segments, digests and tokens each.
+//
+// Speed: whole sectors go through github.com/fastxts/xts's
+// EncryptSectors and DecryptSectors, in chunks spread over every core. On
+// Linux a Volume over an *os.File maps its data segment read-only and
+// decrypts bulk reads straight from the page cache, without a copy; a file
+// cut short under it makes ReadAt fail with an error. Argon2 keyslots
+// unlock with an Argon2 of this module's own (luks/internal/argon2), its
+// memory in one region with transparent huge pages advised.
 package luks
