@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Signals that abort a command: Ctrl-C, kill, a closed terminal or ssh
@@ -30,6 +31,7 @@ type signalGuard struct {
 
 	ch, pipe chan os.Signal
 	done     chan struct{}
+	barrier  chan struct{} // the loop saw barrierSignal (see drain)
 
 	mu        sync.Mutex
 	sig       syscall.Signal // the first signal; 0 until one comes
@@ -45,8 +47,12 @@ func watchSignals(stderr io.Writer, cmd string) *signalGuard {
 	g := &signalGuard{
 		ctx: ctx, cancel: cancel, stderr: stderr, cmd: cmd, exit: os.Exit,
 		ch: make(chan os.Signal, 4), pipe: make(chan os.Signal, 1), done: make(chan struct{}),
+		barrier: make(chan struct{}, 1),
 	}
 	signal.Notify(g.ch, abortSignals...)
+	if barrierSignal != nil {
+		signal.Notify(g.ch, barrierSignal)
+	}
 	signal.Notify(g.pipe, syscall.SIGPIPE)
 	go g.loop()
 	return g
@@ -64,6 +70,13 @@ func (g *signalGuard) loop() {
 	for {
 		select {
 		case s := <-g.ch:
+			if s == barrierSignal {
+				select {
+				case g.barrier <- struct{}{}:
+				default:
+				}
+				continue
+			}
 			g.received(s.(syscall.Signal))
 		case <-g.pipe: // the write that hit the closed pipe reports it
 		case <-g.done:
@@ -139,6 +152,7 @@ func (g *signalGuard) commit(outs ...*output) error {
 			return g.abort(o, err)
 		}
 	}
+	g.drain()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.sig != 0 && !g.committed {
@@ -153,6 +167,32 @@ func (g *signalGuard) commit(outs ...*output) error {
 		}
 	}
 	return nil
+}
+
+// drain returns once every abort signal sent to this process before the
+// call has reached received. Ctrl-C reaches a pipeline's processes
+// together: the producer dies, and this command may read the end of its
+// input, and get here, before the runtime has handed its own SIGINT on.
+// So it sends itself barrierSignal and waits for it to come through the
+// same channel: the kernel delivers pending standard signals lowest
+// number first (SIGHUP, SIGINT, SIGQUIT and SIGTERM are all below
+// SIGWINCH), and os/signal and the loop keep their order. It gives up
+// after a second (no such signal here, or it was lost).
+func (g *signalGuard) drain() {
+	if barrierSignal == nil {
+		return
+	}
+	select {
+	case <-g.barrier: // a stale one, from a terminal resize
+	default:
+	}
+	if err := signalSelf(barrierSignal); err != nil {
+		return
+	}
+	select {
+	case <-g.barrier:
+	case <-time.After(time.Second):
+	}
 }
 
 // interruptedError is a command stopped by a signal. Its exit status is
