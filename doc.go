@@ -9,9 +9,11 @@
 // several parts (NewEncrypter, NewDecrypter), and many consecutive sectors
 // in one call spread across cores (EncryptSectors).
 //
-// With aes.NewCipher and an x86-64 CPU with AES-NI, the work is done by
-// generated assembly; the fastest variant this CPU runs well is chosen at
-// start-up (see Implementations). Everywhere else, and for block ciphers
+// With aes.NewCipher and an x86-64 CPU with AES-NI, or an arm64 CPU with
+// the ARMv8 AES instructions, the work is done by generated assembly; the
+// fastest variant this CPU runs well is chosen at start-up (see
+// Implementations). In FIPS 140 mode (GODEBUG=fips140=on) AES goes
+// through crypto/aes instead, as it does for golang.org/x/crypto/xts. Everywhere else, and for block ciphers
 // other than AES, a portable implementation runs. Every implementation
 // produces the same output.
 //
