@@ -4,7 +4,6 @@ package xts
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -39,43 +38,6 @@ var (
 	arm64LintImm      = regexp.MustCompile(`\$(-?(0x[0-9a-fA-F]+|[0-9]+))\b`)
 	arm64LintOffset   = regexp.MustCompile(`(-?[0-9]+)\(R[0-9]+\)`)
 )
-
-type arm64LintRoutine struct {
-	name  string
-	lines []string // instruction lines: mnemonic and operands
-}
-
-func arm64LintParse(t *testing.T) (header []string, rs []arm64LintRoutine) {
-	t.Helper()
-	data, err := os.ReadFile("zxts_arm64.s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cur *arm64LintRoutine
-	for _, line := range strings.Split(string(data), "\n") {
-		trim := strings.TrimSpace(line)
-		if i := strings.Index(trim, "//"); i >= 0 {
-			if cur == nil && len(rs) == 0 {
-				header = append(header, trim)
-			}
-			trim = strings.TrimSpace(trim[:i])
-		}
-		switch {
-		case trim == "", strings.HasPrefix(trim, "#include"):
-		case strings.HasPrefix(trim, "TEXT "):
-			name := strings.TrimPrefix(strings.Fields(trim)[1], "·")
-			name = strings.TrimSuffix(name, "(SB),")
-			rs = append(rs, arm64LintRoutine{name: name, lines: []string{trim}})
-			cur = &rs[len(rs)-1]
-		case strings.HasPrefix(trim, "DATA ") || strings.HasPrefix(trim, "GLOBL "):
-			cur = nil
-		case strings.HasSuffix(trim, ":"): // label
-		case cur != nil:
-			cur.lines = append(cur.lines, trim)
-		}
-	}
-	return header, rs
-}
 
 // arm64Operands splits an operand field at top-level commas (not inside
 // brackets or parentheses).
@@ -171,7 +133,7 @@ func arm64OffsetOK(mn string, ops []string, off int64) error {
 }
 
 func TestGeneratedARM64Rules(t *testing.T) {
-	header, rs := arm64LintParse(t)
+	header, rs := asmLintParse(t, "zxts_arm64.s")
 	if len(header) < 2 || !strings.Contains(header[0], "Code generated") ||
 		!strings.Contains(header[0], "DO NOT EDIT") || header[1] != "//go:build !purego" {
 		t.Errorf("header %q: want a Code generated ... DO NOT EDIT. line and //go:build !purego", header)
@@ -308,7 +270,7 @@ func arm64ZeroIdiom(mn string, ops []string) (int, bool) {
 // other than by zeroing it (round keys, tweaks, data); the unit routines
 // are exempt (speed, as measured on amd64).
 func TestGeneratedARM64ClearsVectors(t *testing.T) {
-	_, rs := arm64LintParse(t)
+	_, rs := asmLintParse(t, "zxts_arm64.s")
 	checked := 0
 	for _, r := range rs {
 		if r.name != "expandKey" && !strings.Contains(r.name, "Sectors") {

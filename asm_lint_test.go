@@ -34,13 +34,19 @@ var (
 		`VPTESTN?M[BWDQ]|VPCMPU?[BWDQ]|VPMOV[BWDQ]2M|VPMOVM2[BWDQ]|K[A-Z]+[BWDQ]?)(\.|$)`)
 )
 
+// asmLintRoutine is one TEXT block of a generated file: its instruction
+// lines, the TEXT line first.
 type asmLintRoutine struct {
 	name  string
 	lines []string // instruction lines: mnemonic and operands
 }
 
-func asmLintParse(t *testing.T) (header []string, rs []asmLintRoutine) {
-	data, err := os.ReadFile("zasm_amd64.s")
+// asmLintParse reads a generated assembly file (zasm_amd64.s,
+// zxts_arm64.s) into its leading comment lines and its routines, with
+// comments, labels, #include lines and DATA/GLOBL blocks left out.
+func asmLintParse(t *testing.T, file string) (header []string, rs []asmLintRoutine) {
+	t.Helper()
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,13 +54,13 @@ func asmLintParse(t *testing.T) (header []string, rs []asmLintRoutine) {
 	for _, line := range strings.Split(string(data), "\n") {
 		trim := strings.TrimSpace(line)
 		if i := strings.Index(trim, "//"); i >= 0 {
-			if cur == nil {
+			if cur == nil && len(rs) == 0 {
 				header = append(header, trim)
 			}
 			trim = strings.TrimSpace(trim[:i])
 		}
 		switch {
-		case trim == "":
+		case trim == "", strings.HasPrefix(trim, "#include"):
 		case strings.HasPrefix(trim, "TEXT "):
 			name := strings.TrimPrefix(strings.Fields(trim)[1], "·")
 			name = strings.TrimSuffix(name, "(SB),")
@@ -71,7 +77,7 @@ func asmLintParse(t *testing.T) (header []string, rs []asmLintRoutine) {
 }
 
 func TestGeneratedAssemblyRules(t *testing.T) {
-	header, rs := asmLintParse(t)
+	header, rs := asmLintParse(t, "zasm_amd64.s")
 	if len(header) < 2 || !strings.Contains(header[0], "Code generated") ||
 		!strings.Contains(header[0], "DO NOT EDIT") || header[1] != "//go:build !purego" {
 		t.Errorf("header %q: want a Code generated ... DO NOT EDIT. line and //go:build !purego", header)
@@ -139,7 +145,7 @@ func TestGeneratedAssemblyRules(t *testing.T) {
 // decrypt<variant>) are exempt: clearVectors in _asm/xts_phases.go gives
 // the measurements.
 func TestGeneratedAssemblyClearsVectors(t *testing.T) {
-	_, rs := asmLintParse(t)
+	_, rs := asmLintParse(t, "zasm_amd64.s")
 	checked := 0
 	for _, r := range rs {
 		unit := (strings.HasPrefix(r.name, "encrypt") || strings.HasPrefix(r.name, "decrypt")) &&

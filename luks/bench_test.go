@@ -2,6 +2,7 @@ package luks
 
 import (
 	"crypto/aes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,28 +24,19 @@ const benchRead = 16 << 20 // bytes per ReadAt
 // a ratio of at least 90 %).
 func BenchmarkVolumeReadAt(b *testing.B) {
 	dev, h, key := memImage(b, CreateOptions{KDF: fastKDF["pbkdf2"]}, benchSize)
-	v, err := NewVolume(h, key, dev, dev.Size())
-	if err != nil {
-		b.Fatal(err)
-	}
-	p := make([]byte, benchRead)
-	b.SetBytes(benchRead)
-	b.ResetTimer()
-	off := int64(0)
-	for b.Loop() {
-		if _, err := v.ReadAt(p, off); err != nil {
-			b.Fatal(err)
-		}
-		off = (off + benchRead) % benchSize
-	}
+	benchReadAt(b, h, key, dev, dev.Size())
 }
 
 // BenchmarkVolumeReadAtFile is BenchmarkVolumeReadAt on an image file in
 // the page cache, which Linux reads through a mapping.
 func BenchmarkVolumeReadAtFile(b *testing.B) {
 	dev, h, key := memImage(b, CreateOptions{KDF: fastKDF["pbkdf2"]}, benchSize)
-	f := imageFile(b, dev.b.Bytes())
-	v, err := NewVolume(h, key, f, dev.Size())
+	benchReadAt(b, h, key, imageFile(b, dev.b.Bytes()), dev.Size())
+}
+
+// benchReadAt times sequential benchRead-byte ReadAt calls over data.
+func benchReadAt(b *testing.B, h *Header, key []byte, data io.ReaderAt, size int64) {
+	v, err := NewVolume(h, key, data, size)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/fastxts/xts/_asm/internal/gencheck"
 )
 
 // TestGeneratedFileIsCurrent regenerates the compression functions and
@@ -15,23 +13,7 @@ import (
 // (all but the first line, which names the output path), then checks the
 // rules the Go side relies on. Run it with `cd _asm && go test ./argon2`.
 func TestGeneratedFileIsCurrent(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "zblamka_amd64.s")
-	cmd := exec.Command("go", "run", ".", "-out", out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("generator: %v\n%s", err, b)
-	}
-	fresh, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	committed, err := os.ReadFile("../../luks/internal/argon2/zblamka_amd64.s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := func(b []byte) []byte { _, rest, _ := bytes.Cut(b, []byte("\n")); return rest }
-	if !bytes.Equal(body(fresh), body(committed)) {
-		t.Fatal("luks/internal/argon2/zblamka_amd64.s is stale: run 'cd _asm && go run ./argon2 -out ../luks/internal/argon2/zblamka_amd64.s'")
-	}
+	fresh := gencheck.Fresh(t, "../../luks/internal/argon2/zblamka_amd64.s", "cd _asm && go run ./argon2 -out ../luks/internal/argon2/zblamka_amd64.s")
 
 	// Rules: no stack frame and no stack access (no key material on the
 	// stack); in the compression functions, VZEROALL before the one RET

@@ -1,36 +1,18 @@
 package main
 
 import (
-	"bytes"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/fastxts/xts/_asm/internal/gencheck"
 )
 
 // TestGeneratedFileIsCurrent regenerates the loops and compares them with
 // the committed internal/peak/peak_amd64.s (all but the first line, which
 // names the output path). Run it with `cd _asm && go test ./peak`.
 func TestGeneratedFileIsCurrent(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "peak_amd64.s")
-	cmd := exec.Command("go", "run", ".", "-out", out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("generator: %v\n%s", err, b)
-	}
-	fresh, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	committed, err := os.ReadFile("../../internal/peak/peak_amd64.s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := func(b []byte) []byte { _, rest, _ := bytes.Cut(b, []byte("\n")); return rest }
-	if !bytes.Equal(body(fresh), body(committed)) {
-		t.Fatal("internal/peak/peak_amd64.s is stale: run 'cd _asm && go run ./peak -out ../internal/peak/peak_amd64.s'")
-	}
+	fresh := gencheck.Fresh(t, "../../internal/peak/peak_amd64.s", "cd _asm && go run ./peak -out ../internal/peak/peak_amd64.s")
 
 	// Encoding rules: the xmm and ymm loops must run without AVX-512, so
 	// no register numbered 16 or more and no zmm register; only the zmm
