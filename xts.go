@@ -80,14 +80,8 @@ func NewCipher(cipherFunc func([]byte) (cipher.Block, error), key []byte, opts .
 	var k1, k2 cipher.Block
 	if !aesKey {
 		var err error
-		if k1, err = cipherFunc(key[:half]); err != nil {
-			return nil, fmt.Errorf("xts: %w", err)
-		}
-		if k2, err = cipherFunc(key[half:]); err != nil {
-			return nil, fmt.Errorf("xts: %w", err)
-		}
-		if k1.BlockSize() != BlockSize || k2.BlockSize() != BlockSize {
-			return nil, fmt.Errorf("xts: block size %d, XTS needs a 16-byte block cipher", k1.BlockSize())
+		if k1, k2, err = newHalves(cipherFunc, key); err != nil {
+			return nil, err
 		}
 	}
 	if !cfg.allowEqualHalves && subtle.ConstantTimeCompare(key[:half], key[half:]) == 1 {
@@ -112,11 +106,8 @@ func NewCipher(cipherFunc func([]byte) (cipher.Block, error), key []byte, opts .
 			c.eng = newAES(key)
 		} else {
 			var err error
-			if k1, err = aes.NewCipher(key[:half]); err != nil {
-				return nil, fmt.Errorf("xts: %w", err)
-			}
-			if k2, err = aes.NewCipher(key[half:]); err != nil {
-				return nil, fmt.Errorf("xts: %w", err)
+			if k1, k2, err = newHalves(cipherFunc, key); err != nil {
+				return nil, err
 			}
 		}
 	} else if cfg.impl != "" && cfg.impl != genericName {
@@ -128,6 +119,23 @@ func NewCipher(cipherFunc func([]byte) (cipher.Block, error), key []byte, opts .
 	}
 	c.sectors, _ = c.eng.(sectorEngine)
 	return c, nil
+}
+
+// newHalves makes the block ciphers of the data and tweak halves of key,
+// for the generic engine. A constructor's error keeps its type behind an
+// xts: prefix.
+func newHalves(cipherFunc func([]byte) (cipher.Block, error), key []byte) (k1, k2 cipher.Block, err error) {
+	half := len(key) / 2
+	if k1, err = cipherFunc(key[:half]); err != nil {
+		return nil, nil, fmt.Errorf("xts: %w", err)
+	}
+	if k2, err = cipherFunc(key[half:]); err != nil {
+		return nil, nil, fmt.Errorf("xts: %w", err)
+	}
+	if k1.BlockSize() != BlockSize || k2.BlockSize() != BlockSize {
+		return nil, nil, fmt.Errorf("xts: block size %d, XTS needs a 16-byte block cipher", k1.BlockSize())
+	}
+	return k1, k2, nil
 }
 
 // isAES reports whether f is crypto/aes.NewCipher itself.
@@ -148,8 +156,9 @@ func SectorTweak(sectorNum uint64) [16]byte {
 // Encrypt encrypts one data unit (sector) of plaintext into ciphertext
 // with the tweak of sectorNum (see SectorTweak). Any length of at least 16
 // bytes works: a length that is not a multiple of 16 uses ciphertext
-// stealing. An empty plaintext does nothing (1 to 15 bytes panic). ciphertext must be at least as long as plaintext and may be
-// the same slice (in place), but must not overlap it otherwise.
+// stealing; an empty plaintext does nothing (1 to 15 bytes panic).
+// ciphertext must be at least as long as plaintext and may be the same
+// slice (in place), but must not overlap it otherwise.
 func (c *Cipher) Encrypt(ciphertext, plaintext []byte, sectorNum uint64) {
 	if c.unitOK(ciphertext, plaintext) {
 		c.eng.encrypt(ciphertext, plaintext, tweak128{lo: sectorNum}, flagEncryptTweak)
