@@ -43,7 +43,6 @@ func (v *Volume) readMapped(p []byte, off int64) (err error) {
 			err = fmt.Errorf("luks: reading %d bytes at %d of the mapped image: %v (did the file shrink?)", len(p), v.off+off, r)
 		}
 	}()
-	v.sc.check(p, off)
-	v.sc.c.decrypt(p, v.seg[off:off+int64(len(p))], v.sc.sectorSize, v.sc.iv(off))
+	v.sc.decryptTo(p, v.seg[off:off+int64(len(p))], off)
 	return nil
 }

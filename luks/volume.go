@@ -78,9 +78,13 @@ func (s *SegmentCipher) EncryptAt(buf []byte, off int64) {
 }
 
 // DecryptAt decrypts buf in place; see EncryptAt.
-func (s *SegmentCipher) DecryptAt(buf []byte, off int64) {
-	s.check(buf, off)
-	s.c.decrypt(buf, buf, s.sectorSize, s.iv(off))
+func (s *SegmentCipher) DecryptAt(buf []byte, off int64) { s.decryptTo(buf, buf, off) }
+
+// decryptTo decrypts the sectors src at segment offset off into dst, which
+// is src or does not overlap it.
+func (s *SegmentCipher) decryptTo(dst, src []byte, off int64) {
+	s.check(src, off)
+	s.c.decrypt(dst, src, s.sectorSize, s.iv(off))
 }
 
 // Wipe drops the key schedule; the SegmentCipher must not be used again.
@@ -314,8 +318,7 @@ func (v *Volume) readSectors(p []byte, off int64) error {
 			clear(buf)
 			return fmt.Errorf("luks: reading %d bytes at %d: %w", n, v.off+off, err)
 		}
-		v.sc.check(buf, off)
-		v.sc.c.decrypt(p[:n], buf, v.sc.sectorSize, v.sc.iv(off))
+		v.sc.decryptTo(p[:n], buf, off)
 		p, off = p[n:], off+int64(n)
 	}
 	return nil
