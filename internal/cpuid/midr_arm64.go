@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // arm64 processors identify themselves by the implementer and part
@@ -68,11 +69,12 @@ func cpuinfoName(text string) (vendor, name string) {
 	return vendor, fmt.Sprintf("%s (MIDR part 0x%03x)", model, part)
 }
 
-// hostCPUName is cpuinfoName of this machine's /proc/cpuinfo.
-func hostCPUName() (vendor, name string) {
+// hostCPUName is cpuinfoName of this machine's /proc/cpuinfo, read once
+// (Detect promises one detection).
+var hostCPUName = sync.OnceValues(func() (vendor, name string) {
 	b, err := os.ReadFile("/proc/cpuinfo")
 	if err != nil {
 		return "", ""
 	}
 	return cpuinfoName(string(b))
-}
+})
