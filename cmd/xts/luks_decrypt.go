@@ -60,19 +60,21 @@ func runLUKSDecrypt(e *env, args []string) error {
 	}
 	defer closeBoth(img, hdev)
 
-	start := time.Now()
-	v, err := o.open(g, e, img, hdev, h, pos[0])
-	if err != nil {
-		return err
-	}
-	defer v.Close()
-	unlock := time.Since(start)
-
+	// The output first: an existing file or a bad path is reported before
+	// the passphrase prompt and the key derivation, as luks encrypt does.
 	inInfo, _ := img.Stat()
 	out, err := openOutput(outputSpec{Path: pos[1], Force: o.force, Input: inInfo, Stdout: e.stdout})
 	if err != nil {
 		return err
 	}
+	start := time.Now()
+	v, err := o.open(g, e, img, hdev, h, pos[0])
+	if err != nil {
+		return g.abort(out, err)
+	}
+	defer v.Close()
+	unlock := time.Since(start)
+
 	start = time.Now()
 	bar := newProgressBar(e.stderr, "decrypting", v.Size())
 	err = copyVolume(g, v, out, bar.add)
