@@ -87,10 +87,18 @@ func TestProgressFollowsResize(t *testing.T) {
 	mu.Lock()
 	mark := drawn.Len()
 	mu.Unlock()
-	time.Sleep(450 * time.Millisecond) // two redraws
-	mu.Lock()
-	after := drawn.String()[mark:]
-	mu.Unlock()
+	// Wait for two redraws after the resize (a loaded machine may delay
+	// the timer; give it up to 5 s before calling nothing drawn).
+	var after string
+	for deadline = time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		mu.Lock()
+		after = drawn.String()[mark:]
+		mu.Unlock()
+		if strings.Count(after, "\r") >= 2 {
+			break
+		}
+	}
 	lines := 0
 	for _, seg := range strings.Split(after, "\r") {
 		seg = strings.TrimSuffix(seg, "\x1b[K")
