@@ -140,8 +140,11 @@ func (o *luksDecryptOptions) open(g *signalGuard, e *env, img, hdev *os.File, h 
 
 // copyVolume writes the whole of v to w (see pumpChunks).
 func copyVolume(g *signalGuard, v *luks.Volume, w io.Writer, progress func(int64)) error {
-	return pumpChunks(g, v.Size(), func(buf []byte, off int64) error {
-		_, err := v.ReadAt(buf, off)
-		return err
+	return pumpChunks(g, v.Size(), func(buf []byte, off int64) (int, error) {
+		n, err := v.ReadAt(buf, off)
+		if err == io.EOF && n == len(buf) {
+			err = nil
+		}
+		return n, err
 	}, w, progress)
 }

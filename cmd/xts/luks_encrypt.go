@@ -20,9 +20,10 @@ file: LUKS2, aes-xts-plain64, a 512-bit key, 4096-byte sectors, a 16 MiB
 header, argon2id benchmarked to 2 s (LUKS1: pbkdf2-sha256, 512-byte
 sectors, a 2 MiB header). With --header the header goes to HDR and OUTPUT
 holds only the encrypted data (offset 0). RAW's length must be a multiple
-of the sector size. The outputs appear only once complete and flushed to
-disk; on any error or signal nothing is left. Without --key-file the
-passphrase is asked for twice.
+of the sector size; RAW - reads standard input to its end (then the
+passphrase must come from --key-file FILE). The outputs appear only once
+complete and flushed to disk; on any error or signal nothing is left.
+Without --key-file the passphrase is asked for twice.
 `
 
 // pbkdfFlags are cryptsetup's keyslot KDF flags.
@@ -101,11 +102,14 @@ func runLUKSEncrypt(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	raw, size, err := openRaw(pos[0], co)
+	if pos[0] == "-" && (o.pass.path == "" || o.pass.path == "-") {
+		return usagef("RAW - reads standard input: give the passphrase with --key-file FILE")
+	}
+	raw, err := openRaw(pos[0], co, e.stdin)
 	if err != nil {
 		return err
 	}
-	defer raw.Close()
+	defer raw.close()
 	if co.VolumeKey != nil {
 		defer clear(co.VolumeKey)
 	}
@@ -114,7 +118,7 @@ func runLUKSEncrypt(e *env, args []string) error {
 	defer g.stop()
 	// The outputs first: an existing file or a bad path is reported
 	// before the passphrase prompt and the KDF benchmark, not after.
-	rawInfo, _ := raw.Stat()
+	rawInfo := raw.info()
 	out, err := openOutput(outputSpec{Path: pos[1], Force: o.force, Input: rawInfo, Stdout: e.stdout})
 	if err != nil {
 		return err
@@ -171,15 +175,27 @@ func runLUKSEncrypt(e *env, args []string) error {
 		return abort(fmt.Errorf("writing the header: %w", err))
 	}
 	start = time.Now()
-	bar := newProgressBar(e.stderr, "encrypting", size)
-	err = pumpChunks(g, size, func(buf []byte, off int64) error {
-		if _, err := raw.ReadAt(buf, off); err != nil {
-			return fmt.Errorf("reading %s: %w", pos[0], err)
+	bar := newProgressBar(e.stderr, "encrypting", raw.size)
+	var size int64 // bytes read (raw.size for a file)
+	err = pumpChunks(g, raw.size, func(buf []byte, off int64) (int, error) {
+		n, err := raw.read(buf, off)
+		if err != nil {
+			return 0, err
 		}
-		sc.EncryptAt(buf, off)
-		return nil
+		if total := off + int64(n); n%sc.SectorSize() != 0 {
+			return 0, raw.sizeError(total)
+		}
+		sc.EncryptAt(buf[:n], off)
+		size = off + int64(n)
+		if n < len(buf) {
+			return n, io.EOF
+		}
+		return n, nil
 	}, out, bar.add)
 	bar.finish()
+	if err == nil && size == 0 {
+		err = raw.sizeError(0)
+	}
 	if err != nil {
 		return abort(err)
 	}
@@ -234,21 +250,20 @@ func (o *luksEncryptOptions) createOptions() (*luks.CreateOptions, error) {
 	return co, nil
 }
 
-// openRaw opens the plaintext RAW and checks its length against the
+// rawInput is the plaintext RAW of luks encrypt: a file, whose length is
+// checked before anything is written, or standard input, read to its end
+// and checked as it comes.
+type rawInput struct {
+	name string
+	f    *os.File  // nil for standard input
+	r    io.Reader // standard input
+	size int64     // the file's length; -1 for standard input
+	ss   int       // the sector size the length must be a multiple of
+}
+
+// openRaw opens RAW (- for stdin) and checks a file's length against the
 // sector size.
-func openRaw(path string, co *luks.CreateOptions) (*os.File, int64, error) {
-	if path == "-" {
-		return nil, 0, usagef("RAW must be a file (its length goes into the checks before anything is written)")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, fmt.Errorf("input: %w", err)
-	}
-	size, err := luks.DeviceSize(f)
-	if err != nil {
-		f.Close()
-		return nil, 0, err
-	}
+func openRaw(path string, co *luks.CreateOptions, stdin io.Reader) (*rawInput, error) {
 	ss := co.SectorSize
 	if ss == 0 {
 		ss = 4096
@@ -256,15 +271,76 @@ func openRaw(path string, co *luks.CreateOptions) (*os.File, int64, error) {
 			ss = 512
 		}
 	}
+	if path == "-" {
+		return &rawInput{name: "standard input", r: stdin, size: -1, ss: ss}, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("input: %w", err)
+	}
+	size, err := luks.DeviceSize(f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	raw := &rawInput{name: path, f: f, size: size, ss: ss}
+	if size == 0 || size%int64(ss) != 0 {
+		f.Close()
+		return nil, raw.sizeError(size)
+	}
+	return raw, nil
+}
+
+// sizeError reports an input of size bytes that is empty or not a
+// multiple of the sector size.
+func (raw *rawInput) sizeError(size int64) error {
 	if size == 0 {
-		f.Close()
-		return nil, 0, exitErrorf(exitWrongDevice, "input %s is empty", path)
+		return exitErrorf(exitWrongDevice, "input %s is empty", raw.name)
 	}
-	if size%int64(ss) != 0 {
-		f.Close()
-		return nil, 0, exitErrorf(exitWrongDevice, "input %s holds %d bytes, not a multiple of the sector size %d (--sector-size)", path, size, ss)
+	return exitErrorf(exitWrongDevice, "input %s holds %d bytes, not a multiple of the sector size %d (--sector-size)", raw.name, size, raw.ss)
+}
+
+// read fills buf with the input at off (a stream is read in order): all
+// of it, or for a stream less at its end.
+func (raw *rawInput) read(buf []byte, off int64) (int, error) {
+	if raw.f != nil {
+		n, err := raw.f.ReadAt(buf, off)
+		if err != nil && !(err == io.EOF && n == len(buf)) {
+			return 0, fmt.Errorf("reading %s: %w", raw.name, err)
+		}
+		return n, nil
 	}
-	return f, size, nil
+	n, err := io.ReadFull(raw.r, buf)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("reading %s: %w", raw.name, err)
+	}
+	return n, nil
+}
+
+// info is the input's FileInfo, so that the output never overwrites it;
+// nil when unknown.
+func (raw *rawInput) info() os.FileInfo {
+	f := raw.f
+	if f == nil {
+		f, _ = raw.r.(*os.File)
+	}
+	if f == nil {
+		return nil
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	return fi
+}
+
+func (raw *rawInput) close() {
+	if raw.f != nil {
+		raw.f.Close()
+	}
 }
 
 // memDevice collects what luks.Create writes (the header area) in memory.
@@ -281,16 +357,21 @@ func (m *memDevice) WriteAt(p []byte, off int64) (int, error) {
 }
 
 // pumpChunks writes size bytes to w, chunk by chunk: a goroutine fills
-// the next chunk (fill gets a buffer and its offset) while this one
-// writes the last. A signal stops it.
-func pumpChunks(g *signalGuard, size int64, fill func(buf []byte, off int64) error, w io.Writer, progress func(int64)) error {
+// the next chunk (fill gets a buffer and its offset, and returns how much
+// it filled) while this one writes the last. With size -1 (a stream) it
+// runs until fill returns a short chunk or io.EOF; fill then returns the
+// bytes it did fill. A signal stops it.
+func pumpChunks(g *signalGuard, size int64, fill func(buf []byte, off int64) (int, error), w io.Writer, progress func(int64)) error {
 	type piece struct {
 		buf []byte
 		err error
 	}
 	ready := make(chan piece, 1)
 	free := make(chan []byte, 2)
-	n := min(luksChunk, max(size, 1))
+	n := int64(luksChunk)
+	if size >= 0 {
+		n = min(n, max(size, 1))
+	}
 	bufs := [][]byte{make([]byte, n), make([]byte, n)}
 	for _, b := range bufs {
 		free <- b
@@ -299,24 +380,36 @@ func pumpChunks(g *signalGuard, size int64, fill func(buf []byte, off int64) err
 	defer close(done)
 	go func() {
 		defer close(ready)
-		for off := int64(0); off < size; {
+		for off := int64(0); size < 0 || off < size; {
 			var buf []byte
 			select {
 			case buf = <-free:
 			case <-done:
 				return
 			}
-			n := min(int64(len(buf)), size-off)
-			err := fill(buf[:n], off)
+			want := int64(len(buf))
+			if size >= 0 {
+				want = min(want, size-off)
+			}
+			m, err := fill(buf[:want], off)
+			last := false
+			if size < 0 {
+				last = int64(m) < want || err == io.EOF
+				if err == io.EOF {
+					err = nil
+				}
+			} else if err == nil && int64(m) < want {
+				err = io.ErrUnexpectedEOF // a known size is filled whole
+			}
 			select {
-			case ready <- piece{buf[:n], err}:
+			case ready <- piece{buf[:m], err}:
 			case <-done:
 				return
 			}
-			if err != nil {
+			if err != nil || last {
 				return
 			}
-			off += n
+			off += int64(m)
 		}
 	}()
 	for {
@@ -336,10 +429,12 @@ func pumpChunks(g *signalGuard, size int64, fill func(buf []byte, off int64) err
 		if p.err != nil {
 			return p.err
 		}
-		if _, err := w.Write(p.buf); err != nil {
-			return fmt.Errorf("writing output: %w", err)
+		if len(p.buf) > 0 {
+			if _, err := w.Write(p.buf); err != nil {
+				return fmt.Errorf("writing output: %w", err)
+			}
+			progress(int64(len(p.buf)))
 		}
-		progress(int64(len(p.buf)))
 		free <- p.buf[:cap(p.buf)]
 	}
 }

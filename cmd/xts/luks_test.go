@@ -364,3 +364,62 @@ func TestLUKSEncryptToStdout(t *testing.T) {
 		t.Fatalf("decrypt: exit %d %s, or other data than RAW", code, stderr)
 	}
 }
+
+// TestLUKSEncryptFromStdin: RAW - streams standard input into the data
+// segment (LUKS2 and LUKS1); cryptsetup opens the result and it decrypts
+// to what was piped in. A stream that is empty or not whole sectors, or a
+// passphrase that would have to come from the same standard input, is
+// refused with nothing written.
+func TestLUKSEncryptFromStdin(t *testing.T) {
+	needCryptsetup(t)
+	dir := t.TempDir()
+	pass := writeFile(t, dir, "pass", []byte("from stdin"))
+	fast := []string{"--pbkdf", "pbkdf2", "--pbkdf-force-iterations", "1000"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		n    int
+	}{
+		{"luks2", nil, 3*luksChunk + 5*4096}, // several chunks, the last one short
+		{"luks2-one-chunk", nil, luksChunk},  // exactly a chunk, then EOF
+		{"luks1", []string{"--type", "luks1"}, 512 * 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plain := randBytes(t, tc.n)
+			img := filepath.Join(dir, tc.name)
+			args := append(append(append([]string{"luks", "encrypt", "-d", pass}, fast...), tc.args...), "-", img)
+			if code, _, stderr := runBytes(t, plain, args...); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			cryptsetup(t, "open", "--test-passphrase", "--batch-mode", "--key-file", pass, img)
+			code, out, stderr := runBytes(t, nil, "luks", "decrypt", "-d", pass, img, "-")
+			if code != 0 || !bytes.Equal(out, plain) {
+				t.Fatalf("decrypt: exit %d %s; %d bytes, want the %d piped in", code, stderr, len(out), len(plain))
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		stdin []byte
+		code  int
+		msg   string
+	}{
+		{"not whole sectors", []string{"-d", pass}, make([]byte, luksChunk+4096+1000), exitWrongDevice, "input standard input holds 8393704 bytes, not a multiple of the sector size 4096"},
+		{"empty", []string{"-d", pass}, nil, exitWrongDevice, "input standard input is empty"},
+		{"passphrase on stdin too", []string{"-d", "-"}, make([]byte, 4096), exitUsage, "RAW - reads standard input"},
+		{"passphrase prompt", nil, make([]byte, 4096), exitUsage, "RAW - reads standard input"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sub := t.TempDir()
+			args := append(append(append([]string{"luks", "encrypt"}, tc.args...), fast...), "-", filepath.Join(sub, "img"))
+			code, _, stderr := runBytes(t, tc.stdin, args...)
+			if code != tc.code || !strings.Contains(stderr, tc.msg) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr, tc.code, tc.msg)
+			}
+			if names := dirNames(t, sub); len(names) != 0 {
+				t.Errorf("left %v behind", names)
+			}
+		})
+	}
+}
