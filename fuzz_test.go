@@ -27,7 +27,7 @@ import (
 // in turn.
 //
 // The f.Add seeds run as ordinary subtests under plain go test; CI also
-// runs a short fuzzing session: go test -run=^$ -fuzz=FuzzXTS -fuzztime=300000x
+// runs a short fuzzing session: go test -run=^$ -fuzz=FuzzXTS -fuzztime=200000x
 // -fuzzminimizetime=100x . (the cap keeps minimization from taking the run).
 func FuzzXTS(f *testing.F) {
 	seq := func(n int, start byte) []byte {
