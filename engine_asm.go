@@ -47,6 +47,9 @@ func (e *asmEngine) decrypt(dst, src []byte, t tweak128, flags uint64) tweak128 
 	return tweak128{lo, hi}
 }
 
+// wipe zeroes the round keys (Cipher.Wipe).
+func (e *asmEngine) wipe() { e.ks.wipe() }
+
 func (e *asmEngine) encryptSectors(dst, src []byte, sectorSize int, first, step uint64) {
 	e.r.encryptSectors(e.ks, dst, src, sectorSize, first, step)
 }

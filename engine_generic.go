@@ -22,6 +22,10 @@ func newGeneric(k1, k2 cipher.Block) *genericEngine {
 	return &genericEngine{k1: k1, k2: k2}
 }
 
+// wipe drops the block ciphers (Cipher.Wipe): crypto/aes has no way to
+// clear their key schedules.
+func (g *genericEngine) wipe() { g.k1, g.k2 = nil, nil }
+
 func (g *genericEngine) encrypt(dst, src []byte, tweak tweak128, flags uint64) tweak128 {
 	return g.crypt(dst, src, tweak, flags, false)
 }

@@ -103,3 +103,25 @@ func ExampleImplementations() {
 	}
 	// Output: generic true
 }
+
+// When a key must leave memory (a volume closed, a key rotated), clear
+// your copy of it and Wipe the Cipher: its round keys are zeroed and any
+// later use panics instead of encrypting under a zeroed key.
+func ExampleCipher_Wipe() {
+	key := make([]byte, 64)
+	for i := range key {
+		key[i] = byte(i)
+	}
+	c, err := xts.NewCipher(aes.NewCipher, key)
+	clear(key)
+	if err != nil {
+		panic(err)
+	}
+	sector := make([]byte, 512)
+	c.Encrypt(sector, sector, 0)
+	c.Wipe()
+
+	defer func() { fmt.Println(recover()) }()
+	c.Encrypt(sector, sector, 1)
+	// Output: xts: use of a wiped Cipher
+}

@@ -95,4 +95,5 @@ func (u *Unit) check() {
 	if u.c == nil {
 		panic("xts: Unit not initialized: create one with NewEncrypter or NewDecrypter")
 	}
+	u.c.check() // its Cipher may have been wiped
 }

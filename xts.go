@@ -32,6 +32,7 @@ type Cipher struct {
 	sectors sectorEngine // eng's bulk entry point, or nil
 	name    string
 	cfg     config
+	wiped   bool // Wipe was called: eng is nil
 }
 
 // NewCipher creates a Cipher from a block cipher constructor and a key
@@ -204,9 +205,31 @@ func (c *Cipher) unitOK(dst, src []byte) bool {
 	return true
 }
 
-// check panics on a Cipher that NewCipher did not make.
+// Wipe zeroes the expanded keys this Cipher holds and makes it unusable:
+// every later call on it, or on a Unit made from it, panics. Call it when
+// the key should leave memory before the garbage collector reclaims it (a
+// volume closed, a key rotated), once no other goroutine is using the
+// Cipher. Wiping twice is allowed.
+//
+// The assembly implementations' round keys are zeroed in place. The
+// generic implementation (other block ciphers, FIPS 140 mode, -tags
+// purego) holds cipher.Block values whose key schedules crypto/aes gives
+// no way to clear: Wipe drops them, and they stay in memory until the
+// garbage collector reuses it. The key slice passed to NewCipher is the
+// caller's to clear.
+func (c *Cipher) Wipe() {
+	if w, ok := c.eng.(interface{ wipe() }); ok {
+		w.wipe()
+	}
+	c.eng, c.sectors, c.wiped = nil, nil, true
+}
+
+// check panics on a Cipher that NewCipher did not make, or that was wiped.
 func (c *Cipher) check() {
 	if c.eng == nil {
+		if c.wiped {
+			panic("xts: use of a wiped Cipher")
+		}
 		panic("xts: Cipher not initialized: create one with NewCipher")
 	}
 }

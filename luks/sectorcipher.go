@@ -119,7 +119,14 @@ func (x *xtsSectors) run(dst, src []byte, ss int, iv uint64, enc bool) {
 
 func (x *xtsSectors) encrypt(dst, src []byte, ss int, iv uint64) { x.run(dst, src, ss, iv, true) }
 func (x *xtsSectors) decrypt(dst, src []byte, ss int, iv uint64) { x.run(dst, src, ss, iv, false) }
-func (x *xtsSectors) wipe()                                      { x.c = nil }
+
+// wipe zeroes the XTS round keys (xts.Cipher.Wipe).
+func (x *xtsSectors) wipe() {
+	if x.c != nil {
+		x.c.Wipe()
+		x.c = nil
+	}
+}
 
 // cbcSectors is AES-CBC with one of the IV generators essiv:sha256
 // (AES under SHA-256 of the key of the 64-bit little-endian sector number),
@@ -183,4 +190,7 @@ func (c *cbcSectors) run(dst, src []byte, ss int, n uint64, enc bool) {
 
 func (c *cbcSectors) encrypt(dst, src []byte, ss int, iv uint64) { c.run(dst, src, ss, iv, true) }
 func (c *cbcSectors) decrypt(dst, src []byte, ss int, iv uint64) { c.run(dst, src, ss, iv, false) }
-func (c *cbcSectors) wipe()                                      { c.b, c.essiv = nil, nil }
+
+// wipe drops the block ciphers: crypto/aes has no way to clear their key
+// schedules.
+func (c *cbcSectors) wipe() { c.b, c.essiv = nil, nil }

@@ -226,10 +226,10 @@ func (v *Volume) Header() *Header { return v.hdr }
 // volume was opened with its key.
 func (v *Volume) Keyslot() int { return v.keyslot }
 
-// Close wipes the Volume's copy of the volume key, drops the cipher and
-// makes further I/O fail. It does not close the device. (The root
-// package's Cipher has no way to wipe its expanded round keys; they are
-// unreachable after Close and go with the garbage collector.)
+// Close wipes the Volume's copy of the volume key and the XTS round keys
+// (xts.Cipher.Wipe), and makes further I/O fail. It does not close the
+// device. CBC segments run on crypto/aes block ciphers, which Go gives no
+// way to clear: Close drops them for the garbage collector.
 func (v *Volume) Close() error {
 	v.mu.Lock()
 	defer v.mu.Unlock()

@@ -3,6 +3,7 @@ package luks
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -231,4 +232,33 @@ func TestIVTweak(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCloseWipesCipher: Close wipes the XTS round keys, not only the
+// volume key: the xts.Cipher it held refuses any further use, and the
+// volume key slice is zero.
+func TestCloseWipesCipher(t *testing.T) {
+	dev, h, key := memImage(t, CreateOptions{KDF: fastKDF["pbkdf2"]}, 1<<20)
+	v, err := NewVolume(h, key, dev, dev.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs, ok := v.sc.c.(*xtsSectors)
+	if !ok {
+		t.Fatalf("aes-xts-plain64 runs on %T", v.sc.c)
+	}
+	c, vk := xs.c, v.key
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(vk, make([]byte, len(vk))) {
+		t.Error("the volume key is not zero after Close")
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "wiped") {
+			t.Errorf("the volume's xts.Cipher after Close: panic %v, want a wiped Cipher's", r)
+		}
+	}()
+	buf := make([]byte, 512)
+	c.EncryptSectors(buf, buf, 512, 0)
 }
