@@ -229,3 +229,15 @@ func TestExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorSaysStdoutGotOutput: an error after some output already went
+// to standard output says how much did (a file output leaves nothing, so
+// its errors say nothing of the kind).
+func TestErrorSaysStdoutGotOutput(t *testing.T) {
+	key := writeFile(t, t.TempDir(), "key", randBytes(t, 64))
+	code, out, stderr := runBytes(t, make([]byte, 1<<20+1000), "encrypt", "--key-file", key, "-", "-")
+	want := "xts encrypt: input length 1049576 bytes (after --offset) is not a multiple of the sector size 512; 1048576 bytes of output already went to standard output\n"
+	if code != exitWrongDevice || stderr != want || len(out) != 1<<20 {
+		t.Errorf("exit %d, %d bytes out, stderr %q; want exit %d, 1 MiB out, %q", code, len(out), stderr, exitWrongDevice, want)
+	}
+}

@@ -407,12 +407,18 @@ func TestLUKSEncryptFromStdin(t *testing.T) {
 	}{
 		{"not whole sectors", []string{"-d", pass}, make([]byte, luksChunk+4096+1000), exitWrongDevice, "input standard input holds 8393704 bytes, not a multiple of the sector size 4096"},
 		{"empty", []string{"-d", pass}, nil, exitWrongDevice, "input standard input is empty"},
+		{"not whole sectors to stdout", []string{"-d", pass}, make([]byte, luksChunk+1000), exitWrongDevice,
+			"input standard input holds 8389608 bytes, not a multiple of the sector size 4096 (--sector-size); 25165824 bytes of output already went to standard output"},
 		{"passphrase on stdin too", []string{"-d", "-"}, make([]byte, 4096), exitUsage, "RAW - reads standard input"},
 		{"passphrase prompt", nil, make([]byte, 4096), exitUsage, "RAW - reads standard input"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sub := t.TempDir()
-			args := append(append(append([]string{"luks", "encrypt"}, tc.args...), fast...), "-", filepath.Join(sub, "img"))
+			out := filepath.Join(sub, "img")
+			if strings.HasSuffix(tc.name, "to stdout") {
+				out = "-"
+			}
+			args := append(append(append([]string{"luks", "encrypt"}, tc.args...), fast...), "-", out)
 			code, _, stderr := runBytes(t, tc.stdin, args...)
 			if code != tc.code || !strings.Contains(stderr, tc.msg) {
 				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr, tc.code, tc.msg)

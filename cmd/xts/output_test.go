@@ -191,7 +191,7 @@ func TestStdoutSynced(t *testing.T) {
 	withSync(t, func(*os.File) error { return &os.PathError{Op: "sync", Path: "/dev/stdout", Err: syscall.EIO} })
 	se.Reset()
 	code = run([]string{"encrypt", "-d", key, "-", "-"}, bytes.NewReader(make([]byte, 8192)), stdout, &se)
-	if want := "xts encrypt: flushing standard output to disk: input/output error\n"; code != exitFailure || se.String() != want {
+	if want := "xts encrypt: flushing standard output to disk: input/output error; 8192 bytes of output already went to standard output\n"; code != exitFailure || se.String() != want {
 		t.Errorf("EIO: exit %d, stderr %q; want 1 and %q", code, se.String(), want)
 	}
 

@@ -115,11 +115,18 @@ func (g *signalGuard) signal() syscall.Signal {
 }
 
 // abort discards out after err and returns the error to report: an
-// *interruptedError if a signal came, else err.
+// *interruptedError if a signal came, else err, saying how much partial
+// output already went to standard output, if any did (a file output
+// leaves nothing).
 func (g *signalGuard) abort(out *output, err error) error {
 	out.abort()
 	if s := g.signal(); s != 0 {
 		return newInterrupted(s, out)
+	}
+	if err != nil && out != nil && out.f == nil {
+		if n := out.bytesWritten(); n > 0 {
+			return fmt.Errorf("%w; %d bytes of output already went to standard output", err, n)
+		}
 	}
 	return err
 }
