@@ -23,6 +23,9 @@ import "encoding/binary"
 type engine interface {
 	encrypt(dst, src []byte, tweak tweak128, flags uint64) tweak128
 	decrypt(dst, src []byte, tweak tweak128, flags uint64) tweak128
+	// wipe clears the engine's key material (Cipher.Wipe); the engine is
+	// not used after.
+	wipe()
 }
 
 // tweak128 is a 16-byte tweak as a little-endian 128-bit integer: lo holds

@@ -218,8 +218,8 @@ func (c *Cipher) unitOK(dst, src []byte) bool {
 // garbage collector reuses it. The key slice passed to NewCipher is the
 // caller's to clear.
 func (c *Cipher) Wipe() {
-	if w, ok := c.eng.(interface{ wipe() }); ok {
-		w.wipe()
+	if c.eng != nil {
+		c.eng.wipe()
 	}
 	c.eng, c.sectors, c.wiped = nil, nil, true
 }

@@ -120,13 +120,9 @@ func (x *xtsSectors) run(dst, src []byte, ss int, iv uint64, enc bool) {
 func (x *xtsSectors) encrypt(dst, src []byte, ss int, iv uint64) { x.run(dst, src, ss, iv, true) }
 func (x *xtsSectors) decrypt(dst, src []byte, ss int, iv uint64) { x.run(dst, src, ss, iv, false) }
 
-// wipe zeroes the XTS round keys (xts.Cipher.Wipe).
-func (x *xtsSectors) wipe() {
-	if x.c != nil {
-		x.c.Wipe()
-		x.c = nil
-	}
-}
+// wipe zeroes the XTS round keys (xts.Cipher.Wipe, which may be called
+// again).
+func (x *xtsSectors) wipe() { x.c.Wipe() }
 
 // cbcSectors is AES-CBC with one of the IV generators essiv:sha256
 // (AES under SHA-256 of the key of the 64-bit little-endian sector number),
