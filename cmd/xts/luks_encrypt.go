@@ -182,14 +182,12 @@ func runLUKSEncrypt(e *env, args []string) error {
 		if err != nil {
 			return 0, err
 		}
-		if total := off + int64(n); n%sc.SectorSize() != 0 {
-			return 0, raw.sizeError(total)
+		end := off + int64(n)
+		if n%sc.SectorSize() != 0 {
+			return 0, raw.sizeError(end)
 		}
 		sc.EncryptAt(buf[:n], off)
-		size = off + int64(n)
-		if n < len(buf) {
-			return n, io.EOF
-		}
+		size = end
 		return n, nil
 	}, out, bar.add)
 	bar.finish()
@@ -358,9 +356,9 @@ func (m *memDevice) WriteAt(p []byte, off int64) (int, error) {
 
 // pumpChunks writes size bytes to w, chunk by chunk: a goroutine fills
 // the next chunk (fill gets a buffer and its offset, and returns how much
-// it filled) while this one writes the last. With size -1 (a stream) it
-// runs until fill returns a short chunk or io.EOF; fill then returns the
-// bytes it did fill. A signal stops it.
+// it filled) while this one writes the last. A known size must be filled
+// whole; with size -1 (a stream) it runs until fill returns a short chunk.
+// A signal stops it.
 func pumpChunks(g *signalGuard, size int64, fill func(buf []byte, off int64) (int, error), w io.Writer, progress func(int64)) error {
 	type piece struct {
 		buf []byte
@@ -392,14 +390,9 @@ func pumpChunks(g *signalGuard, size int64, fill func(buf []byte, off int64) (in
 				want = min(want, size-off)
 			}
 			m, err := fill(buf[:want], off)
-			last := false
-			if size < 0 {
-				last = int64(m) < want || err == io.EOF
-				if err == io.EOF {
-					err = nil
-				}
-			} else if err == nil && int64(m) < want {
-				err = io.ErrUnexpectedEOF // a known size is filled whole
+			last := size < 0 && int64(m) < want
+			if size >= 0 && err == nil && int64(m) < want {
+				err = io.ErrUnexpectedEOF
 			}
 			select {
 			case ready <- piece{buf[:m], err}:

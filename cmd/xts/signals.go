@@ -115,9 +115,9 @@ func (g *signalGuard) signal() syscall.Signal {
 }
 
 // abort discards out after err and returns the error to report: an
-// *interruptedError if a signal came, else err, saying how much partial
-// output already went to standard output, if any did (a file output
-// leaves nothing).
+// *interruptedError if a signal came, else err, saying how many bytes
+// already went to standard output, if any did (a file output leaves
+// nothing).
 func (g *signalGuard) abort(out *output, err error) error {
 	out.abort()
 	if s := g.signal(); s != 0 {
