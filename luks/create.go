@@ -71,6 +71,19 @@ func checkUUID(u string) error {
 	return nil
 }
 
+// DataSectorSize is the encryption sector size Create uses with o:
+// SectorSize, or when it is 0 the default, 512 bytes for LUKS1 and 4096
+// for LUKS2. The plaintext's length must be a multiple of it.
+func (o *CreateOptions) DataSectorSize() int {
+	switch {
+	case o.SectorSize != 0:
+		return o.SectorSize
+	case o.Version == 1:
+		return 512
+	}
+	return 4096
+}
+
 // Create writes a new LUKS header with one keyslot (slot 0) for
 // passphrase to w and returns the header and the volume key. With an
 // embedded header the data segment begins at Header.Segments[0].Offset of
@@ -103,12 +116,7 @@ func Create(w io.WriterAt, passphrase []byte, o *CreateOptions) (*Header, []byte
 	if c.KeyBits%8 != 0 || !spec.keySizeOK(c.KeyBits/8) {
 		return nil, nil, fmt.Errorf("luks: %d-bit key for %s", c.KeyBits, c.Cipher)
 	}
-	if c.SectorSize == 0 {
-		c.SectorSize = 4096
-		if c.Version == 1 {
-			c.SectorSize = 512
-		}
-	}
+	c.SectorSize = c.DataSectorSize()
 	if ss := c.SectorSize; ss < 512 || ss > 4096 || ss&(ss-1) != 0 || (c.Version == 1 && ss != 512) {
 		return nil, nil, fmt.Errorf("luks: sector size %d (LUKS2: 512 to 4096, a power of two; LUKS1: 512)", ss)
 	}

@@ -277,3 +277,19 @@ func TestCreateLayoutMatchesLuksFormat(t *testing.T) {
 		})
 	}
 }
+
+// TestDataSectorSize: the sector size Create will use, as the tool checks
+// a plaintext's length against it before creating anything.
+func TestDataSectorSize(t *testing.T) {
+	for _, tc := range []struct {
+		o    CreateOptions
+		want int
+	}{
+		{CreateOptions{}, 4096}, {CreateOptions{Version: 2}, 4096}, {CreateOptions{Version: 1}, 512},
+		{CreateOptions{Version: 2, SectorSize: 1024}, 1024}, {CreateOptions{SectorSize: 512}, 512},
+	} {
+		if got := tc.o.DataSectorSize(); got != tc.want {
+			t.Errorf("%+v: DataSectorSize %d, want %d", tc.o, got, tc.want)
+		}
+	}
+}

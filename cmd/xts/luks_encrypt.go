@@ -262,13 +262,7 @@ type rawInput struct {
 // openRaw opens RAW (- for stdin) and checks a file's length against the
 // sector size.
 func openRaw(path string, co *luks.CreateOptions, stdin io.Reader) (*rawInput, error) {
-	ss := co.SectorSize
-	if ss == 0 {
-		ss = 4096
-		if co.Version == 1 {
-			ss = 512
-		}
-	}
+	ss := co.DataSectorSize()
 	if path == "-" {
 		return &rawInput{name: "standard input", r: stdin, size: -1, ss: ss}, nil
 	}
