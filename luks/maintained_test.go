@@ -21,8 +21,7 @@ func TestCryptsetupMaintainedImages(t *testing.T) {
 		format []string                                       // reencrypt --encrypt flags
 		then   func(t *testing.T, im *csImage, newKey string) // cryptsetup's maintenance
 		hdr    func(im *csImage) string                       // the header to open with; nil: the image's own
-		opens  [][]byte                                       // passphrases that unlock (AnyKeyslot)
-		refuse [][]byte                                       // passphrases that must not
+		moved  bool                                           // only the second passphrase unlocks now; the first must be refused
 	}{
 		{name: "luks2-to-luks1-to-luks2", format: []string{"--sector-size", "512"},
 			then: func(t *testing.T, im *csImage, _ string) {
@@ -35,25 +34,25 @@ func TestCryptsetupMaintainedImages(t *testing.T) {
 				cs(t, append(append([]string{"luksAddKey", "--batch-mode", "--key-file", im.keyFile}, fastPBKDF2...), im.img, nk)...)
 				cs(t, "luksKillSlot", "--batch-mode", "--key-file", nk, im.img, "0")
 			},
-			opens: [][]byte{second}, refuse: [][]byte{[]byte("correct horse")}},
+			moved: true},
 		{name: "key-changed",
 			then: func(t *testing.T, im *csImage, nk string) {
 				cs(t, append(append([]string{"luksChangeKey", "--batch-mode", "--key-file", im.keyFile}, fastPBKDF2...), im.img, nk)...)
 			},
-			opens: [][]byte{second}, refuse: [][]byte{[]byte("correct horse")}},
+			moved: true},
 		{name: "slot-0-priority-ignore",
 			then: func(t *testing.T, im *csImage, nk string) {
 				cs(t, append(append([]string{"luksAddKey", "--batch-mode", "--key-file", im.keyFile}, fastPBKDF2...), im.img, nk)...)
 				cs(t, "config", "--batch-mode", "--priority", "ignore", "--key-slot", "0", im.img)
 			},
-			opens: [][]byte{second}, refuse: [][]byte{[]byte("correct horse")}},
+			moved: true},
 		{name: "luks1-key-in-slot-5-slot-0-killed", format: []string{"--sector-size", "512"},
 			then: func(t *testing.T, im *csImage, nk string) {
 				cs(t, "convert", "--batch-mode", "--type", "luks1", im.img)
 				cs(t, append(append([]string{"luksAddKey", "--batch-mode", "--key-file", im.keyFile, "--key-slot", "5"}, fastPBKDF2...), im.img, nk)...)
 				cs(t, "luksKillSlot", "--batch-mode", "--key-file", nk, im.img, "0")
 			},
-			opens: [][]byte{second}, refuse: [][]byte{[]byte("correct horse")}},
+			moved: true},
 		{name: "header-backup-as-detached-header",
 			then: func(t *testing.T, im *csImage, _ string) {
 				cs(t, "luksHeaderBackup", "--batch-mode", im.img, "--header-backup-file", filepath.Join(filepath.Dir(im.img), "backup"))
@@ -68,9 +67,9 @@ func TestCryptsetupMaintainedImages(t *testing.T) {
 			if tc.then != nil {
 				tc.then(t, im, nk)
 			}
-			opens := tc.opens
-			if opens == nil {
-				opens = [][]byte{im.pass}
+			opens, refuse := [][]byte{im.pass}, [][]byte(nil)
+			if tc.moved {
+				opens, refuse = [][]byte{second}, [][]byte{im.pass}
 			}
 			df := openFile(t, im.img)
 			var o *Options
@@ -88,7 +87,7 @@ func TestCryptsetupMaintainedImages(t *testing.T) {
 				}
 				v.Close()
 			}
-			for _, pass := range tc.refuse {
+			for _, pass := range refuse {
 				if _, err := Open(df, pass, o); !errors.Is(err, ErrNoKey) {
 					t.Fatalf("Open with %q: %v, want ErrNoKey (cryptsetup refuses it too)", pass, err)
 				}
