@@ -6,6 +6,9 @@
 #     internal/peak/peak_amd64.s (TestGeneratedFileIsCurrent in ./peak),
 #     luks/internal/argon2/zblamka_amd64.s (the same in ./argon2), and for
 #     arm64 zxts_arm64.{s,go} and internal/peak/peak_arm64.s (_asm/arm64);
+#     and `go generate ./...` in both modules (the root and _asm), run on a
+#     copy of the tree, changes no file at all, first lines included (they
+#     record the generator's command line and so its output path);
 #  2. they obey the encoding rules (TestGeneratedAssemblyRules in the root
 #     package: no register >= 16, Z/K register or EVEX-only instruction in
 #     routines for CPUs without AVX-512, no SSE/VEX mixing, VZEROUPPER
@@ -48,6 +51,21 @@ same ../zxts_arm64.go "$tmp/zxts_arm64.go" "cd _asm/arm64 && go generate ."
 go run ./arm64 -peak "$tmp/peak_arm64.s"
 same ../internal/peak/peak_arm64.s "$tmp/peak_arm64.s" "cd _asm/arm64 && go generate ."
 [ "$stale" = 0 ] || exit 1
+
+# go generate in both modules, on a copy of the tracked and untracked (not
+# ignored) files, must leave every file as it is, byte for byte: the loop
+# above compares bodies only, this catches a header that names another
+# path than the //go:generate line does.
+git -C .. ls-files -z -c -o --exclude-standard >"$tmp/files"
+mkdir "$tmp/before" "$tmp/after"
+(cd .. && tar --null -T "$tmp/files" -cf -) | tar -xf - -C "$tmp/before"
+(cd .. && tar --null -T "$tmp/files" -cf -) | tar -xf - -C "$tmp/after"
+(cd "$tmp/after" && go generate ./... && cd _asm && go generate ./...)
+if ! diff -r "$tmp/before" "$tmp/after" >"$tmp/drift"; then
+	echo "go generate ./... (root and _asm) changes the tree: regenerate with it and commit" >&2
+	head -40 "$tmp/drift" >&2
+	exit 1
+fi
 
 cd ..
 go vet ./...

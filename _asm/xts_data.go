@@ -17,6 +17,9 @@ var (
 	xtsShr256  Mem
 	xtsCTSShuf Mem // 16 x 0x80, 0..15, 16 x 0x80: PSHUFB masks for stealing
 	xtsCTSMask Mem // 16 x 0x00, 16 x 0xff
+	// xtsCarryMask: the low byte of every 128-bit lane (64 bytes), then
+	// the low two bytes of every lane (64 bytes), for rotateFold.
+	xtsCarryMask Mem
 )
 
 func genXTSData() {
@@ -44,6 +47,14 @@ func genXTSData() {
 		*t.shr = GLOBL(strings.Replace(t.name, "Shl", "Shr", 1), RODATA|NOPTR)
 		for i := 0; i < 8*t.lanes; i++ {
 			DATA(8*i, U64(uint64(64-i/2)))
+		}
+	}
+
+	xtsCarryMask = GLOBL("xtsCarryMask", RODATA|NOPTR)
+	for b := 1; b <= 2; b++ {
+		for lane := 0; lane < 4; lane++ {
+			DATA(64*(b-1)+16*lane, U64(uint64(1)<<(8*b)-1))
+			DATA(64*(b-1)+16*lane+8, U64(0))
 		}
 	}
 

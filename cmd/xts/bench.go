@@ -31,9 +31,18 @@ one AES round per 16-byte block per round key, so no implementation can
 beat 16 × (block-rounds/s) ÷ (10, 12 or 14 rounds) bytes/s. Parallel rows
 are compared with the bound measured on every core at once.
 
+Every call works in place (the destination is the source), as disk
+encryption does and as go test -bench (BenchmarkXTS, BenchmarkSectors)
+measures, with the sector number counting up from call to call.
+
 Every cell is timed --time long in each of --passes passes, spread over
 the run so that a burst of noise spoils one pass, not every figure of a
-cell; the best pass counts. The bound is sampled before every row of
+cell; the best pass counts. Each pass puts the data at another offset in
+its page (0, 1024, 2048, 3072 bytes): on some cores (AMD Zen 5, for one)
+a load whose address matches a pending store's in the low 12 bits waits
+for it ("4K aliasing"), and a call whose key or argument loads alias the
+previous call's output loses up to a third of its speed at 16 and 512
+bytes, by luck of placement. The bound is sampled before every row of
 every pass and its best sample kept. The defaults finish in under 30 s.
 
 TSV output (--format tsv) is fixed, for scripts: the header
@@ -229,22 +238,21 @@ func newKey(keyBits int) []byte {
 
 // opFuncs returns the encryption and decryption of one message of the
 // implementation under test: a pinned xts.Cipher on one core, or
-// x/crypto/xts for the baseline.
-func opFuncs(impl string, key []byte) (enc, dec func(dst, src []byte), err error) {
+// x/crypto/xts for the baseline. Both are method values with the same
+// signature, called directly in the timed loop as BenchmarkXTS calls them.
+func opFuncs(impl string, key []byte) (enc, dec func(dst, src []byte, sectorNum uint64), err error) {
 	if impl == baselineName {
 		c, err := xcts.NewCipher(aes.NewCipher, key)
 		if err != nil {
 			return nil, nil, err
 		}
-		return func(dst, src []byte) { c.Encrypt(dst, src, 1) },
-			func(dst, src []byte) { c.Decrypt(dst, src, 1) }, nil
+		return c.Encrypt, c.Decrypt, nil
 	}
 	c, err := xts.NewCipher(aes.NewCipher, key, xts.WithImplementation(impl), xts.WithoutParallelism())
 	if err != nil {
 		return nil, nil, err
 	}
-	return func(dst, src []byte) { c.Encrypt(dst, src, 1) },
-		func(dst, src []byte) { c.Decrypt(dst, src, 1) }, nil
+	return c.Encrypt, c.Decrypt, nil
 }
 
 // threads is the number of goroutines parallel rows and the all-core bound

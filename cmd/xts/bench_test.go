@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/fastxts/xts"
 	"github.com/fastxts/xts/internal/cpuid"
@@ -238,5 +240,54 @@ func TestInfo(t *testing.T) {
 	}
 	if r := runCmd(t, nil, "info", "extra"); r.code != exitUsage {
 		t.Errorf("info extra: exit %d, want 1 (wrong parameters)", r.code)
+	}
+}
+
+// TestBenchCellsInPlace: every cell works in place on the pass's buffer
+// (what BenchmarkXTS and BenchmarkSectors time), one call per count with
+// the sector number counting up, and the passes put the data at the four
+// page offsets 0, 1024, 2048 and 3072 of one page-aligned allocation.
+func TestBenchCellsInPlace(t *testing.T) {
+	var o benchOptions
+	o.passes, o.format = 1, "tsv"
+	if err := o.parse("generic", "128", "enc", "16,100", "512", "1ms"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := newBench(&o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := len(b.passBuf(0))
+	if want < sectorsParallelBuf {
+		t.Fatalf("pass buffer %d bytes, want at least %d", want, sectorsParallelBuf)
+	}
+	for p := range 5 {
+		buf := b.passBuf(p)
+		off := uintptr(unsafe.Pointer(&buf[0])) & 4095
+		if len(buf) != want || off != uintptr(p%4)*passShift {
+			t.Errorf("pass %d: %d bytes at page offset %d, want %d at %d", p, len(buf), off, want, (p%4)*passShift)
+		}
+	}
+
+	for _, r := range b.rows {
+		if r.impl != "generic" {
+			continue
+		}
+		for _, c := range r.cells {
+			buf := b.passBuf(1)
+			for i := range buf[:c.bytes] {
+				buf[i] = byte(i)
+			}
+			orig := bytes.Clone(buf[:c.bytes+16])
+			c.run(buf, 3)
+			// Three calls in place change the first bytes and nothing
+			// past the cell's data.
+			if bytes.Equal(buf[:16], orig[:16]) {
+				t.Errorf("%s %d: the buffer did not change: not in place", r.op, c.size)
+			}
+			if !bytes.Equal(buf[c.bytes:c.bytes+16], orig[c.bytes:]) {
+				t.Errorf("%s %d: bytes past the cell's %d changed", r.op, c.size, c.bytes)
+			}
+		}
 	}
 }

@@ -20,7 +20,7 @@ func (b *bench) writeTSV(w io.Writer) {
 	}
 	for _, r := range b.rows {
 		for _, c := range r.cells {
-			if c.call != nil {
+			if c.run != nil {
 				fmt.Fprintf(w, "%s\t%d\t%s\t%d\t%s\t%s\n", r.impl, r.keyBits, r.op, c.size, num(c.mbps), num(b.share(c.mbps, r.keyBits, r.parallel)))
 			}
 		}
@@ -96,7 +96,7 @@ func (b *bench) writeJSON(w io.Writer) error {
 	}
 	for _, r := range b.rows {
 		for _, c := range r.cells {
-			if c.call != nil {
+			if c.run != nil {
 				out.Results = append(out.Results, jsonCell{r.impl, r.keyBits, r.op, c.size, optional(c.mbps), optional(b.share(c.mbps, r.keyBits, r.parallel))})
 			}
 		}
@@ -153,7 +153,7 @@ func (b *bench) block(w io.Writer, k int, match func(*benchRow) bool, sizes []in
 			}
 		}
 		for _, c := range r.cells {
-			if c.call == nil {
+			if c.run == nil {
 				l.cells = append(l.cells, "-")
 			} else {
 				l.cells = append(l.cells, fmt.Sprintf("%.0f", c.mbps))

@@ -8,6 +8,7 @@ import (
 	"math"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/fastxts/xts"
 	"github.com/fastxts/xts/internal/peak"
@@ -25,10 +26,10 @@ type benchRow struct {
 
 // A benchCell times one function over one size.
 type benchCell struct {
-	size  int    // message or sector size; 0 for the bound
-	bytes int    // bytes per call
-	call  func() // one call; nil when the cell does not apply
-	iters int    // calls per timed run, set in the first pass
+	size  int                     // message or sector size; 0 for the bound
+	bytes int                     // bytes per call
+	run   func(buf []byte, n int) // n calls in a loop on buf; nil when the cell does not apply
+	iters int                     // calls per timed run, set in the first pass
 	mbps  float64
 }
 
@@ -36,7 +37,7 @@ type benchCell struct {
 func (r *benchRow) best() float64 {
 	m := math.NaN()
 	for _, c := range r.cells {
-		if c.call != nil && (math.IsNaN(m) || c.mbps > m) {
+		if c.run != nil && (math.IsNaN(m) || c.mbps > m) {
 			m = c.mbps
 		}
 	}
@@ -51,6 +52,24 @@ type bench struct {
 	rateAll    float64 // best block-rounds/s on every core at once
 	rows       []*benchRow
 	sectorRows bool
+	buf        []byte // every cell's data, page-aligned, passShift longer than the largest cell
+}
+
+// passShift is how far each pass moves the data on from the previous
+// one, modulo a page. On some cores (AMD Zen 5, for one) a load whose
+// address matches a pending store's in the low 12 bits waits for it ("4K
+// aliasing"): a call's loads of round keys or of its own arguments that
+// happen to alias the previous call's output cost a 512-byte message up to
+// a quarter of its speed there, and which ones do depends on where the
+// data lies. Three passes at three placements, the best counting, keep
+// such luck out of the figures.
+const passShift = 1024
+
+// passBuf is the data of pass p: the buffer at page offset
+// (p mod 4)·passShift.
+func (b *bench) passBuf(p int) []byte {
+	off := (p % 4) * passShift
+	return b.buf[off : len(b.buf)-3*passShift+off]
 }
 
 // newBench builds every row and cell; nothing is timed yet.
@@ -58,8 +77,9 @@ func newBench(o *benchOptions) (*bench, error) {
 	b := &bench{o: o}
 	b.loop, b.loopErr = peak.Widest()
 
-	// All cells share one source and one destination buffer: they run one
-	// at a time, and sharing keeps the memory at 16 MiB.
+	// All cells share one buffer, which every call encrypts or decrypts in
+	// place (see benchUsage): they run one at a time, and sharing keeps the
+	// memory at 8 MiB.
 	bufLen := 0
 	for _, s := range o.sizes {
 		bufLen = max(bufLen, s)
@@ -68,8 +88,8 @@ func newBench(o *benchOptions) (*bench, error) {
 		bufLen = max(bufLen, sectorsParallelBuf)
 		b.sectorRows = true
 	}
-	src, dst := make([]byte, bufLen), make([]byte, bufLen)
-	rand.Read(src)
+	b.buf = pageAligned(bufLen + 3*passShift)
+	rand.Read(b.buf)
 
 	for _, keyBits := range o.keys {
 		key := newKey(keyBits)
@@ -89,8 +109,7 @@ func newBench(o *benchOptions) (*bench, error) {
 					// x/crypto/xts panics on lengths that are not a
 					// multiple of 16: it has no ciphertext stealing.
 					if impl != baselineName || size%16 == 0 {
-						d, s := dst[:size], src[:size]
-						c.call = func() { f(d, s) }
+						c.run = messageLoop(f, size)
 					}
 					r.cells = append(r.cells, c)
 				}
@@ -103,7 +122,7 @@ func newBench(o *benchOptions) (*bench, error) {
 		for _, op := range o.ops {
 			for _, parallel := range []bool{false, true} {
 				for _, impl := range o.sectorImpls {
-					r, err := sectorRow(impl, key, keyBits, op, parallel, o.sectorSizes, dst, src)
+					r, err := sectorRow(impl, key, keyBits, op, parallel, o.sectorSizes)
 					if err != nil {
 						return nil, err
 					}
@@ -117,7 +136,7 @@ func newBench(o *benchOptions) (*bench, error) {
 
 // sectorRow builds a bulk row: EncryptSectors or DecryptSectors over
 // 1 MiB on one core, or over 8 MiB split across every core.
-func sectorRow(impl string, key []byte, keyBits int, op string, parallel bool, sizes []int, dst, src []byte) (*benchRow, error) {
+func sectorRow(impl string, key []byte, keyBits int, op string, parallel bool, sizes []int) (*benchRow, error) {
 	opts := []xts.Option{xts.WithImplementation(impl)}
 	n := sectorsParallelBuf
 	name := op + "-sectors-parallel"
@@ -135,11 +154,36 @@ func sectorRow(impl string, key []byte, keyBits int, op string, parallel bool, s
 		f = c.DecryptSectors
 	}
 	r := &benchRow{impl: impl, keyBits: keyBits, op: name, parallel: parallel}
-	d, s := dst[:n], src[:n]
 	for _, size := range sizes {
-		r.cells = append(r.cells, &benchCell{size: size, bytes: n, call: func() { f(d, s, size, 0) }})
+		perCall := uint64(n / size)
+		r.cells = append(r.cells, &benchCell{size: size, bytes: n, run: func(buf []byte, calls int) {
+			b := buf[:n]
+			for i := range calls {
+				f(b, b, size, uint64(i)*perCall)
+			}
+		}})
 	}
 	return r, nil
+}
+
+// pageAligned returns n zero bytes that start a page (4096 bytes), as
+// BenchmarkXTS's buffers do (see passShift).
+func pageAligned(n int) []byte {
+	b := make([]byte, n+4095)
+	off := int(-uintptr(unsafe.Pointer(&b[0])) & 4095)
+	return b[off : off+n : off+n]
+}
+
+// messageLoop returns the timed loop of a message cell: f over the first
+// size bytes in place, the sector number counting up, as BenchmarkXTS
+// runs it.
+func messageLoop(f func(dst, src []byte, sectorNum uint64), size int) func(buf []byte, n int) {
+	return func(buf []byte, n int) {
+		b := buf[:size]
+		for i := range n {
+			f(b, b, uint64(i))
+		}
+	}
 }
 
 // run times every cell in every pass, keeping the best of each. The bound
@@ -158,7 +202,7 @@ func (b *bench) run(e *env) {
 			}
 		}
 		for _, c := range r.cells {
-			if c.call != nil {
+			if c.run != nil {
 				perPass += d
 			}
 		}
@@ -177,8 +221,8 @@ func (b *bench) run(e *env) {
 				}
 			}
 			for _, c := range r.cells {
-				if c.call != nil {
-					c.measure(d)
+				if c.run != nil {
+					c.measure(d, b.passBuf(pass))
 					prog.step(pass, d)
 				}
 			}
@@ -207,11 +251,11 @@ func allCoreRate(l peak.Loop, d time.Duration) float64 {
 
 // measure times one run of about d (calibrating the number of calls in
 // the first pass) and keeps the best MB/s.
-func (c *benchCell) measure(d time.Duration) {
+func (c *benchCell) measure(d time.Duration, buf []byte) {
 	if c.iters == 0 {
 		n := 1
 		for {
-			t := timeCalls(c.call, n)
+			t := timeCalls(c.run, buf, n)
 			if t >= d/16 || n >= 1<<30 {
 				c.iters = max(1, int(float64(n)*d.Seconds()/max(t.Seconds(), 1e-9)))
 				break
@@ -219,15 +263,13 @@ func (c *benchCell) measure(d time.Duration) {
 			n *= 4
 		}
 	}
-	t := timeCalls(c.call, c.iters)
+	t := timeCalls(c.run, buf, c.iters)
 	c.mbps = max(c.mbps, float64(c.iters)*float64(c.bytes)/t.Seconds()/1e6)
 }
 
-func timeCalls(f func(), n int) time.Duration {
+func timeCalls(run func(buf []byte, n int), buf []byte, n int) time.Duration {
 	start := time.Now()
-	for range n {
-		f()
-	}
+	run(buf, n)
 	return time.Since(start)
 }
 
