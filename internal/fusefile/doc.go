@@ -7,7 +7,10 @@
 // The file behaves like a block device that happens to be a file: its
 // size is fixed (a truncate to another size is refused with EPERM, so open
 // it without O_TRUNC: dd needs conv=notrunc), a write past the end fails
-// with ENOSPC, and fsync(2) reaches the Backend's Sync. Reads and writes
+// with ENOSPC, and fsync(2) reaches the Backend's Sync. It is served with
+// direct I/O: reads and writes reach the Backend as made (up to 1 MiB a
+// request), uncached by the kernel, so mmap(2) of the file may be refused.
+// Reads and writes
 // may come from several kernel threads at once; the Backend must allow
 // that (luks.Volume does).
 //

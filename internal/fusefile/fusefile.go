@@ -97,6 +97,9 @@ func New(dir string, b Backend, o Options) (*Mount, error) {
 			MaxReadAhead:  maxIO,
 			Debug:         o.Debug,
 			DisableXAttrs: true,
+			// Splicing only helps replies read from a file descriptor;
+			// ours are decrypted in memory.
+			DisableSplice: true,
 		},
 		UID: uint32(os.Getuid()),
 		GID: uint32(os.Getgid()),
