@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/aes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,9 @@ import (
 	"time"
 
 	"github.com/fastxts/xts"
+	"github.com/fastxts/xts/cmd/xts/internal/exit"
+	"github.com/fastxts/xts/cmd/xts/internal/guard"
+	"github.com/fastxts/xts/cmd/xts/internal/pump"
 )
 
 const cryptUsageFmt = `Usage: xts %[1]s -d KEYFILE [flags] INPUT OUTPUT
@@ -37,11 +41,16 @@ multiple of the sector size. With sectors over 512 bytes, --skip, --offset
 and --size must be whole numbers of sectors (dm-crypt requires it).
 `
 
-// chunkSize is the unit of work of the pipeline: large enough that a call
-// into the cipher costs nothing against its work, small enough that every
-// core gets chunks and memory stays small. A multiple of every sector
-// size; tests lower it to put chunk edges where they want them.
-var chunkSize = 1 << 20
+// defaultChunkSize is the unit of work of plain mode's pump: large enough
+// that a call into the cipher costs nothing against its work, small
+// enough that every core gets chunks and memory stays small. A multiple
+// of every sector size; tests lower it (env.chunkSize) to put chunk edges
+// where they want them.
+const defaultChunkSize = 1 << 20
+
+// sectorFunc encrypts or decrypts whole sectors in place: sector i of buf
+// under IV firstIV + i*step (the cipher knows the step).
+type sectorFunc func(buf []byte, firstIV uint64)
 
 type cryptOptions struct {
 	encrypt   bool
@@ -61,7 +70,10 @@ func runCrypt(e *env, args []string, encrypt bool) error {
 	if encrypt {
 		name, verb = "encrypt", "Encrypts"
 	}
-	o := cryptOptions{encrypt: encrypt, chunkSize: chunkSize}
+	o := cryptOptions{encrypt: encrypt, chunkSize: e.chunkSize}
+	if o.chunkSize == 0 {
+		o.chunkSize = defaultChunkSize
+	}
 	fs := newFlagSet(name, fmt.Sprintf(cryptUsageFmt, name, verb), e.stdout)
 	o.key.flags(fs)
 	fs.StringVar(&o.cipher, "cipher", "aes-xts-plain64", "`CIPHER`: aes-xts-plain64 (64-bit sector IV) or aes-xts-plain (32-bit, wraps to 0)")
@@ -85,8 +97,8 @@ func runCrypt(e *env, args []string, encrypt bool) error {
 	}
 
 	// Signals are caught from here on: whatever comes, no output is left.
-	g := watchSignals(e.stderr, name)
-	defer g.stop()
+	g := e.guard(name)
+	defer g.Stop()
 	key, err := o.key.read(e.stdin)
 	if err != nil {
 		return err
@@ -168,9 +180,10 @@ func (o *cryptOptions) newCipher(key []byte) (sectorFunc, string, error) {
 	return func(buf []byte, iv uint64) { c.DecryptSectors(buf, buf, ss, iv) }, c.Implementation(), nil
 }
 
-// stream opens the input and output, runs the pipeline, and commits the
-// output only if everything succeeded and no signal came.
-func (o *cryptOptions) stream(g *signalGuard, e *env, crypt sectorFunc) (int64, error) {
+// stream opens the input and output, pumps the one through the cipher to
+// the other, and commits the output only if everything succeeded and no
+// signal came.
+func (o *cryptOptions) stream(g *guard.Guard, e *env, crypt sectorFunc) (int64, error) {
 	in, inInfo, expected, err := o.openInput(e)
 	if err != nil {
 		return 0, err
@@ -183,7 +196,7 @@ func (o *cryptOptions) stream(g *signalGuard, e *env, crypt sectorFunc) (int64, 
 		in = io.LimitReader(in, int64(o.size)*512)
 		expected = int64(o.size) * 512
 	}
-	out, err := openOutput(outputSpec{Path: o.out, Force: o.force, Input: inInfo, Stdout: e.stdout})
+	out, err := g.Create(guard.Spec{Path: o.out, Force: o.force, Input: inInfo, Stdout: e.stdout})
 	if err != nil {
 		return 0, err
 	}
@@ -193,22 +206,61 @@ func (o *cryptOptions) stream(g *signalGuard, e *env, crypt sectorFunc) (int64, 
 		label = "decrypting"
 	}
 	bar := newProgressBar(e.stderr, label, expected)
+	ss := o.num.sectorSize
+	var read int64
+	// Every core transforms chunks of its own (the cipher does not split
+	// them again); two chunks per core keep them all busy.
 	workers := runtime.GOMAXPROCS(0)
-	p := &pipeline{
-		crypt:      crypt,
-		num:        o.num,
-		chunkSize:  o.chunkSize,
-		workers:    workers,
-		buffers:    min(2*workers+2, 64),
-		expected:   expected,
-		onProgress: bar.add,
+	p := &pump.Pump{
+		Size:      -1, // read to the end, then check the length against expected
+		ChunkSize: o.chunkSize,
+		Buffers:   min(2*workers+2, 64),
+		Workers:   workers,
+		Read: func(buf []byte, _ int64) (int, error) {
+			n, err := io.ReadFull(in, buf)
+			read += int64(n)
+			switch {
+			case err == nil, errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			default:
+				return 0, fmt.Errorf("reading input: %w", err)
+			}
+			if n%ss != 0 {
+				return 0, exit.Errorf(exitWrongDevice, "input length %d bytes (after --offset) is not a multiple of the sector size %d", read, ss)
+			}
+			return n, nil
+		},
+		Transform: func(buf []byte, off int64) error {
+			o.transform(crypt, buf, off)
+			return nil
+		},
+		W:        out,
+		Progress: bar.add,
 	}
-	n, err := p.run(g.ctx, in, out)
+	n, err := p.Run(g.Context())
 	bar.finish()
-	if err != nil {
-		return n, g.abort(out, err)
+	switch {
+	case err != nil:
+	case expected >= 0 && n != expected:
+		err = exit.Errorf(exitWrongDevice, "short read: input ended after %d of %d bytes", n, expected)
+	case n == 0:
+		err = exit.Errorf(exitWrongDevice, "input is empty (nothing after --offset)")
 	}
-	return n, g.commit(out)
+	if err != nil {
+		return n, g.Abort(err)
+	}
+	return n, g.Commit()
+}
+
+// transform encrypts or decrypts the chunk buf, which starts off bytes
+// into the image, split where plain's 32-bit IV wraps to 0 so that each
+// call sees IVs that just count up.
+func (o *cryptOptions) transform(crypt sectorFunc, buf []byte, off int64) {
+	ss := uint64(o.num.sectorSize)
+	k0 := uint64(off) / ss
+	o.num.split(k0, uint64(len(buf))/ss, func(k, count, firstIV uint64) {
+		lo := (k - k0) * ss
+		crypt(buf[lo:lo+count*ss], firstIV)
+	})
 }
 
 // openInput opens the input, leaves out --offset, and returns the number
@@ -224,7 +276,7 @@ func (o *cryptOptions) openInput(e *env) (r io.Reader, info os.FileInfo, expecte
 		if skip > 0 {
 			n, err := io.CopyN(io.Discard, r, skip)
 			if err != nil {
-				return nil, nil, 0, exitErrorf(exitWrongDevice, "short read: input ended within --offset (%d of %d bytes)", n, skip)
+				return nil, nil, 0, exit.Errorf(exitWrongDevice, "short read: input ended within --offset (%d of %d bytes)", n, skip)
 			}
 		}
 		return r, info, -1, nil
@@ -240,31 +292,31 @@ func (o *cryptOptions) openInput(e *env) (r io.Reader, info os.FileInfo, expecte
 	}
 	if info.IsDir() {
 		f.Close()
-		return nil, nil, 0, exitErrorf(exitWrongDevice, "input %s is a directory", o.in)
+		return nil, nil, 0, exit.Errorf(exitWrongDevice, "input %s is a directory", o.in)
 	}
 	expected = -1
 	// Regular files and block devices can say how long they are.
 	if size, err := f.Seek(0, io.SeekEnd); err == nil && (info.Mode().IsRegular() || info.Mode()&os.ModeDevice != 0) {
 		if size < skip {
 			f.Close()
-			return nil, nil, 0, exitErrorf(exitWrongDevice, "short read: input %s holds %d bytes, less than --offset (%d bytes)", o.in, size, skip)
+			return nil, nil, 0, exit.Errorf(exitWrongDevice, "short read: input %s holds %d bytes, less than --offset (%d bytes)", o.in, size, skip)
 		}
 		expected = size - skip
 		if o.size > 0 {
 			if want := int64(o.size) * 512; expected < want {
 				f.Close()
-				return nil, nil, 0, exitErrorf(exitWrongDevice, "short read: input %s holds %d bytes after --offset, less than --size %d (%d bytes)", o.in, expected, o.size, want)
+				return nil, nil, 0, exit.Errorf(exitWrongDevice, "short read: input %s holds %d bytes after --offset, less than --size %d (%d bytes)", o.in, expected, o.size, want)
 			} else {
 				expected = want
 			}
 		}
 		if expected%int64(o.num.sectorSize) != 0 {
 			f.Close()
-			return nil, nil, 0, exitErrorf(exitWrongDevice, "input length %d bytes (after --offset) is not a multiple of the sector size %d", expected, o.num.sectorSize)
+			return nil, nil, 0, exit.Errorf(exitWrongDevice, "input length %d bytes (after --offset) is not a multiple of the sector size %d", expected, o.num.sectorSize)
 		}
 		if expected == 0 {
 			f.Close()
-			return nil, nil, 0, exitErrorf(exitWrongDevice, "input is empty (nothing after --offset)")
+			return nil, nil, 0, exit.Errorf(exitWrongDevice, "input is empty (nothing after --offset)")
 		}
 		if _, err := f.Seek(skip, io.SeekStart); err != nil {
 			f.Close()
@@ -276,7 +328,7 @@ func (o *cryptOptions) openInput(e *env) (r io.Reader, info os.FileInfo, expecte
 	f.Seek(0, io.SeekStart) // undo the probe where seeking worked at all
 	if n, err := io.CopyN(io.Discard, f, skip); err != nil {
 		f.Close()
-		return nil, nil, 0, exitErrorf(exitWrongDevice, "short read: input ended within --offset (%d of %d bytes)", n, skip)
+		return nil, nil, 0, exit.Errorf(exitWrongDevice, "short read: input ended within --offset (%d of %d bytes)", n, skip)
 	}
 	return f, info, -1, nil
 }

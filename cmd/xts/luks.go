@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/fastxts/xts/cmd/xts/internal/exit"
 	"github.com/fastxts/xts/luks"
 )
 
@@ -62,11 +63,11 @@ func luksError(err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, luks.ErrNoKey):
-		return exitErrorf(exitPermission, "No key available with this passphrase.")
+		return exit.Errorf(exitPermission, "No key available with this passphrase.")
 	case errors.Is(err, luks.ErrWrongKey):
-		return exitErrorf(exitPermission, "Volume key does not match the volume.")
+		return exit.Errorf(exitPermission, "Volume key does not match the volume.")
 	case errors.Is(err, luks.ErrNotLUKS), errors.Is(err, luks.ErrCorrupt):
-		return exitErr(exitUsage, err)
+		return exit.With(exitUsage, err)
 	}
 	return err
 }
@@ -98,7 +99,7 @@ func openHeader(image, header string, write bool) (img, hdev *os.File, h *luks.H
 	if err != nil {
 		closeBoth(img, hdev)
 		if errors.Is(err, luks.ErrNotLUKS) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, nil, nil, exitErrorf(exitUsage, "Device %s is not a valid LUKS device.", name)
+			return nil, nil, nil, exit.Errorf(exitUsage, "Device %s is not a valid LUKS device.", name)
 		}
 		return nil, nil, nil, luksError(fmt.Errorf("%s: %w", name, err))
 	}
@@ -330,23 +331,5 @@ func dumpLUKS1(w io.Writer, name string, h *luks.Header) {
 		hexLines(w, k.KDF.Salt, "\t                      \t")
 		fmt.Fprintf(w, "\tKey material offset:\t%d\n", k.Area.Offset/512)
 		fmt.Fprintf(w, "\tAF stripes:            \t%d\n", k.AF.Stripes)
-	}
-}
-
-// interruptible runs f (a key derivation that cannot stop half-way) and
-// returns its error, or, when a signal comes first, the interruption at
-// once: nothing has been written yet, so there is nothing to undo, and
-// the process exits with f still running.
-func interruptible(g *signalGuard, f func() error) error {
-	done := make(chan error, 1)
-	go func() { done <- f() }()
-	select {
-	case err := <-done:
-		return err
-	case <-g.ctx.Done():
-		if s := g.signal(); s != 0 {
-			return newInterrupted(s, nil)
-		}
-		return <-done
 	}
 }

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fastxts/xts/cmd/xts/internal/exit"
+	"github.com/fastxts/xts/cmd/xts/internal/guard"
+	"github.com/fastxts/xts/cmd/xts/internal/pump"
 	"github.com/fastxts/xts/luks"
 )
 
@@ -114,32 +117,25 @@ func runLUKSEncrypt(e *env, args []string) error {
 		defer clear(co.VolumeKey)
 	}
 
-	g := watchSignals(e.stderr, "luks encrypt")
-	defer g.stop()
+	g := e.guard("luks encrypt")
+	defer g.Stop()
 	// The outputs first: an existing file or a bad path is reported
 	// before the passphrase prompt and the KDF benchmark, not after.
 	rawInfo := raw.info()
-	out, err := openOutput(outputSpec{Path: pos[1], Force: o.force, Input: rawInfo, Stdout: e.stdout})
+	out, err := g.Create(guard.Spec{Path: pos[1], Force: o.force, Input: rawInfo, Stdout: e.stdout})
 	if err != nil {
 		return err
 	}
-	var hout *output
+	var hout *guard.Output
 	if o.header != "" {
-		if hout, err = openOutput(outputSpec{Path: o.header, Force: o.force, Input: rawInfo, Stdout: e.stdout}); err != nil {
-			out.abort()
-			return err
+		if hout, err = g.Create(guard.Spec{Path: o.header, Force: o.force, Input: rawInfo, Stdout: e.stdout}); err != nil {
+			return g.Abort(err)
 		}
-	}
-	abort := func(err error) error {
-		if hout != nil {
-			hout.abort()
-		}
-		return g.abort(out, err)
 	}
 
 	pass, err := o.pass.passphrase(e, fmt.Sprintf("Enter passphrase for %s: ", pos[1]), true)
 	if err != nil {
-		return abort(err)
+		return g.Abort(err)
 	}
 	start := time.Now()
 	var (
@@ -147,62 +143,63 @@ func runLUKSEncrypt(e *env, args []string) error {
 		h   *luks.Header
 		key []byte
 	)
-	err = interruptible(g, func() error {
+	err = g.Interruptible(func() error {
 		defer clear(pass)
 		var err error
 		h, key, err = luks.Create(&hdr, pass, co)
 		return luksError(err)
 	})
 	if err != nil {
-		return abort(err)
+		return g.Abort(err)
 	}
 	defer clear(key)
 	created := time.Since(start)
 	sc, err := luks.NewSegmentCipher(h, key)
 	if err != nil {
-		return abort(err)
+		return g.Abort(err)
 	}
 	defer sc.Wipe()
 
 	if hout == nil && int64(len(hdr.b)) != int64(h.Segments[0].Offset) {
-		return abort(fmt.Errorf("internal error: a %d-byte header area before data at %d", len(hdr.b), h.Segments[0].Offset))
+		return g.Abort(fmt.Errorf("internal error: a %d-byte header area before data at %d", len(hdr.b), h.Segments[0].Offset))
 	}
 	hw := io.Writer(out)
 	if hout != nil {
 		hw = hout
 	}
 	if _, err := hw.Write(hdr.b); err != nil {
-		return abort(fmt.Errorf("writing the header: %w", err))
+		return g.Abort(fmt.Errorf("writing the header: %w", err))
 	}
 	start = time.Now()
 	bar := newProgressBar(e.stderr, "encrypting", raw.size)
-	var size int64 // bytes read (raw.size for a file)
-	err = pumpChunks(g, raw.size, func(buf []byte, off int64) (int, error) {
-		n, err := raw.read(buf, off)
-		if err != nil {
-			return 0, err
-		}
-		end := off + int64(n)
-		if n%sc.SectorSize() != 0 {
-			return 0, raw.sizeError(end)
-		}
-		sc.EncryptAt(buf[:n], off)
-		size = end
-		return n, nil
-	}, out, bar.add)
+	p := &pump.Pump{
+		Size:      raw.size,
+		ChunkSize: luksChunk,
+		Buffers:   2, // one read and encrypted while the other is written
+		Read: func(buf []byte, off int64) (int, error) {
+			n, err := raw.read(buf, off)
+			if err == nil && n%sc.SectorSize() != 0 {
+				return 0, raw.sizeError(off + int64(n))
+			}
+			return n, err
+		},
+		Transform: func(buf []byte, off int64) error {
+			sc.EncryptAt(buf, off) // on every core
+			return nil
+		},
+		W:        out,
+		Progress: bar.add,
+	}
+	size, err := p.Run(g.Context())
 	bar.finish()
 	if err == nil && size == 0 {
 		err = raw.sizeError(0)
 	}
 	if err != nil {
-		return abort(err)
+		return g.Abort(err)
 	}
 	// Both outputs appear, or (after a signal or an error) neither.
-	outs := []*output{out}
-	if hout != nil {
-		outs = append(outs, hout)
-	}
-	if err := g.commit(outs...); err != nil {
+	if err := g.Commit(); err != nil {
 		return err
 	}
 	if o.verbose {
@@ -287,9 +284,9 @@ func openRaw(path string, co *luks.CreateOptions, stdin io.Reader) (*rawInput, e
 // multiple of the sector size.
 func (raw *rawInput) sizeError(size int64) error {
 	if size == 0 {
-		return exitErrorf(exitWrongDevice, "input %s is empty", raw.name)
+		return exit.Errorf(exitWrongDevice, "input %s is empty", raw.name)
 	}
-	return exitErrorf(exitWrongDevice, "input %s holds %d bytes, not a multiple of the sector size %d (--sector-size)", raw.name, size, raw.ss)
+	return exit.Errorf(exitWrongDevice, "input %s holds %d bytes, not a multiple of the sector size %d (--sector-size)", raw.name, size, raw.ss)
 }
 
 // read fills buf with the input at off (a stream is read in order): all
@@ -346,82 +343,4 @@ func (m *memDevice) WriteAt(p []byte, off int64) (int, error) {
 		m.b = append(m.b, make([]byte, end-len(m.b))...)
 	}
 	return copy(m.b[off:], p), nil
-}
-
-// pumpChunks writes size bytes to w, chunk by chunk: a goroutine fills
-// the next chunk (fill gets a buffer and its offset, and returns how much
-// it filled) while this one writes the last. A known size must be filled
-// whole; with size -1 (a stream) it runs until fill returns a short chunk.
-// A signal stops it.
-func pumpChunks(g *signalGuard, size int64, fill func(buf []byte, off int64) (int, error), w io.Writer, progress func(int64)) error {
-	type piece struct {
-		buf []byte
-		err error
-	}
-	ready := make(chan piece, 1)
-	free := make(chan []byte, 2)
-	n := int64(luksChunk)
-	if size >= 0 {
-		n = min(n, max(size, 1))
-	}
-	bufs := [][]byte{make([]byte, n), make([]byte, n)}
-	for _, b := range bufs {
-		free <- b
-	}
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		defer close(ready)
-		for off := int64(0); size < 0 || off < size; {
-			var buf []byte
-			select {
-			case buf = <-free:
-			case <-done:
-				return
-			}
-			want := int64(len(buf))
-			if size >= 0 {
-				want = min(want, size-off)
-			}
-			m, err := fill(buf[:want], off)
-			last := size < 0 && int64(m) < want
-			if size >= 0 && err == nil && int64(m) < want {
-				err = io.ErrUnexpectedEOF
-			}
-			select {
-			case ready <- piece{buf[:m], err}:
-			case <-done:
-				return
-			}
-			if err != nil || last {
-				return
-			}
-			off += int64(m)
-		}
-	}()
-	for {
-		var p piece
-		var ok bool
-		select {
-		case p, ok = <-ready:
-		case <-g.ctx.Done():
-			return g.ctx.Err()
-		}
-		if !ok {
-			for _, b := range bufs {
-				clear(b)
-			}
-			return nil
-		}
-		if p.err != nil {
-			return p.err
-		}
-		if len(p.buf) > 0 {
-			if _, err := w.Write(p.buf); err != nil {
-				return fmt.Errorf("writing output: %w", err)
-			}
-			progress(int64(len(p.buf)))
-		}
-		free <- p.buf[:cap(p.buf)]
-	}
 }

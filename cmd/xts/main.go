@@ -15,6 +15,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/fastxts/xts/cmd/xts/internal/guard"
 )
 
 const topUsage = `xts: AES-XTS benchmarks, CPU report and dm-crypt plain-mode image encryption
@@ -43,16 +46,35 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// env is what a command may touch: its standard streams. Tests run
-// commands in-process with buffers in place of the files.
+// env is what a command may touch: its standard streams, and the few
+// settings tests change. Tests run commands in-process with buffers in
+// place of the files.
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+
+	// Set by tests; the zero values are the command's own.
+	chunkSize int                  // plain mode's chunk; 0: defaultChunkSize
+	sync      func(*os.File) error // flushes outputs to disk; nil: (*os.File).Sync
+	noUnnamed bool                 // outputs use the hidden temporary file other systems get
+
+	lines *bufio.Reader // stdin, buffered once a passphrase line is read from it
 }
 
 // run executes one command line and returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	return (&env{stdin: stdin, stdout: stdout, stderr: stderr}).run(args)
+}
+
+// guard starts catching signals for command cmd (as messages name it);
+// the outputs it creates follow the test settings.
+func (e *env) guard(cmd string) *guard.Guard {
+	return guard.Start(guard.Config{Stderr: e.stderr, Command: cmd, Sync: e.sync, NoUnnamed: e.noUnnamed})
+}
+
+// run executes one command line and returns the exit status.
+func (e *env) run(args []string) int {
+	stdout, stderr := e.stdout, e.stderr
 	if len(args) == 0 {
 		fmt.Fprint(stderr, topUsage)
 		return exitUsage
@@ -73,7 +95,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 && cmd == "help" {
 			// xts help CMD [SUBCMD] is xts CMD [SUBCMD] --help.
-			return run(append(rest[:len(rest):len(rest)], "--help"), stdin, stdout, stderr)
+			return e.run(append(rest[:len(rest):len(rest)], "--help"))
 		}
 		fmt.Fprint(stdout, topUsage)
 		return exitOK
@@ -92,6 +114,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 type usageError struct{ msg string }
 
 func (u *usageError) Error() string { return u.msg }
+func (u *usageError) ExitCode() int { return exitUsage }
 
 func usagef(format string, a ...any) error {
 	return &usageError{fmt.Sprintf(format, a...)}
