@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"time"
 
 	"github.com/fastxts/xts"
 	"github.com/fastxts/xts/cmd/xts/internal/exit"
 	"github.com/fastxts/xts/cmd/xts/internal/guard"
+	"github.com/fastxts/xts/cmd/xts/internal/input"
+	"github.com/fastxts/xts/cmd/xts/internal/progress"
 	"github.com/fastxts/xts/cmd/xts/internal/pump"
 )
 
@@ -184,19 +185,18 @@ func (o *cryptOptions) newCipher(key []byte) (sectorFunc, string, error) {
 // the other, and commits the output only if everything succeeded and no
 // signal came.
 func (o *cryptOptions) stream(g *guard.Guard, e *env, crypt sectorFunc) (int64, error) {
-	in, inInfo, expected, err := o.openInput(e)
+	in, expected, err := o.openInput(e)
 	if err != nil {
 		return 0, err
 	}
-	if f, ok := in.(*os.File); ok && o.in != "-" {
-		defer f.Close()
-	}
+	defer in.Close()
+	r := in.R
 	if o.size > 0 {
 		// Only the first --size sectors; a shorter input is a short read.
-		in = io.LimitReader(in, int64(o.size)*512)
+		r = io.LimitReader(r, int64(o.size)*512)
 		expected = int64(o.size) * 512
 	}
-	out, err := g.Create(guard.Spec{Path: o.out, Force: o.force, Input: inInfo, Stdout: e.stdout})
+	out, err := g.Create(guard.Spec{Path: o.out, Force: o.force, Input: in.Info, Stdout: e.stdout})
 	if err != nil {
 		return 0, err
 	}
@@ -205,7 +205,7 @@ func (o *cryptOptions) stream(g *guard.Guard, e *env, crypt sectorFunc) (int64, 
 	if !o.encrypt {
 		label = "decrypting"
 	}
-	bar := newProgressBar(e.stderr, label, expected)
+	bar := progress.New(e.stderr, label, expected)
 	ss := o.num.sectorSize
 	var read int64
 	// Every core transforms chunks of its own (the cipher does not split
@@ -217,7 +217,7 @@ func (o *cryptOptions) stream(g *guard.Guard, e *env, crypt sectorFunc) (int64, 
 		Buffers:   min(2*workers+2, 64),
 		Workers:   workers,
 		Read: func(buf []byte, _ int64) (int, error) {
-			n, err := io.ReadFull(in, buf)
+			n, err := io.ReadFull(r, buf)
 			read += int64(n)
 			switch {
 			case err == nil, errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
@@ -234,10 +234,10 @@ func (o *cryptOptions) stream(g *guard.Guard, e *env, crypt sectorFunc) (int64, 
 			return nil
 		},
 		W:        out,
-		Progress: bar.add,
+		Progress: bar.Add,
 	}
 	n, err := p.Run(g.Context())
-	bar.finish()
+	bar.Finish()
 	switch {
 	case err != nil:
 	case expected >= 0 && n != expected:
@@ -263,72 +263,50 @@ func (o *cryptOptions) transform(crypt sectorFunc, buf []byte, off int64) {
 	})
 }
 
-// openInput opens the input, leaves out --offset, and returns the number
-// of bytes that must follow (-1 when it cannot be known: a pipe). A file
-// whose size is known is checked here, before any work.
-func (o *cryptOptions) openInput(e *env) (r io.Reader, info os.FileInfo, expected int64, err error) {
+// openInput opens the input, leaves out --offset, and returns it with
+// the number of bytes that must follow (-1 when it cannot be known: a
+// pipe). A file whose size is known is checked here, before any work.
+func (o *cryptOptions) openInput(e *env) (in *input.Input, expected int64, err error) {
+	in, err = input.Open(o.in, e.stdin)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := o.checkInput(in); err != nil {
+		in.Close()
+		return nil, 0, err
+	}
+	return in, in.Size, nil
+}
+
+// checkInput leaves out --offset and checks what is left when its length
+// is known: at least --size, whole sectors, not empty.
+func (o *cryptOptions) checkInput(in *input.Input) error {
 	skip := int64(o.offset) * 512
-	if o.in == "-" {
-		r = e.stdin
-		if f, ok := e.stdin.(*os.File); ok {
-			info, _ = f.Stat()
+	if in.Size < 0 {
+		if n, err := in.Skip(skip); err != nil {
+			return exit.Errorf(exitWrongDevice, "short read: input ended within --offset (%d of %d bytes)", n, skip)
 		}
-		if skip > 0 {
-			n, err := io.CopyN(io.Discard, r, skip)
-			if err != nil {
-				return nil, nil, 0, exit.Errorf(exitWrongDevice, "short read: input ended within --offset (%d of %d bytes)", n, skip)
-			}
-		}
-		return r, info, -1, nil
+		return nil
 	}
-	f, err := os.Open(o.in)
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("input: %w", err)
+	if in.Size < skip {
+		return exit.Errorf(exitWrongDevice, "short read: input %s holds %d bytes, less than --offset (%d bytes)", o.in, in.Size, skip)
 	}
-	info, err = f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, 0, fmt.Errorf("input: %w", err)
+	if _, err := in.Skip(skip); err != nil {
+		return fmt.Errorf("input: %w", err)
 	}
-	if info.IsDir() {
-		f.Close()
-		return nil, nil, 0, exit.Errorf(exitWrongDevice, "input %s is a directory", o.in)
+	left := in.Size
+	if o.size > 0 {
+		want := int64(o.size) * 512
+		if left < want {
+			return exit.Errorf(exitWrongDevice, "short read: input %s holds %d bytes after --offset, less than --size %d (%d bytes)", o.in, left, o.size, want)
+		}
+		left = want
 	}
-	expected = -1
-	// Regular files and block devices can say how long they are.
-	if size, err := f.Seek(0, io.SeekEnd); err == nil && (info.Mode().IsRegular() || info.Mode()&os.ModeDevice != 0) {
-		if size < skip {
-			f.Close()
-			return nil, nil, 0, exit.Errorf(exitWrongDevice, "short read: input %s holds %d bytes, less than --offset (%d bytes)", o.in, size, skip)
-		}
-		expected = size - skip
-		if o.size > 0 {
-			if want := int64(o.size) * 512; expected < want {
-				f.Close()
-				return nil, nil, 0, exit.Errorf(exitWrongDevice, "short read: input %s holds %d bytes after --offset, less than --size %d (%d bytes)", o.in, expected, o.size, want)
-			} else {
-				expected = want
-			}
-		}
-		if expected%int64(o.num.sectorSize) != 0 {
-			f.Close()
-			return nil, nil, 0, exit.Errorf(exitWrongDevice, "input length %d bytes (after --offset) is not a multiple of the sector size %d", expected, o.num.sectorSize)
-		}
-		if expected == 0 {
-			f.Close()
-			return nil, nil, 0, exit.Errorf(exitWrongDevice, "input is empty (nothing after --offset)")
-		}
-		if _, err := f.Seek(skip, io.SeekStart); err != nil {
-			f.Close()
-			return nil, nil, 0, fmt.Errorf("input: %w", err)
-		}
-		return f, info, expected, nil
+	if left%int64(o.num.sectorSize) != 0 {
+		return exit.Errorf(exitWrongDevice, "input length %d bytes (after --offset) is not a multiple of the sector size %d", left, o.num.sectorSize)
 	}
-	// A pipe or character device given by name: read past the offset.
-	f.Seek(0, io.SeekStart) // undo the probe where seeking worked at all
-	if n, err := io.CopyN(io.Discard, f, skip); err != nil {
-		f.Close()
-		return nil, nil, 0, exit.Errorf(exitWrongDevice, "short read: input ended within --offset (%d of %d bytes)", n, skip)
+	if left == 0 {
+		return exit.Errorf(exitWrongDevice, "input is empty (nothing after --offset)")
 	}
-	return f, info, -1, nil
+	return nil
 }

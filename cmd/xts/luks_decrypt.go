@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fastxts/xts/cmd/xts/internal/guard"
+	"github.com/fastxts/xts/cmd/xts/internal/progress"
 	"github.com/fastxts/xts/cmd/xts/internal/pump"
 	"github.com/fastxts/xts/luks"
 )
@@ -79,7 +80,7 @@ func runLUKSDecrypt(e *env, args []string) error {
 	unlock := time.Since(start)
 
 	start = time.Now()
-	bar := newProgressBar(e.stderr, "decrypting", v.Size())
+	bar := progress.New(e.stderr, "decrypting", v.Size())
 	p := &pump.Pump{
 		Size:      v.Size(),
 		ChunkSize: luksChunk,
@@ -92,10 +93,10 @@ func runLUKSDecrypt(e *env, args []string) error {
 			return n, err
 		},
 		W:        out,
-		Progress: bar.add,
+		Progress: bar.Add,
 	}
 	_, err = p.Run(g.Context())
-	bar.finish()
+	bar.Finish()
 	if err != nil {
 		return g.Abort(err)
 	}

@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/fastxts/xts/cmd/xts/internal/exit"
 	"github.com/fastxts/xts/cmd/xts/internal/guard"
+	"github.com/fastxts/xts/cmd/xts/internal/input"
+	"github.com/fastxts/xts/cmd/xts/internal/progress"
 	"github.com/fastxts/xts/cmd/xts/internal/pump"
 	"github.com/fastxts/xts/luks"
 )
@@ -108,11 +109,15 @@ func runLUKSEncrypt(e *env, args []string) error {
 	if pos[0] == "-" && (o.pass.path == "" || o.pass.path == "-") {
 		return usagef("RAW - reads standard input: give the passphrase with --key-file FILE")
 	}
-	raw, err := openRaw(pos[0], co, e.stdin)
+	ss := co.DataSectorSize()
+	raw, err := input.Open(pos[0], e.stdin)
 	if err != nil {
 		return err
 	}
-	defer raw.close()
+	defer raw.Close()
+	if raw.Size >= 0 && (raw.Size == 0 || raw.Size%int64(ss) != 0) {
+		return rawSizeError(raw, raw.Size, ss)
+	}
 	if co.VolumeKey != nil {
 		defer clear(co.VolumeKey)
 	}
@@ -121,7 +126,7 @@ func runLUKSEncrypt(e *env, args []string) error {
 	defer g.Stop()
 	// The outputs first: an existing file or a bad path is reported
 	// before the passphrase prompt and the KDF benchmark, not after.
-	rawInfo := raw.info()
+	rawInfo := raw.Info
 	out, err := g.Create(guard.Spec{Path: pos[1], Force: o.force, Input: rawInfo, Stdout: e.stdout})
 	if err != nil {
 		return err
@@ -171,29 +176,35 @@ func runLUKSEncrypt(e *env, args []string) error {
 		return g.Abort(fmt.Errorf("writing the header: %w", err))
 	}
 	start = time.Now()
-	bar := newProgressBar(e.stderr, "encrypting", raw.size)
+	bar := progress.New(e.stderr, "encrypting", raw.Size)
 	p := &pump.Pump{
-		Size:      raw.size,
+		Size:      raw.Size,
 		ChunkSize: luksChunk,
 		Buffers:   2, // one read and encrypted while the other is written
 		Read: func(buf []byte, off int64) (int, error) {
-			n, err := raw.read(buf, off)
-			if err == nil && n%sc.SectorSize() != 0 {
-				return 0, raw.sizeError(off + int64(n))
+			n, err := io.ReadFull(raw.R, buf)
+			if (err == io.EOF || err == io.ErrUnexpectedEOF) && raw.Size < 0 {
+				err = nil // the end of a stream
 			}
-			return n, err
+			if err != nil {
+				return 0, fmt.Errorf("reading %s: %w", raw.Name, err)
+			}
+			if n%sc.SectorSize() != 0 {
+				return 0, rawSizeError(raw, off+int64(n), ss)
+			}
+			return n, nil
 		},
 		Transform: func(buf []byte, off int64) error {
 			sc.EncryptAt(buf, off) // on every core
 			return nil
 		},
 		W:        out,
-		Progress: bar.add,
+		Progress: bar.Add,
 	}
 	size, err := p.Run(g.Context())
-	bar.finish()
+	bar.Finish()
 	if err == nil && size == 0 {
-		err = raw.sizeError(0)
+		err = rawSizeError(raw, 0, ss)
 	}
 	if err != nil {
 		return g.Abort(err)
@@ -245,91 +256,13 @@ func (o *luksEncryptOptions) createOptions() (*luks.CreateOptions, error) {
 	return co, nil
 }
 
-// rawInput is the plaintext RAW of luks encrypt: a file, whose length is
-// checked before anything is written, or standard input, read to its end
-// and checked as it comes.
-type rawInput struct {
-	name string
-	f    *os.File  // nil for standard input
-	r    io.Reader // standard input
-	size int64     // the file's length; -1 for standard input
-	ss   int       // the sector size the length must be a multiple of
-}
-
-// openRaw opens RAW (- for stdin) and checks a file's length against the
-// sector size.
-func openRaw(path string, co *luks.CreateOptions, stdin io.Reader) (*rawInput, error) {
-	ss := co.DataSectorSize()
-	if path == "-" {
-		return &rawInput{name: "standard input", r: stdin, size: -1, ss: ss}, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("input: %w", err)
-	}
-	size, err := luks.DeviceSize(f)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	raw := &rawInput{name: path, f: f, size: size, ss: ss}
-	if size == 0 || size%int64(ss) != 0 {
-		f.Close()
-		return nil, raw.sizeError(size)
-	}
-	return raw, nil
-}
-
-// sizeError reports an input of size bytes that is empty or not a
-// multiple of the sector size.
-func (raw *rawInput) sizeError(size int64) error {
+// rawSizeError reports a RAW of size bytes that is empty or not a
+// multiple of the sector size ss.
+func rawSizeError(raw *input.Input, size int64, ss int) error {
 	if size == 0 {
-		return exit.Errorf(exitWrongDevice, "input %s is empty", raw.name)
+		return exit.Errorf(exitWrongDevice, "input %s is empty", raw.Name)
 	}
-	return exit.Errorf(exitWrongDevice, "input %s holds %d bytes, not a multiple of the sector size %d (--sector-size)", raw.name, size, raw.ss)
-}
-
-// read fills buf with the input at off (a stream is read in order): all
-// of it, or for a stream less at its end.
-func (raw *rawInput) read(buf []byte, off int64) (int, error) {
-	if raw.f != nil {
-		n, err := raw.f.ReadAt(buf, off)
-		if err != nil && !(err == io.EOF && n == len(buf)) {
-			return 0, fmt.Errorf("reading %s: %w", raw.name, err)
-		}
-		return n, nil
-	}
-	n, err := io.ReadFull(raw.r, buf)
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		err = nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("reading %s: %w", raw.name, err)
-	}
-	return n, nil
-}
-
-// info is the input's FileInfo, so that the output never overwrites it;
-// nil when unknown.
-func (raw *rawInput) info() os.FileInfo {
-	f := raw.f
-	if f == nil {
-		f, _ = raw.r.(*os.File)
-	}
-	if f == nil {
-		return nil
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return nil
-	}
-	return fi
-}
-
-func (raw *rawInput) close() {
-	if raw.f != nil {
-		raw.f.Close()
-	}
+	return exit.Errorf(exitWrongDevice, "input %s holds %d bytes, not a multiple of the sector size %d (--sector-size)", raw.Name, size, ss)
 }
 
 // memDevice collects what luks.Create writes (the header area) in memory.
