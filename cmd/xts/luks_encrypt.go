@@ -126,14 +126,13 @@ func runLUKSEncrypt(e *env, args []string) error {
 	defer g.Stop()
 	// The outputs first: an existing file or a bad path is reported
 	// before the passphrase prompt and the KDF benchmark, not after.
-	rawInfo := raw.Info
-	out, err := g.Create(guard.Spec{Path: pos[1], Force: o.force, Input: rawInfo, Stdout: e.stdout})
+	out, err := g.Create(guard.Spec{Path: pos[1], Force: o.force, Input: raw.Info, Stdout: e.stdout})
 	if err != nil {
 		return err
 	}
 	var hout *guard.Output
 	if o.header != "" {
-		if hout, err = g.Create(guard.Spec{Path: o.header, Force: o.force, Input: rawInfo, Stdout: e.stdout}); err != nil {
+		if hout, err = g.Create(guard.Spec{Path: o.header, Force: o.force, Input: raw.Info, Stdout: e.stdout}); err != nil {
 			return g.Abort(err)
 		}
 	}

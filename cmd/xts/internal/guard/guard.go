@@ -68,6 +68,7 @@ type Guard struct {
 	ch, pipe chan os.Signal
 	done     chan struct{}
 	barrier  chan struct{} // the loop saw barrierSignal (see drain)
+	stopOnce sync.Once
 
 	mu         sync.Mutex
 	sig        syscall.Signal // the first signal; 0 until one comes
@@ -106,13 +107,15 @@ func Start(cfg Config) *Guard {
 }
 
 // Stop discards every output not committed and restores the default
-// signal handling.
+// signal handling. Calls after the first do nothing.
 func (g *Guard) Stop() {
 	g.discard(g.takeOpen())
-	signal.Stop(g.ch)
-	signal.Stop(g.pipe)
-	close(g.done)
-	g.cancel()
+	g.stopOnce.Do(func() {
+		signal.Stop(g.ch)
+		signal.Stop(g.pipe)
+		close(g.done)
+		g.cancel()
+	})
 }
 
 // Context ends with the first signal (and with Stop): work that watches

@@ -223,3 +223,57 @@ func TestCommitSeveral(t *testing.T) {
 		}
 	}
 }
+
+// TestAbortAndStopLeaveNothing: Abort discards every output not committed
+// (files leave nothing, standard output says how much went out); Stop
+// does the same for outputs a command forgot; a signal before either
+// turns the error into the interruption.
+func TestAbortAndStopLeaveNothing(t *testing.T) {
+	cases := []struct {
+		name   string
+		stdout bool // a third output, standard output, gets 10 bytes
+		signal bool
+		stop   bool // Stop instead of Abort
+		want   string
+		code   int
+	}{
+		{"abort", false, false, false, "disk on fire", exit.Failure},
+		{"abort with stdout", true, false, false, "disk on fire; 10 bytes of output already went to standard output", exit.Failure},
+		{"abort after a signal", true, true, false, "interrupted by SIGHUP; 10 bytes of partial output already went to standard output", 129},
+		{"stop", false, false, true, "", 0},
+	}
+	for _, c := range cases {
+		bothOutputKinds(t, func(t *testing.T, noUnnamed bool) {
+			t.Run(c.name, func(t *testing.T) {
+				dir := t.TempDir()
+				var stderr, stdout bytes.Buffer
+				g, _ := testGuard(t, &stderr, noUnnamed, nil)
+				for _, name := range []string{"image", "header"} {
+					o, err := g.Create(Spec{Path: filepath.Join(dir, name)})
+					if err != nil {
+						t.Fatal(err)
+					}
+					o.Write([]byte("secret"))
+				}
+				if c.stdout {
+					o, err := g.Create(Spec{Path: "-", Stdout: &stdout})
+					if err != nil {
+						t.Fatal(err)
+					}
+					o.Write(make([]byte, 10))
+				}
+				if c.signal {
+					g.received(syscall.SIGHUP)
+				}
+				if c.stop {
+					g.Stop()
+				} else if err := g.Abort(errors.New("disk on fire")); err.Error() != c.want || exit.Code(err) != c.code {
+					t.Errorf("Abort: %v (exit %d), want %q (exit %d)", err, exit.Code(err), c.want, c.code)
+				}
+				if names := dirNames(t, dir); len(names) != 0 {
+					t.Errorf("directory holds %v, want nothing", names)
+				}
+			})
+		})
+	}
+}
