@@ -1,17 +1,24 @@
 // Command xts benchmarks this package's AES-XTS implementations, reports
 // what the CPU offers, and encrypts or decrypts disk images exactly as
-// dm-crypt's plain mode does.
+// dm-crypt's plain mode does, and opens, reads and makes LUKS1/LUKS2
+// images.
 //
 //	xts bench   [flags]            throughput table with the CPU's AES-round bound
 //	xts info                       CPU features and implementations
 //	xts encrypt [flags] IN OUT     dm-crypt plain-mode image encryption
 //	xts decrypt [flags] IN OUT     and decryption
+//	xts luks dump|decrypt|encrypt|add-key ...  LUKS images without root
 //	xts help [COMMAND]             usage
 //	xts --version                  module version from the build info
 //
 // Exit status as cryptsetup's: 0 success, 1 wrong parameters or failure,
 // 2 no permission, 3 out of memory, 4 wrong device or file, 5 exists or
 // busy, 128+N after signal N.
+//
+// Each command's file parses its flags and glues together the plumbing
+// in cmd/xts/internal: guard (outputs that appear only when complete,
+// and the signals that abort a command), pump (the one streaming
+// engine), input, progress and exit (see README.md).
 package main
 
 import (
@@ -56,7 +63,6 @@ type env struct {
 	// Set by tests; the zero values are the command's own.
 	chunkSize int                  // plain mode's chunk; 0: defaultChunkSize
 	sync      func(*os.File) error // flushes outputs to disk; nil: (*os.File).Sync
-	noUnnamed bool                 // outputs use the hidden temporary file other systems get
 
 	lines *bufio.Reader // stdin, buffered once a passphrase line is read from it
 }
@@ -67,9 +73,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // guard starts catching signals for command cmd (as messages name it);
-// the outputs it creates follow the test settings.
+// the outputs it creates are flushed by e.sync.
 func (e *env) guard(cmd string) *guard.Guard {
-	return guard.Start(guard.Config{Stderr: e.stderr, Command: cmd, Sync: e.sync, NoUnnamed: e.noUnnamed})
+	return guard.Start(guard.Config{Stderr: e.stderr, Command: cmd, Sync: e.sync})
 }
 
 // run executes one command line and returns the exit status.
