@@ -10,9 +10,15 @@ package pump
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
+
+// errStopped is what a Transform that Run stopped from starting returns;
+// nobody sees it, since Run has returned.
+var errStopped = errors.New("pump: stopped")
 
 // Pump describes one run. Read and W are needed; the rest may be zero.
 type Pump struct {
@@ -57,15 +63,36 @@ type chunk struct {
 // Run copies the input to W through Transform and returns the bytes
 // written. It returns at the first read, transform or write error, or
 // with ctx.Err() when ctx ends (a signal), even while a Read is blocked on
-// a pipe or terminal: the goroutines still busy then finish on their own
-// and touch nothing the caller sees. After a complete run the buffers
-// are cleared, since they held data that may be secret.
+// a pipe or terminal. A Transform in progress finishes before Run returns
+// and none starts after, so the caller may wipe the keys Transform uses
+// at once; a Read in progress may still run (it only touches the pump's
+// own buffer), so it must not use anything the caller frees without
+// waiting for it. After a complete run the buffers are cleared, since
+// they held data that may be secret.
 func (p *Pump) Run(ctx context.Context) (int64, error) {
 	if p.Read == nil || p.W == nil || p.ChunkSize <= 0 || p.Buffers < 2 || p.Workers < 0 {
 		panic("pump: Run needs Read, W, ChunkSize > 0, Buffers >= 2 and Workers >= 0")
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// Every Transform call holds busy for reading; Run takes it for
+	// writing before it returns, so that no call is in progress then and
+	// (stopped) none starts after.
+	var busy sync.RWMutex
+	stopped := false
+	transform := func(c *chunk) error {
+		busy.RLock()
+		defer busy.RUnlock()
+		if stopped {
+			return errStopped
+		}
+		return p.Transform(c.buf, c.off)
+	}
+	defer func() {
+		busy.Lock()
+		stopped = true
+		busy.Unlock()
+	}()
 
 	n := int64(p.ChunkSize)
 	if p.Size >= 0 {
@@ -86,13 +113,13 @@ func (p *Pump) Run(ctx context.Context) (int64, error) {
 		for range p.Workers {
 			go func() {
 				for c := range work {
-					c.err = p.Transform(c.buf, c.off)
+					c.err = transform(c)
 					close(c.done)
 				}
 			}()
 		}
 	}
-	go p.read(ctx, free, work, order)
+	go p.read(ctx, transform, free, work, order)
 
 	var written int64
 	for {
@@ -134,7 +161,7 @@ func (p *Pump) Run(ctx context.Context) (int64, error) {
 
 // read fills chunks until the input ends, an error, or ctx ends, and
 // hands them on in order; it closes order (and work) when it stops.
-func (p *Pump) read(ctx context.Context, free <-chan []byte, work, order chan<- *chunk) {
+func (p *Pump) read(ctx context.Context, transform func(*chunk) error, free <-chan []byte, work, order chan<- *chunk) {
 	defer close(order)
 	if work != nil {
 		defer close(work)
@@ -162,7 +189,7 @@ func (p *Pump) read(ctx context.Context, free <-chan []byte, work, order chan<- 
 		}
 		c := &chunk{buf: buf[:n], off: off}
 		if err == nil && n > 0 && p.Transform != nil && work == nil {
-			err = p.Transform(c.buf, off)
+			err = transform(c)
 		}
 		c.err = err
 		if err == nil && n > 0 && work != nil {

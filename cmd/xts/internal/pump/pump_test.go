@@ -162,34 +162,29 @@ func (w *limitWriter) Write(p []byte) (int, error) {
 }
 
 // TestPumpCancel: an ended context stops the run at once, even while
-// Read is blocked (a pipe nobody writes) or a chunk is being transformed.
+// Read is blocked (a pipe nobody writes).
 func TestPumpCancel(t *testing.T) {
-	for _, stuck := range []string{"read", "transform"} {
-		t.Run(stuck, func(t *testing.T) {
+	for _, workers := range []int{0, 2} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
 			block := make(chan struct{})
 			defer close(block)
 			var out bytes.Buffer
-			p := &Pump{Size: -1, ChunkSize: 512, Buffers: 4, Workers: 1, W: &out,
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var got int64
+			p := &Pump{Size: -1, ChunkSize: 512, Buffers: 4, Workers: workers, W: &out,
 				Read: func(buf []byte, off int64) (int, error) {
-					if stuck == "read" && off == 2*512 {
+					if off == 2*512 {
 						<-block
 					}
 					return len(buf), nil
 				},
-				Transform: func(buf []byte, off int64) error {
-					if stuck == "transform" && off == 2*512 {
-						<-block
+				Transform: mix,
+				Progress: func(n int64) { // called by Run's goroutine
+					if got += n; got == 2*512 {
+						cancel()
 					}
-					return nil
 				}}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			var got int64
-			p.Progress = func(n int64) { // called by Run's goroutine
-				if got += n; got == 2*512 {
-					cancel()
-				}
-			}
 			done := make(chan error, 1)
 			go func() {
 				_, err := p.Run(ctx)
@@ -207,6 +202,59 @@ func TestPumpCancel(t *testing.T) {
 				t.Errorf("wrote %d bytes, want the 1024 before the stuck chunk", out.Len())
 			}
 		})
+	}
+}
+
+// TestPumpWaitsForTransform: when a run stops early (the context ends,
+// or a write fails) while chunks are being transformed, Run returns only
+// once those calls are over, and no Transform starts after it, so that
+// the caller can wipe the key at once.
+func TestPumpWaitsForTransform(t *testing.T) {
+	for _, stop := range []string{"cancel", "write error"} {
+		for _, workers := range []int{0, 3} {
+			t.Run(fmt.Sprintf("%s/workers=%d", stop, workers), func(t *testing.T) {
+				var mu sync.Mutex
+				running, calls := 0, 0
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				w := &limitWriter{left: -1}
+				if stop == "write error" {
+					w.left = 512
+				}
+				p := &Pump{Size: -1, ChunkSize: 512, Buffers: 2*workers + 2, Workers: workers, W: w,
+					Read: func(buf []byte, off int64) (int, error) { return len(buf), nil },
+					Transform: func(buf []byte, off int64) error {
+						mu.Lock()
+						running++
+						calls++
+						mu.Unlock()
+						time.Sleep(20 * time.Millisecond)
+						mu.Lock()
+						running--
+						mu.Unlock()
+						return nil
+					},
+					Progress: func(int64) {
+						if stop == "cancel" {
+							cancel()
+						}
+					}}
+				_, err := p.Run(ctx)
+				mu.Lock()
+				left, before := running, calls
+				mu.Unlock()
+				if err == nil || left != 0 {
+					t.Fatalf("Run: %v with %d Transform calls still running; want an error and none", err, left)
+				}
+				time.Sleep(100 * time.Millisecond)
+				mu.Lock()
+				after := calls
+				mu.Unlock()
+				if after != before {
+					t.Errorf("%d Transform calls started after Run returned", after-before)
+				}
+			})
+		}
 	}
 }
 
