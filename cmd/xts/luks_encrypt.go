@@ -25,7 +25,7 @@ header, argon2id benchmarked to 2 s (LUKS1: pbkdf2-sha256, 512-byte
 sectors, a 2 MiB header). With --header the header goes to HDR and OUTPUT
 holds only the encrypted data (offset 0). RAW's length must be a multiple
 of the sector size; RAW - reads standard input to its end (then the
-passphrase must come from --key-file FILE). The outputs appear only once
+passphrase must come from --key-file FILE), as a named pipe is read. The outputs appear only once
 complete and flushed to disk; on any error or signal nothing is left.
 Without --key-file the passphrase is asked for twice.
 `
