@@ -2,13 +2,18 @@ package main
 
 import (
 	"crypto/aes"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"time"
 
 	"github.com/fastxts/xts"
+	"github.com/fastxts/xts/cmd/xts/internal/exit"
+	"github.com/fastxts/xts/cmd/xts/internal/guard"
+	"github.com/fastxts/xts/cmd/xts/internal/input"
+	"github.com/fastxts/xts/cmd/xts/internal/progress"
+	"github.com/fastxts/xts/cmd/xts/internal/pump"
 )
 
 const cryptUsageFmt = `Usage: xts %[1]s -d KEYFILE [flags] INPUT OUTPUT
@@ -37,11 +42,16 @@ multiple of the sector size. With sectors over 512 bytes, --skip, --offset
 and --size must be whole numbers of sectors (dm-crypt requires it).
 `
 
-// chunkSize is the unit of work of the pipeline: large enough that a call
-// into the cipher costs nothing against its work, small enough that every
-// core gets chunks and memory stays small. A multiple of every sector
-// size; tests lower it to put chunk edges where they want them.
-var chunkSize = 1 << 20
+// defaultChunkSize is the unit of work of plain mode's pump: large enough
+// that a call into the cipher costs nothing against its work, small
+// enough that every core gets chunks and memory stays small. A multiple
+// of every sector size; tests lower it (env.chunkSize) to put chunk edges
+// where they want them.
+const defaultChunkSize = 1 << 20
+
+// sectorFunc encrypts or decrypts whole sectors in place: sector i of buf
+// under IV firstIV + i*step (the cipher knows the step).
+type sectorFunc func(buf []byte, firstIV uint64)
 
 type cryptOptions struct {
 	encrypt   bool
@@ -61,7 +71,10 @@ func runCrypt(e *env, args []string, encrypt bool) error {
 	if encrypt {
 		name, verb = "encrypt", "Encrypts"
 	}
-	o := cryptOptions{encrypt: encrypt, chunkSize: chunkSize}
+	o := cryptOptions{encrypt: encrypt, chunkSize: e.chunkSize}
+	if o.chunkSize == 0 {
+		o.chunkSize = defaultChunkSize
+	}
 	fs := newFlagSet(name, fmt.Sprintf(cryptUsageFmt, name, verb), e.stdout)
 	o.key.flags(fs)
 	fs.StringVar(&o.cipher, "cipher", "aes-xts-plain64", "`CIPHER`: aes-xts-plain64 (64-bit sector IV) or aes-xts-plain (32-bit, wraps to 0)")
@@ -85,8 +98,8 @@ func runCrypt(e *env, args []string, encrypt bool) error {
 	}
 
 	// Signals are caught from here on: whatever comes, no output is left.
-	g := watchSignals(e.stderr, name)
-	defer g.stop()
+	g := e.guard(name)
+	defer g.Stop()
 	key, err := o.key.read(e.stdin)
 	if err != nil {
 		return err
@@ -168,22 +181,22 @@ func (o *cryptOptions) newCipher(key []byte) (sectorFunc, string, error) {
 	return func(buf []byte, iv uint64) { c.DecryptSectors(buf, buf, ss, iv) }, c.Implementation(), nil
 }
 
-// stream opens the input and output, runs the pipeline, and commits the
-// output only if everything succeeded and no signal came.
-func (o *cryptOptions) stream(g *signalGuard, e *env, crypt sectorFunc) (int64, error) {
-	in, inInfo, expected, err := o.openInput(e)
+// stream opens the input and output, pumps the one through the cipher to
+// the other, and commits the output only if everything succeeded and no
+// signal came.
+func (o *cryptOptions) stream(g *guard.Guard, e *env, crypt sectorFunc) (int64, error) {
+	in, expected, err := o.openInput(e)
 	if err != nil {
 		return 0, err
 	}
-	if f, ok := in.(*os.File); ok && o.in != "-" {
-		defer f.Close()
-	}
+	defer in.Close()
+	r := in.R
 	if o.size > 0 {
 		// Only the first --size sectors; a shorter input is a short read.
-		in = io.LimitReader(in, int64(o.size)*512)
+		r = io.LimitReader(r, int64(o.size)*512)
 		expected = int64(o.size) * 512
 	}
-	out, err := openOutput(outputSpec{Path: o.out, Force: o.force, Input: inInfo, Stdout: e.stdout})
+	out, err := g.Create(guard.Spec{Path: o.out, Force: o.force, Input: in.Info, Stdout: e.stdout})
 	if err != nil {
 		return 0, err
 	}
@@ -192,91 +205,108 @@ func (o *cryptOptions) stream(g *signalGuard, e *env, crypt sectorFunc) (int64, 
 	if !o.encrypt {
 		label = "decrypting"
 	}
-	bar := newProgressBar(e.stderr, label, expected)
+	bar := progress.New(e.stderr, label, expected)
+	ss := o.num.sectorSize
+	var read int64
+	// Every core transforms chunks of its own (the cipher does not split
+	// them again); two chunks per core keep them all busy.
 	workers := runtime.GOMAXPROCS(0)
-	p := &pipeline{
-		crypt:      crypt,
-		num:        o.num,
-		chunkSize:  o.chunkSize,
-		workers:    workers,
-		buffers:    min(2*workers+2, 64),
-		expected:   expected,
-		onProgress: bar.add,
+	p := &pump.Pump{
+		Size:      -1, // read to the end, then check the length against expected
+		ChunkSize: o.chunkSize,
+		Buffers:   min(2*workers+2, 64),
+		Workers:   workers,
+		Read: func(buf []byte, _ int64) (int, error) {
+			n, err := io.ReadFull(r, buf)
+			read += int64(n)
+			switch {
+			case err == nil, errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			default:
+				return 0, fmt.Errorf("reading input: %w", err)
+			}
+			if n%ss != 0 {
+				return 0, exit.Errorf(exitWrongDevice, "input length %d bytes (after --offset) is not a multiple of the sector size %d", read, ss)
+			}
+			return n, nil
+		},
+		Transform: func(buf []byte, off int64) error {
+			o.transform(crypt, buf, off)
+			return nil
+		},
+		W:        out,
+		Progress: bar.Add,
 	}
-	n, err := p.run(g.ctx, in, out)
-	bar.finish()
+	n, err := p.Run(g.Context())
+	bar.Finish()
+	switch {
+	case err != nil:
+	case expected >= 0 && n != expected:
+		err = exit.Errorf(exitWrongDevice, "short read: input ended after %d of %d bytes", n, expected)
+	case n == 0:
+		err = exit.Errorf(exitWrongDevice, "input is empty (nothing after --offset)")
+	}
 	if err != nil {
-		return n, g.abort(out, err)
+		return n, g.Abort(err)
 	}
-	return n, g.commit(out)
+	return n, g.Commit()
 }
 
-// openInput opens the input, leaves out --offset, and returns the number
-// of bytes that must follow (-1 when it cannot be known: a pipe). A file
-// whose size is known is checked here, before any work.
-func (o *cryptOptions) openInput(e *env) (r io.Reader, info os.FileInfo, expected int64, err error) {
+// transform encrypts or decrypts the chunk buf, which starts off bytes
+// into the image, split where plain's 32-bit IV wraps to 0 so that each
+// call sees IVs that just count up.
+func (o *cryptOptions) transform(crypt sectorFunc, buf []byte, off int64) {
+	ss := uint64(o.num.sectorSize)
+	k0 := uint64(off) / ss
+	o.num.split(k0, uint64(len(buf))/ss, func(k, count, firstIV uint64) {
+		lo := (k - k0) * ss
+		crypt(buf[lo:lo+count*ss], firstIV)
+	})
+}
+
+// openInput opens the input, leaves out --offset, and returns it with
+// the number of bytes that must follow (-1 when it cannot be known: a
+// pipe). A file whose size is known is checked here, before any work.
+func (o *cryptOptions) openInput(e *env) (in *input.Input, expected int64, err error) {
+	in, err = input.Open(o.in, e.stdin)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := o.checkInput(in); err != nil {
+		in.Close()
+		return nil, 0, err
+	}
+	return in, in.Size, nil
+}
+
+// checkInput leaves out --offset and checks what is left when its length
+// is known: at least --size, whole sectors, not empty.
+func (o *cryptOptions) checkInput(in *input.Input) error {
 	skip := int64(o.offset) * 512
-	if o.in == "-" {
-		r = e.stdin
-		if f, ok := e.stdin.(*os.File); ok {
-			info, _ = f.Stat()
+	if in.Size < 0 {
+		if n, err := in.Skip(skip); err != nil {
+			return exit.Errorf(exitWrongDevice, "short read: input ended within --offset (%d of %d bytes)", n, skip)
 		}
-		if skip > 0 {
-			n, err := io.CopyN(io.Discard, r, skip)
-			if err != nil {
-				return nil, nil, 0, exitErrorf(exitWrongDevice, "short read: input ended within --offset (%d of %d bytes)", n, skip)
-			}
-		}
-		return r, info, -1, nil
+		return nil
 	}
-	f, err := os.Open(o.in)
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("input: %w", err)
+	if in.Size < skip {
+		return exit.Errorf(exitWrongDevice, "short read: input %s holds %d bytes, less than --offset (%d bytes)", o.in, in.Size, skip)
 	}
-	info, err = f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, 0, fmt.Errorf("input: %w", err)
+	if _, err := in.Skip(skip); err != nil {
+		return fmt.Errorf("input: %w", err)
 	}
-	if info.IsDir() {
-		f.Close()
-		return nil, nil, 0, exitErrorf(exitWrongDevice, "input %s is a directory", o.in)
+	left := in.Size
+	if o.size > 0 {
+		want := int64(o.size) * 512
+		if left < want {
+			return exit.Errorf(exitWrongDevice, "short read: input %s holds %d bytes after --offset, less than --size %d (%d bytes)", o.in, left, o.size, want)
+		}
+		left = want
 	}
-	expected = -1
-	// Regular files and block devices can say how long they are.
-	if size, err := f.Seek(0, io.SeekEnd); err == nil && (info.Mode().IsRegular() || info.Mode()&os.ModeDevice != 0) {
-		if size < skip {
-			f.Close()
-			return nil, nil, 0, exitErrorf(exitWrongDevice, "short read: input %s holds %d bytes, less than --offset (%d bytes)", o.in, size, skip)
-		}
-		expected = size - skip
-		if o.size > 0 {
-			if want := int64(o.size) * 512; expected < want {
-				f.Close()
-				return nil, nil, 0, exitErrorf(exitWrongDevice, "short read: input %s holds %d bytes after --offset, less than --size %d (%d bytes)", o.in, expected, o.size, want)
-			} else {
-				expected = want
-			}
-		}
-		if expected%int64(o.num.sectorSize) != 0 {
-			f.Close()
-			return nil, nil, 0, exitErrorf(exitWrongDevice, "input length %d bytes (after --offset) is not a multiple of the sector size %d", expected, o.num.sectorSize)
-		}
-		if expected == 0 {
-			f.Close()
-			return nil, nil, 0, exitErrorf(exitWrongDevice, "input is empty (nothing after --offset)")
-		}
-		if _, err := f.Seek(skip, io.SeekStart); err != nil {
-			f.Close()
-			return nil, nil, 0, fmt.Errorf("input: %w", err)
-		}
-		return f, info, expected, nil
+	if left%int64(o.num.sectorSize) != 0 {
+		return exit.Errorf(exitWrongDevice, "input length %d bytes (after --offset) is not a multiple of the sector size %d", left, o.num.sectorSize)
 	}
-	// A pipe or character device given by name: read past the offset.
-	f.Seek(0, io.SeekStart) // undo the probe where seeking worked at all
-	if n, err := io.CopyN(io.Discard, f, skip); err != nil {
-		f.Close()
-		return nil, nil, 0, exitErrorf(exitWrongDevice, "short read: input ended within --offset (%d of %d bytes)", n, skip)
+	if left == 0 {
+		return exit.Errorf(exitWrongDevice, "input is empty (nothing after --offset)")
 	}
-	return f, info, -1, nil
+	return nil
 }

@@ -62,7 +62,7 @@ func dmCases() []dmCase {
 // would use; then decrypts them back.
 func TestCryptMatchesDmCrypt(t *testing.T) {
 	for _, chunk := range []int{4096, 3 * 4096, 1 << 20} {
-		withChunkSize(t, chunk)
+		e := env{chunkSize: chunk}
 		for _, c := range dmCases() {
 			t.Run(fmt.Sprintf("%s/chunk%d", c.name, chunk), func(t *testing.T) {
 				dir := t.TempDir()
@@ -76,14 +76,14 @@ func TestCryptMatchesDmCrypt(t *testing.T) {
 				in := writeFile(t, dir, "plain", append(append([]byte{}, junk...), plain...))
 				enc := filepath.Join(dir, "enc")
 				args := append([]string{"encrypt", "--key-file", keyPath}, c.args...)
-				if r := runCmd(t, nil, append(args, in, enc)...); r.code != 0 {
+				if r := runCmdIn(t, e, nil, append(args, in, enc)...); r.code != 0 {
 					t.Fatalf("encrypt: exit %d: %s", r.code, r.stderr)
 				}
 				got := readFile(t, enc)
 				compareSectors(t, got, want, c.sectorSize)
 
 				// Streaming through - gives the same bytes.
-				code, out, stderr := runBytes(t, append(append([]byte{}, junk...), plain...), append(args, "-", "-")...)
+				code, out, stderr := runBytesIn(t, e, append(append([]byte{}, junk...), plain...), append(args, "-", "-")...)
 				if code != 0 {
 					t.Fatalf("encrypt - -: exit %d: %s", code, stderr)
 				}
@@ -95,13 +95,13 @@ func TestCryptMatchesDmCrypt(t *testing.T) {
 				in2 := writeFile(t, dir, "cipher", append(append([]byte{}, junk...), got...))
 				dec := filepath.Join(dir, "dec")
 				dargs := append([]string{"decrypt", "--key-file", keyPath}, c.args...)
-				if r := runCmd(t, nil, append(dargs, in2, dec)...); r.code != 0 {
+				if r := runCmdIn(t, e, nil, append(dargs, in2, dec)...); r.code != 0 {
 					t.Fatalf("decrypt: exit %d: %s", r.code, r.stderr)
 				}
 				if !bytes.Equal(readFile(t, dec), plain) {
 					t.Fatal("decrypt did not round-trip")
 				}
-				code, out, stderr = runBytes(t, append(append([]byte{}, junk...), got...), append(dargs, "-", "-")...)
+				code, out, stderr = runBytesIn(t, e, append(append([]byte{}, junk...), got...), append(dargs, "-", "-")...)
 				if code != 0 || !bytes.Equal(out, plain) {
 					t.Fatalf("decrypt - -: exit %d, round trip %v: %s", code, bytes.Equal(out, plain), stderr)
 				}

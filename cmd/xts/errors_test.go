@@ -11,6 +11,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/fastxts/xts/cmd/xts/internal/exit"
+	"github.com/fastxts/xts/cmd/xts/internal/guard"
 )
 
 // errCase is a command line that must fail with code and a message that
@@ -146,12 +149,12 @@ func (f *failingReader) Read(p []byte) (int, error) {
 // TestReadErrorLeavesNothing: an input that fails after several chunks
 // makes the command fail and leaves no output file.
 func TestReadErrorLeavesNothing(t *testing.T) {
-	withChunkSize(t, 4096)
 	dir := t.TempDir()
 	keyPath := writeFile(t, dir, "key", randBytes(t, 64))
 	out := filepath.Join(dir, "out")
 	var so, se bytes.Buffer
-	code := run([]string{"encrypt", "--key-file", keyPath, "-", out}, &failingReader{left: 10 * 4096}, &so, &se)
+	e := &env{stdin: &failingReader{left: 10 * 4096}, stdout: &so, stderr: &se, chunkSize: 4096}
+	code := e.run([]string{"encrypt", "--key-file", keyPath, "-", out})
 	if code != 1 || !strings.Contains(se.String(), "reading input: device error") {
 		t.Fatalf("exit %d, stderr %q", code, se.String())
 	}
@@ -172,11 +175,11 @@ func (f *failingWriter) Write(p []byte) (int, error) {
 }
 
 func TestWriteErrorFails(t *testing.T) {
-	withChunkSize(t, 4096)
 	dir := t.TempDir()
 	keyPath := writeFile(t, dir, "key", randBytes(t, 64))
 	var se bytes.Buffer
-	code := run([]string{"encrypt", "--key-file", keyPath, "-", "-"}, bytes.NewReader(make([]byte, 64*4096)), &failingWriter{left: 3 * 4096}, &se)
+	e := &env{stdin: bytes.NewReader(make([]byte, 64*4096)), stdout: &failingWriter{left: 3 * 4096}, stderr: &se, chunkSize: 4096}
+	code := e.run([]string{"encrypt", "--key-file", keyPath, "-", "-"})
 	if code != 1 || !strings.Contains(se.String(), "writing output: standard output: no space left on device") {
 		t.Fatalf("exit %d, stderr %q", code, se.String())
 	}
@@ -217,12 +220,12 @@ func TestExitCodes(t *testing.T) {
 		{fmt.Errorf("input: %w", &os.PathError{Op: "open", Path: "x", Err: syscall.ENOENT}), 4},
 		{fmt.Errorf("input: %w", syscall.ENXIO), 4},
 		{fmt.Errorf("output: %w", syscall.EBUSY), 5},
-		{exitErrorf(exitBusy, "output %s already exists", "x"), 5},
-		{fmt.Errorf("wrapped: %w", exitErrorf(exitWrongDevice, "short read")), 4},
-		{&interruptedError{sig: syscall.SIGINT}, 130},
-		{&interruptedError{sig: syscall.SIGHUP}, 129},
-		{&interruptedError{sig: syscall.SIGQUIT}, 131},
-		{&interruptedError{sig: syscall.SIGTERM}, 143},
+		{exit.Errorf(exitBusy, "output %s already exists", "x"), 5},
+		{fmt.Errorf("wrapped: %w", exit.Errorf(exitWrongDevice, "short read")), 4},
+		{&guard.Interrupted{Signal: syscall.SIGINT}, 130},
+		{&guard.Interrupted{Signal: syscall.SIGHUP}, 129},
+		{&guard.Interrupted{Signal: syscall.SIGQUIT}, 131},
+		{&guard.Interrupted{Signal: syscall.SIGTERM}, 143},
 	} {
 		if got := exitCode(c.err); got != c.code {
 			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, c.code)

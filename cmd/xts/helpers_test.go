@@ -23,19 +23,34 @@ type result struct {
 // runCmd runs the command line with stdin as standard input.
 func runCmd(t *testing.T, stdin io.Reader, args ...string) result {
 	t.Helper()
+	return runCmdIn(t, env{}, stdin, args...)
+}
+
+// runCmdIn is runCmd with the test settings of e (its streams are
+// replaced).
+func runCmdIn(t *testing.T, e env, stdin io.Reader, args ...string) result {
+	t.Helper()
 	if stdin == nil {
 		stdin = strings.NewReader("")
 	}
 	var out, errb bytes.Buffer
-	code := run(args, stdin, &out, &errb)
+	e.stdin, e.stdout, e.stderr = stdin, &out, &errb
+	code := e.run(args)
 	return result{code, out.String(), errb.String()}
 }
 
 // runBytes is runCmd for a run whose standard output is binary data.
 func runBytes(t *testing.T, stdin []byte, args ...string) (int, []byte, string) {
 	t.Helper()
+	return runBytesIn(t, env{}, stdin, args...)
+}
+
+// runBytesIn is runBytes with the test settings of e.
+func runBytesIn(t *testing.T, e env, stdin []byte, args ...string) (int, []byte, string) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(args, bytes.NewReader(stdin), &out, &errb)
+	e.stdin, e.stdout, e.stderr = bytes.NewReader(stdin), &out, &errb
+	code := e.run(args)
 	return code, out.Bytes(), errb.String()
 }
 
@@ -80,18 +95,10 @@ func dirNames(t *testing.T, dir string) []string {
 	return names
 }
 
-// withChunkSize runs the test with the pipeline's chunk size set to n, so
-// that small images still cross chunk edges.
-func withChunkSize(t *testing.T, n int) {
-	old := chunkSize
-	chunkSize = n
-	t.Cleanup(func() { chunkSize = old })
-}
-
 // dmReference encrypts or decrypts an image sector by sector with the
 // single-unit API: sector k under the sector number ivs[k], which the test
 // computes itself from dm-crypt's rules. It shares nothing with the
-// command's numbering or pipeline.
+// command's numbering or pump.
 func dmReference(t *testing.T, key, data []byte, sectorSize int, ivs func(k uint64) uint64, encrypt bool) []byte {
 	t.Helper()
 	c, err := xts.NewCipher(aes.NewCipher, key, xts.WithImplementation("generic"))

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/fastxts/xts/cmd/xts/internal/exit"
 )
 
 // keySpec is where the raw XTS key comes from, with cryptsetup's
@@ -103,7 +105,7 @@ func openKeyFile(path string, offset uint64, stdin io.Reader) (r io.Reader, name
 		if n, err := io.CopyN(io.Discard, r, int64(offset)); err != nil {
 			done()
 			if errors.Is(err, io.EOF) {
-				return nil, "", nil, exitErrorf(exitUsage, "key file %s holds only %d bytes; --keyfile-offset %d skips past its end", name, n, offset)
+				return nil, "", nil, exit.Errorf(exitUsage, "key file %s holds only %d bytes; --keyfile-offset %d skips past its end", name, n, offset)
 			}
 			return nil, "", nil, fmt.Errorf("reading key file %s: %w", name, err)
 		}

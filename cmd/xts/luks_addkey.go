@@ -47,8 +47,8 @@ func runLUKSAddKey(e *env, args []string) error {
 		return usagef("--key-file - and NEW-KEY-FILE - cannot both read standard input")
 	}
 
-	g := watchSignals(e.stderr, "luks add-key")
-	defer g.stop()
+	g := e.guard("luks add-key")
+	defer g.Stop()
 	img, hdev, h, err := openHeader(pos[0], header, true)
 	if err != nil {
 		return err
@@ -69,7 +69,7 @@ func runLUKSAddKey(e *env, args []string) error {
 		key  []byte
 		used int
 	)
-	err = interruptible(g, func() error {
+	err = g.Interruptible(func() error {
 		defer clear(old)
 		var err error
 		key, used, err = h.Unlock(hdev, old, luks.AnyKeyslot)
@@ -90,8 +90,8 @@ func runLUKSAddKey(e *env, args []string) error {
 		return err
 	}
 	defer clear(np)
-	if s := g.signal(); s != 0 {
-		return newInterrupted(s, nil)
+	if err := g.Err(); err != nil {
+		return err
 	}
 	start = time.Now()
 	id, err := h.AddKey(hdev, key, np, slot, ko)

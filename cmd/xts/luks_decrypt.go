@@ -7,6 +7,9 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/fastxts/xts/cmd/xts/internal/guard"
+	"github.com/fastxts/xts/cmd/xts/internal/progress"
+	"github.com/fastxts/xts/cmd/xts/internal/pump"
 	"github.com/fastxts/xts/luks"
 )
 
@@ -19,7 +22,8 @@ disk; on any error or signal nothing is left. A wrong passphrase exits 2
 with "No key available with this passphrase.".
 `
 
-// luksChunk is how much of the segment one step of a luks command moves.
+// luksChunk is how much of the segment one step of a luks command moves:
+// the library spreads each chunk over every core.
 const luksChunk = 8 << 20
 
 type luksDecryptOptions struct {
@@ -52,8 +56,8 @@ func runLUKSDecrypt(e *env, args []string) error {
 		return usagef("--volume-key-file replaces the passphrase: --key-file and --key-slot do not go with it")
 	}
 
-	g := watchSignals(e.stderr, "luks decrypt")
-	defer g.stop()
+	g := e.guard("luks decrypt")
+	defer g.Stop()
 	img, hdev, h, err := openHeader(pos[0], o.header, false)
 	if err != nil {
 		return err
@@ -63,26 +67,40 @@ func runLUKSDecrypt(e *env, args []string) error {
 	// The output first: an existing file or a bad path is reported before
 	// the passphrase prompt and the key derivation, as luks encrypt does.
 	inInfo, _ := img.Stat()
-	out, err := openOutput(outputSpec{Path: pos[1], Force: o.force, Input: inInfo, Stdout: e.stdout})
+	out, err := g.Create(guard.Spec{Path: pos[1], Force: o.force, Input: inInfo, Stdout: e.stdout})
 	if err != nil {
 		return err
 	}
 	start := time.Now()
 	v, err := o.open(g, e, img, hdev, h, pos[0])
 	if err != nil {
-		return g.abort(out, err)
+		return g.Abort(err)
 	}
 	defer v.Close()
 	unlock := time.Since(start)
 
 	start = time.Now()
-	bar := newProgressBar(e.stderr, "decrypting", v.Size())
-	err = copyVolume(g, v, out, bar.add)
-	bar.finish()
-	if err != nil {
-		return g.abort(out, err)
+	bar := progress.New(e.stderr, "decrypting", v.Size())
+	p := &pump.Pump{
+		Size:      v.Size(),
+		ChunkSize: luksChunk,
+		Buffers:   2, // one decrypted while the other is written
+		Read: func(buf []byte, off int64) (int, error) {
+			n, err := v.ReadAt(buf, off) // decrypts, on every core
+			if err == io.EOF && n == len(buf) {
+				err = nil
+			}
+			return n, err
+		},
+		W:        out,
+		Progress: bar.Add,
 	}
-	if err := g.commit(out); err != nil {
+	_, err = p.Run(g.Context())
+	bar.Finish()
+	if err != nil {
+		return g.Abort(err)
+	}
+	if err := g.Commit(); err != nil {
 		return err
 	}
 	if o.verbose {
@@ -100,7 +118,7 @@ func runLUKSDecrypt(e *env, args []string) error {
 // open unlocks the header with the passphrase or the volume key. The
 // secret is read first; the key derivation runs under interruptible, so
 // that a signal stops the command at once.
-func (o *luksDecryptOptions) open(g *signalGuard, e *env, img, hdev *os.File, h *luks.Header, name string) (*luks.Volume, error) {
+func (o *luksDecryptOptions) open(g *guard.Guard, e *env, img, hdev *os.File, h *luks.Header, name string) (*luks.Volume, error) {
 	var opts luks.Options
 	opts.ReadOnly = true
 	if hdev != img {
@@ -125,7 +143,7 @@ func (o *luksDecryptOptions) open(g *signalGuard, e *env, img, hdev *os.File, h 
 		opts.UseKeyslot, opts.Keyslot = true, o.slot
 	}
 	var v *luks.Volume
-	err = interruptible(g, func() error {
+	err = g.Interruptible(func() error {
 		defer clear(secret)
 		var err error
 		if o.volumeKey != "" {
@@ -136,15 +154,4 @@ func (o *luksDecryptOptions) open(g *signalGuard, e *env, img, hdev *os.File, h 
 		return luksError(err)
 	})
 	return v, err
-}
-
-// copyVolume writes the whole of v to w (see pumpChunks).
-func copyVolume(g *signalGuard, v *luks.Volume, w io.Writer, progress func(int64)) error {
-	return pumpChunks(g, v.Size(), func(buf []byte, off int64) (int, error) {
-		n, err := v.ReadAt(buf, off)
-		if err == io.EOF && n == len(buf) {
-			err = nil
-		}
-		return n, err
-	}, w, progress)
 }

@@ -4,10 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
+	"github.com/fastxts/xts/cmd/xts/internal/exit"
+	"github.com/fastxts/xts/cmd/xts/internal/guard"
+	"github.com/fastxts/xts/cmd/xts/internal/input"
+	"github.com/fastxts/xts/cmd/xts/internal/progress"
+	"github.com/fastxts/xts/cmd/xts/internal/pump"
 	"github.com/fastxts/xts/luks"
 )
 
@@ -21,7 +25,7 @@ header, argon2id benchmarked to 2 s (LUKS1: pbkdf2-sha256, 512-byte
 sectors, a 2 MiB header). With --header the header goes to HDR and OUTPUT
 holds only the encrypted data (offset 0). RAW's length must be a multiple
 of the sector size; RAW - reads standard input to its end (then the
-passphrase must come from --key-file FILE). The outputs appear only once
+passphrase must come from --key-file FILE), as a named pipe is read. The outputs appear only once
 complete and flushed to disk; on any error or signal nothing is left.
 Without --key-file the passphrase is asked for twice.
 `
@@ -105,41 +109,37 @@ func runLUKSEncrypt(e *env, args []string) error {
 	if pos[0] == "-" && (o.pass.path == "" || o.pass.path == "-") {
 		return usagef("RAW - reads standard input: give the passphrase with --key-file FILE")
 	}
-	raw, err := openRaw(pos[0], co, e.stdin)
+	ss := co.DataSectorSize()
+	raw, err := input.Open(pos[0], e.stdin)
 	if err != nil {
 		return err
 	}
-	defer raw.close()
+	defer raw.Close()
+	if raw.Size >= 0 && (raw.Size == 0 || raw.Size%int64(ss) != 0) {
+		return rawSizeError(raw, raw.Size, ss)
+	}
 	if co.VolumeKey != nil {
 		defer clear(co.VolumeKey)
 	}
 
-	g := watchSignals(e.stderr, "luks encrypt")
-	defer g.stop()
+	g := e.guard("luks encrypt")
+	defer g.Stop()
 	// The outputs first: an existing file or a bad path is reported
 	// before the passphrase prompt and the KDF benchmark, not after.
-	rawInfo := raw.info()
-	out, err := openOutput(outputSpec{Path: pos[1], Force: o.force, Input: rawInfo, Stdout: e.stdout})
+	out, err := g.Create(guard.Spec{Path: pos[1], Force: o.force, Input: raw.Info, Stdout: e.stdout})
 	if err != nil {
 		return err
 	}
-	var hout *output
+	var hout *guard.Output
 	if o.header != "" {
-		if hout, err = openOutput(outputSpec{Path: o.header, Force: o.force, Input: rawInfo, Stdout: e.stdout}); err != nil {
-			out.abort()
-			return err
+		if hout, err = g.Create(guard.Spec{Path: o.header, Force: o.force, Input: raw.Info, Stdout: e.stdout}); err != nil {
+			return g.Abort(err)
 		}
-	}
-	abort := func(err error) error {
-		if hout != nil {
-			hout.abort()
-		}
-		return g.abort(out, err)
 	}
 
 	pass, err := o.pass.passphrase(e, fmt.Sprintf("Enter passphrase for %s: ", pos[1]), true)
 	if err != nil {
-		return abort(err)
+		return g.Abort(err)
 	}
 	start := time.Now()
 	var (
@@ -147,62 +147,69 @@ func runLUKSEncrypt(e *env, args []string) error {
 		h   *luks.Header
 		key []byte
 	)
-	err = interruptible(g, func() error {
+	err = g.Interruptible(func() error {
 		defer clear(pass)
 		var err error
 		h, key, err = luks.Create(&hdr, pass, co)
 		return luksError(err)
 	})
 	if err != nil {
-		return abort(err)
+		return g.Abort(err)
 	}
 	defer clear(key)
 	created := time.Since(start)
 	sc, err := luks.NewSegmentCipher(h, key)
 	if err != nil {
-		return abort(err)
+		return g.Abort(err)
 	}
 	defer sc.Wipe()
 
 	if hout == nil && int64(len(hdr.b)) != int64(h.Segments[0].Offset) {
-		return abort(fmt.Errorf("internal error: a %d-byte header area before data at %d", len(hdr.b), h.Segments[0].Offset))
+		return g.Abort(fmt.Errorf("internal error: a %d-byte header area before data at %d", len(hdr.b), h.Segments[0].Offset))
 	}
 	hw := io.Writer(out)
 	if hout != nil {
 		hw = hout
 	}
 	if _, err := hw.Write(hdr.b); err != nil {
-		return abort(fmt.Errorf("writing the header: %w", err))
+		return g.Abort(fmt.Errorf("writing the header: %w", err))
 	}
 	start = time.Now()
-	bar := newProgressBar(e.stderr, "encrypting", raw.size)
-	var size int64 // bytes read (raw.size for a file)
-	err = pumpChunks(g, raw.size, func(buf []byte, off int64) (int, error) {
-		n, err := raw.read(buf, off)
-		if err != nil {
-			return 0, err
-		}
-		end := off + int64(n)
-		if n%sc.SectorSize() != 0 {
-			return 0, raw.sizeError(end)
-		}
-		sc.EncryptAt(buf[:n], off)
-		size = end
-		return n, nil
-	}, out, bar.add)
-	bar.finish()
+	bar := progress.New(e.stderr, "encrypting", raw.Size)
+	p := &pump.Pump{
+		Size:      raw.Size,
+		ChunkSize: luksChunk,
+		Buffers:   2, // one read and encrypted while the other is written
+		Read: func(buf []byte, off int64) (int, error) {
+			n, err := io.ReadFull(raw.R, buf)
+			if (err == io.EOF || err == io.ErrUnexpectedEOF) && raw.Size < 0 {
+				err = nil // the end of a stream
+			}
+			if err != nil {
+				return 0, fmt.Errorf("reading %s: %w", raw.Name, err)
+			}
+			if n%sc.SectorSize() != 0 {
+				return 0, rawSizeError(raw, off+int64(n), ss)
+			}
+			return n, nil
+		},
+		Transform: func(buf []byte, off int64) error {
+			sc.EncryptAt(buf, off) // on every core
+			return nil
+		},
+		W:        out,
+		Progress: bar.Add,
+	}
+	size, err := p.Run(g.Context())
+	bar.Finish()
 	if err == nil && size == 0 {
-		err = raw.sizeError(0)
+		err = rawSizeError(raw, 0, ss)
 	}
 	if err != nil {
-		return abort(err)
+		return g.Abort(err)
 	}
 	// Both outputs appear, or (after a signal or an error) neither.
-	outs := []*output{out}
-	if hout != nil {
-		outs = append(outs, hout)
-	}
-	if err := g.commit(outs...); err != nil {
+	if err := g.Commit(); err != nil {
 		return err
 	}
 	if o.verbose {
@@ -248,91 +255,13 @@ func (o *luksEncryptOptions) createOptions() (*luks.CreateOptions, error) {
 	return co, nil
 }
 
-// rawInput is the plaintext RAW of luks encrypt: a file, whose length is
-// checked before anything is written, or standard input, read to its end
-// and checked as it comes.
-type rawInput struct {
-	name string
-	f    *os.File  // nil for standard input
-	r    io.Reader // standard input
-	size int64     // the file's length; -1 for standard input
-	ss   int       // the sector size the length must be a multiple of
-}
-
-// openRaw opens RAW (- for stdin) and checks a file's length against the
-// sector size.
-func openRaw(path string, co *luks.CreateOptions, stdin io.Reader) (*rawInput, error) {
-	ss := co.DataSectorSize()
-	if path == "-" {
-		return &rawInput{name: "standard input", r: stdin, size: -1, ss: ss}, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("input: %w", err)
-	}
-	size, err := luks.DeviceSize(f)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	raw := &rawInput{name: path, f: f, size: size, ss: ss}
-	if size == 0 || size%int64(ss) != 0 {
-		f.Close()
-		return nil, raw.sizeError(size)
-	}
-	return raw, nil
-}
-
-// sizeError reports an input of size bytes that is empty or not a
-// multiple of the sector size.
-func (raw *rawInput) sizeError(size int64) error {
+// rawSizeError reports a RAW of size bytes that is empty or not a
+// multiple of the sector size ss.
+func rawSizeError(raw *input.Input, size int64, ss int) error {
 	if size == 0 {
-		return exitErrorf(exitWrongDevice, "input %s is empty", raw.name)
+		return exit.Errorf(exitWrongDevice, "input %s is empty", raw.Name)
 	}
-	return exitErrorf(exitWrongDevice, "input %s holds %d bytes, not a multiple of the sector size %d (--sector-size)", raw.name, size, raw.ss)
-}
-
-// read fills buf with the input at off (a stream is read in order): all
-// of it, or for a stream less at its end.
-func (raw *rawInput) read(buf []byte, off int64) (int, error) {
-	if raw.f != nil {
-		n, err := raw.f.ReadAt(buf, off)
-		if err != nil && !(err == io.EOF && n == len(buf)) {
-			return 0, fmt.Errorf("reading %s: %w", raw.name, err)
-		}
-		return n, nil
-	}
-	n, err := io.ReadFull(raw.r, buf)
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		err = nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("reading %s: %w", raw.name, err)
-	}
-	return n, nil
-}
-
-// info is the input's FileInfo, so that the output never overwrites it;
-// nil when unknown.
-func (raw *rawInput) info() os.FileInfo {
-	f := raw.f
-	if f == nil {
-		f, _ = raw.r.(*os.File)
-	}
-	if f == nil {
-		return nil
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return nil
-	}
-	return fi
-}
-
-func (raw *rawInput) close() {
-	if raw.f != nil {
-		raw.f.Close()
-	}
+	return exit.Errorf(exitWrongDevice, "input %s holds %d bytes, not a multiple of the sector size %d (--sector-size)", raw.Name, size, ss)
 }
 
 // memDevice collects what luks.Create writes (the header area) in memory.
@@ -346,82 +275,4 @@ func (m *memDevice) WriteAt(p []byte, off int64) (int, error) {
 		m.b = append(m.b, make([]byte, end-len(m.b))...)
 	}
 	return copy(m.b[off:], p), nil
-}
-
-// pumpChunks writes size bytes to w, chunk by chunk: a goroutine fills
-// the next chunk (fill gets a buffer and its offset, and returns how much
-// it filled) while this one writes the last. A known size must be filled
-// whole; with size -1 (a stream) it runs until fill returns a short chunk.
-// A signal stops it.
-func pumpChunks(g *signalGuard, size int64, fill func(buf []byte, off int64) (int, error), w io.Writer, progress func(int64)) error {
-	type piece struct {
-		buf []byte
-		err error
-	}
-	ready := make(chan piece, 1)
-	free := make(chan []byte, 2)
-	n := int64(luksChunk)
-	if size >= 0 {
-		n = min(n, max(size, 1))
-	}
-	bufs := [][]byte{make([]byte, n), make([]byte, n)}
-	for _, b := range bufs {
-		free <- b
-	}
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		defer close(ready)
-		for off := int64(0); size < 0 || off < size; {
-			var buf []byte
-			select {
-			case buf = <-free:
-			case <-done:
-				return
-			}
-			want := int64(len(buf))
-			if size >= 0 {
-				want = min(want, size-off)
-			}
-			m, err := fill(buf[:want], off)
-			last := size < 0 && int64(m) < want
-			if size >= 0 && err == nil && int64(m) < want {
-				err = io.ErrUnexpectedEOF
-			}
-			select {
-			case ready <- piece{buf[:m], err}:
-			case <-done:
-				return
-			}
-			if err != nil || last {
-				return
-			}
-			off += int64(m)
-		}
-	}()
-	for {
-		var p piece
-		var ok bool
-		select {
-		case p, ok = <-ready:
-		case <-g.ctx.Done():
-			return g.ctx.Err()
-		}
-		if !ok {
-			for _, b := range bufs {
-				clear(b)
-			}
-			return nil
-		}
-		if p.err != nil {
-			return p.err
-		}
-		if len(p.buf) > 0 {
-			if _, err := w.Write(p.buf); err != nil {
-				return fmt.Errorf("writing output: %w", err)
-			}
-			progress(int64(len(p.buf)))
-		}
-		free <- p.buf[:cap(p.buf)]
-	}
 }

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 
+	"github.com/fastxts/xts/cmd/xts/internal/exit"
 	"golang.org/x/term"
 )
 
@@ -53,17 +53,17 @@ func readKeyFile(path string, offset, size uint64, stdin io.Reader) ([]byte, err
 	}
 	if size == 0 && int64(len(b)) > limit {
 		clear(b)
-		return nil, exitErrorf(exitUsage, "key file %s is larger than %d bytes (cryptsetup's limit)", name, maxKeyFile)
+		return nil, exit.Errorf(exitUsage, "key file %s is larger than %d bytes (cryptsetup's limit)", name, maxKeyFile)
 	}
 	if int64(len(b)) > limit {
 		b = b[:limit]
 	}
 	if size > 0 && uint64(len(b)) < size {
 		clear(b)
-		return nil, exitErrorf(exitUsage, "key file %s holds %d bytes, less than --keyfile-size %d", name, len(b), size)
+		return nil, exit.Errorf(exitUsage, "key file %s holds %d bytes, less than --keyfile-size %d", name, len(b), size)
 	}
 	if len(b) == 0 {
-		return nil, exitErrorf(exitUsage, "key file %s is empty", name)
+		return nil, exit.Errorf(exitUsage, "key file %s is empty", name)
 	}
 	return b, nil
 }
@@ -82,7 +82,7 @@ func (p *passSpec) passphrase(e *env, prompt string, verify bool) ([]byte, error
 func promptPass(e *env, prompt string, verify bool) ([]byte, error) {
 	f, ok := e.stdin.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
-		line, err := readLine(e.stdin)
+		line, err := e.readLine()
 		if err != nil {
 			return nil, err
 		}
@@ -102,7 +102,7 @@ func promptPass(e *env, prompt string, verify bool) ([]byte, error) {
 		return nil, err
 	}
 	if len(pass) == 0 {
-		return nil, exitErrorf(exitUsage, "empty passphrase")
+		return nil, exit.Errorf(exitUsage, "empty passphrase")
 	}
 	if verify {
 		again, err := read("Verify passphrase: ")
@@ -114,40 +114,31 @@ func promptPass(e *env, prompt string, verify bool) ([]byte, error) {
 		clear(again)
 		if !same {
 			clear(pass)
-			return nil, exitErrorf(exitUsage, "Passphrases do not match.")
+			return nil, exit.Errorf(exitUsage, "Passphrases do not match.")
 		}
 	}
 	return pass, nil
 }
 
-// stdinLines is the buffered standard input that passphrase lines are
-// read from, so that two lines (old and new passphrase) can follow each
-// other on one pipe.
-var (
-	stdinMu    sync.Mutex
-	stdinLines = map[io.Reader]*bufio.Reader{}
-)
-
-// readLine reads one passphrase line (its newline dropped) from r.
-func readLine(r io.Reader) ([]byte, error) {
-	stdinMu.Lock()
-	br, ok := stdinLines[r]
-	if !ok {
-		br = bufio.NewReader(r)
-		stdinLines[r] = br
+// readLine reads one passphrase line (its newline dropped) from standard
+// input, buffered once for the whole command, so that two lines (old and
+// new passphrase) can follow each other on one pipe.
+func (e *env) readLine() ([]byte, error) {
+	if e.lines == nil {
+		e.lines = bufio.NewReader(e.stdin)
 	}
-	stdinMu.Unlock()
+	br := e.lines
 	line, err := br.ReadBytes('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("reading the passphrase from standard input: %w", err)
 	}
 	line = bytes.TrimSuffix(line, []byte("\n"))
 	if len(line) == 0 {
-		return nil, exitErrorf(exitUsage, "no passphrase: give --key-file, or type it on a terminal")
+		return nil, exit.Errorf(exitUsage, "no passphrase: give --key-file, or type it on a terminal")
 	}
 	if len(line) > 512 {
 		clear(line)
-		return nil, exitErrorf(exitUsage, "passphrase line longer than 512 bytes (use --key-file)")
+		return nil, exit.Errorf(exitUsage, "passphrase line longer than 512 bytes (use --key-file)")
 	}
 	return line, nil
 }

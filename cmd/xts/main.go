@@ -1,20 +1,28 @@
 // Command xts benchmarks this package's AES-XTS implementations, reports
 // what the CPU offers, and encrypts or decrypts disk images exactly as
-// dm-crypt's plain mode does.
+// dm-crypt's plain mode does, and opens, reads and makes LUKS1/LUKS2
+// images.
 //
 //	xts bench   [flags]            throughput table with the CPU's AES-round bound
 //	xts info                       CPU features and implementations
 //	xts encrypt [flags] IN OUT     dm-crypt plain-mode image encryption
 //	xts decrypt [flags] IN OUT     and decryption
+//	xts luks dump|decrypt|encrypt|add-key ...  LUKS images without root
 //	xts help [COMMAND]             usage
 //	xts --version                  module version from the build info
 //
 // Exit status as cryptsetup's: 0 success, 1 wrong parameters or failure,
 // 2 no permission, 3 out of memory, 4 wrong device or file, 5 exists or
 // busy, 128+N after signal N.
+//
+// Each command's file parses its flags and glues together the plumbing
+// in cmd/xts/internal: guard (outputs that appear only when complete,
+// and the signals that abort a command), pump (the one streaming
+// engine), input, progress and exit (see README.md).
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +30,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/fastxts/xts/cmd/xts/internal/guard"
 )
 
 const topUsage = `xts: AES-XTS benchmarks, CPU report and dm-crypt plain-mode image encryption
@@ -43,16 +53,34 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// env is what a command may touch: its standard streams. Tests run
-// commands in-process with buffers in place of the files.
+// env is what a command may touch: its standard streams, and the few
+// settings tests change. Tests run commands in-process with buffers in
+// place of the files.
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+
+	// Set by tests; the zero values are the command's own.
+	chunkSize int                  // plain mode's chunk; 0: defaultChunkSize
+	sync      func(*os.File) error // flushes outputs to disk; nil: (*os.File).Sync
+
+	lines *bufio.Reader // stdin, buffered once a passphrase line is read from it
 }
 
 // run executes one command line and returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	return (&env{stdin: stdin, stdout: stdout, stderr: stderr}).run(args)
+}
+
+// guard starts catching signals for command cmd (as messages name it);
+// the outputs it creates are flushed by e.sync.
+func (e *env) guard(cmd string) *guard.Guard {
+	return guard.Start(guard.Config{Stderr: e.stderr, Command: cmd, Sync: e.sync})
+}
+
+// run executes one command line and returns the exit status.
+func (e *env) run(args []string) int {
+	stdout, stderr := e.stdout, e.stderr
 	if len(args) == 0 {
 		fmt.Fprint(stderr, topUsage)
 		return exitUsage
@@ -73,7 +101,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 && cmd == "help" {
 			// xts help CMD [SUBCMD] is xts CMD [SUBCMD] --help.
-			return run(append(rest[:len(rest):len(rest)], "--help"), stdin, stdout, stderr)
+			return e.run(append(rest[:len(rest):len(rest)], "--help"))
 		}
 		fmt.Fprint(stdout, topUsage)
 		return exitOK
@@ -92,6 +120,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 type usageError struct{ msg string }
 
 func (u *usageError) Error() string { return u.msg }
+func (u *usageError) ExitCode() int { return exitUsage }
 
 func usagef(format string, a ...any) error {
 	return &usageError{fmt.Sprintf(format, a...)}

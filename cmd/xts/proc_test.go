@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fastxts/xts/cmd/xts/internal/guard"
 )
 
 // The tests in this file run the real binary, built once into a temporary
@@ -121,12 +123,10 @@ func waitTimeout(t *testing.T, cmd *exec.Cmd, d time.Duration) error {
 
 // unnamedHere reports whether dir can hold unnamed (O_TMPFILE) files.
 func unnamedHere(t *testing.T, dir string) bool {
-	f, err := openUnnamed(dir)
-	if err != nil {
+	if err := guard.Unnamed(dir); err != nil {
 		t.Logf("no unnamed files in %s (%v): the hidden temporary file is used", dir, err)
 		return false
 	}
-	f.Close()
 	return true
 }
 
@@ -140,7 +140,7 @@ var signalCases = []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGH
 // and (with O_TMPFILE) no name at all even while writing.
 func TestSignalLeavesNoOutput(t *testing.T) {
 	for _, sig := range signalCases {
-		t.Run(signalName(sig), func(t *testing.T) {
+		t.Run(guard.SignalName(sig), func(t *testing.T) {
 			cmd, dir, stderr := toolCmd(t, "encrypt", "--key-file", "{key}", "-", "{dir}/out")
 			stdin, err := cmd.StdinPipe()
 			if err != nil {
@@ -167,7 +167,7 @@ func TestSignalLeavesNoOutput(t *testing.T) {
 			if code != 128+int(sig) || killed {
 				t.Errorf("exit status %d (killed by the signal: %v), want exit(%d); stderr %q", code, killed, 128+int(sig), stderr.String())
 			}
-			want := "xts encrypt: interrupted by " + signalName(sig) + "; no output written\n"
+			want := "xts encrypt: interrupted by " + guard.SignalName(sig) + "; no output written\n"
 			if stderr.String() != want {
 				t.Errorf("stderr %q, want %q", stderr.String(), want)
 			}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package main
+package guard
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 )
 
 // openUnnamed: only Linux has O_TMPFILE; elsewhere the output goes to a
-// hidden temporary file that abort and every caught signal remove.
+// hidden temporary file that Abort, Stop and every caught signal remove.
 func openUnnamed(string) (*os.File, error) { return nil, errNoUnnamed }
 
 func linkUnnamed(*os.File, string) error { return errors.ErrUnsupported }

@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"strings"
@@ -24,7 +24,7 @@ func TestProgressLineFits(t *testing.T) {
 	}
 	for _, label := range []string{"encrypting", "decrypting"} {
 		for _, s := range states {
-			p := &progressBar{label: label, total: s.total}
+			p := &Bar{label: label, total: s.total}
 			for width := 20; width <= 250; width++ {
 				line := p.line(s.done, s.elapsed, width)
 				if len(line) > width-1 {

@@ -1,13 +1,13 @@
 //go:build unix
 
-package main
+package guard
 
 import (
 	"os"
 	"syscall"
 )
 
-// barrierSignal is what signalGuard.drain sends itself: SIGWINCH, which
+// barrierSignal is what Guard.drain sends itself: SIGWINCH, which
 // is numbered above every abort signal and does nothing by default (the
 // progress line only re-reads the terminal's width).
 var barrierSignal os.Signal = syscall.SIGWINCH

@@ -1,13 +1,13 @@
 //go:build !unix
 
-package main
+package guard
 
 import (
 	"errors"
 	"os"
 )
 
-// barrierSignal is nil here: signalGuard.drain has no signal to send itself.
+// barrierSignal is nil here: Guard.drain has no signal to send itself.
 var barrierSignal os.Signal
 
 func signalSelf(os.Signal) error { return errors.New("no signals to send oneself here") }

@@ -1,4 +1,8 @@
-package main
+// Package progress draws the xts command's status line on a terminal:
+// a bar, the bytes done, the rate and the time left, cut down to fit the
+// terminal and redrawn when it is resized. Nothing is drawn where the
+// output is not a terminal (a file, a pipe, a test's buffer).
+package progress
 
 import (
 	"fmt"
@@ -9,16 +13,18 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/term"
 )
 
-// progressBar draws one status line on a terminal, redrawn a few times a
+// Bar draws one status line on a terminal, redrawn a few times a
 // second from its own goroutine: a bar when the total is known, the bytes
 // done, the average rate and the time left. The line never wraps: it is
 // cut down to fit the terminal's width (re-read on SIGWINCH), dropping
 // the bar, then the byte counts, then the label, down to "45% ETA 1:23"
 // on the narrowest terminals. Nil (not a terminal) is a valid
-// progressBar that does nothing.
-type progressBar struct {
+// Bar that does nothing.
+type Bar struct {
 	w      io.Writer
 	width  atomic.Int64 // the terminal's columns, updated on SIGWINCH
 	label  string
@@ -29,13 +35,14 @@ type progressBar struct {
 	exited sync.WaitGroup
 }
 
-// newProgressBar starts a bar on w, or returns nil if w is not a terminal.
-func newProgressBar(w io.Writer, label string, total int64) *progressBar {
-	width := terminalWidth(w)
+// New starts a bar labelled label ("encrypting") for total bytes (-1
+// when unknown: a pipe) on w, or returns nil if w is not a terminal.
+func New(w io.Writer, label string, total int64) *Bar {
+	width := TerminalWidth(w)
 	if width == 0 {
 		return nil
 	}
-	p := &progressBar{w: w, label: label, total: total, start: time.Now(), stop: make(chan struct{})}
+	p := &Bar{w: w, label: label, total: total, start: time.Now(), stop: make(chan struct{})}
 	p.width.Store(int64(width))
 	resized := make(chan os.Signal, 1)
 	notifyResize(resized)
@@ -44,7 +51,8 @@ func newProgressBar(w io.Writer, label string, total int64) *progressBar {
 	return p
 }
 
-func (p *progressBar) add(n int64) {
+// Add counts n more bytes done.
+func (p *Bar) Add(n int64) {
 	if p != nil {
 		p.done.Add(n)
 	}
@@ -52,7 +60,7 @@ func (p *progressBar) add(n int64) {
 
 // finish stops redrawing and erases the line, leaving the terminal clean
 // for the final message.
-func (p *progressBar) finish() {
+func (p *Bar) Finish() {
 	if p == nil {
 		return
 	}
@@ -61,7 +69,7 @@ func (p *progressBar) finish() {
 	fmt.Fprint(p.w, "\r\x1b[K")
 }
 
-func (p *progressBar) loop(resized chan os.Signal) {
+func (p *Bar) loop(resized chan os.Signal) {
 	defer p.exited.Done()
 	defer signal.Stop(resized)
 	t := time.NewTicker(200 * time.Millisecond)
@@ -71,7 +79,7 @@ func (p *progressBar) loop(resized chan os.Signal) {
 		case <-p.stop:
 			return
 		case <-resized:
-			if w := terminalWidth(p.w); w > 0 {
+			if w := TerminalWidth(p.w); w > 0 {
 				p.width.Store(int64(w))
 			}
 		case <-t.C:
@@ -84,7 +92,7 @@ func (p *progressBar) loop(resized chan os.Signal) {
 // line renders the status for done bytes after elapsed time, at most
 // width-1 columns wide (a character in the last column makes some
 // terminals wrap): the most detailed form that fits.
-func (p *progressBar) line(done int64, elapsed time.Duration, width int) string {
+func (p *Bar) line(done int64, elapsed time.Duration, width int) string {
 	limit := width - 1
 	rate := 0.0
 	if s := elapsed.Seconds(); s > 0 {
@@ -147,4 +155,20 @@ func humanDuration(d time.Duration) string {
 		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
 	}
 	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// TerminalWidth returns the width of w if it is a terminal, or 0 if w is
+// not one: progress output is drawn only on terminals, never into files,
+// pipes or test buffers. The width is the terminal's, however narrow: the
+// progress line cuts itself down to fit.
+func TerminalWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	if err != nil || width <= 0 {
+		return 80 // a terminal that does not say: the classic width
+	}
+	return width
 }

@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"bytes"
@@ -64,12 +64,12 @@ func TestProgressFollowsResize(t *testing.T) {
 			}
 		}
 	}()
-	bar := newProgressBar(slave, "encrypting", 1<<40)
+	bar := New(slave, "encrypting", 1<<40)
 	if bar == nil {
 		t.Fatal("no progress bar on a terminal")
 	}
-	defer bar.finish()
-	bar.add(1 << 30)
+	defer bar.Finish()
+	bar.Add(1 << 30)
 	if w := bar.width.Load(); w != 120 {
 		t.Fatalf("width %d, want 120", w)
 	}
