@@ -17,6 +17,23 @@
 // other than AES, a portable implementation runs. Every implementation
 // produces the same output.
 //
+// # Security considerations
+//
+// XTS gives confidentiality of data at rest and nothing more. It has no
+// integrity: changes go undetected, a ciphertext block can be altered to
+// randomise just its own 16 bytes of plaintext, and an old ciphertext of
+// a sector can be replayed. It is deterministic: someone who sees the
+// medium twice learns which 16-byte blocks of a sector changed. The tweak
+// must be unique per data unit under one key (sector numbers are); the two
+// key halves must be independent, which is why equal halves are refused
+// unless AllowEqualKeyHalves is given. IEEE 1619 limits a data unit to 2^20
+// blocks; like golang.org/x/crypto/xts this package does not enforce it.
+// The assembly implementations and crypto/aes are constant time; with
+// -tags purego crypto/aes uses lookup tables that are not. Cipher.Wipe
+// zeroes the assembly implementations' round keys in place; it can only
+// drop the crypto/aes ciphers of the generic implementation, and cannot
+// reach copies the Go runtime may have made. The README has the full list.
+//
 // Programmer errors (data shorter than 16 bytes, output shorter than
 // input, partially overlapping buffers) panic with a message starting with
 // "xts: ", as crypto/cipher does. Bad keys and unusable implementations
