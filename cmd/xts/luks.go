@@ -21,6 +21,8 @@ device-mapper), with cryptsetup's flags:
   xts luks encrypt  [-d F] [--type luks2|luks1] [-c CIPHER] [-s BITS] [PBKDF flags] RAW OUT
                                                          a new image whose data segment is RAW
   xts luks add-key  [-d F] [-S N] [PBKDF flags] IMAGE [NEW-KEY-FILE]
+  xts luks mount    [-d F] [-S N] [--header HDR] [--readonly] IMAGE DIR
+                                                         DIR/volume is the decrypted data segment (FUSE)
 
 The passphrase comes from --key-file (all of the file, as cryptsetup reads
 it; - for standard input), or is asked for on the terminal (one line of
@@ -35,7 +37,7 @@ Run 'xts luks COMMAND --help' for a command's flags.
 func runLUKS(e *env, args []string) (string, error) {
 	if len(args) == 0 {
 		fmt.Fprint(e.stderr, luksUsage)
-		return "luks", usagef("want a subcommand: dump, decrypt, encrypt or add-key")
+		return "luks", usagef("want a subcommand: dump, decrypt, encrypt, add-key or mount")
 	}
 	sub, rest := args[0], args[1:]
 	name := "luks " + sub
@@ -48,11 +50,13 @@ func runLUKS(e *env, args []string) (string, error) {
 		return name, runLUKSEncrypt(e, rest)
 	case "add-key":
 		return name, runLUKSAddKey(e, rest)
+	case "mount":
+		return name, runLUKSMount(e, rest)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(e.stdout, luksUsage)
 		return "luks", errHelpShown
 	}
-	return "luks", usagef("unknown subcommand %q: want dump, decrypt, encrypt or add-key", sub)
+	return "luks", usagef("unknown subcommand %q: want dump, decrypt, encrypt, add-key or mount", sub)
 }
 
 // luksError gives errors of package luks cryptsetup's exit statuses and

@@ -26,23 +26,40 @@ with "No key available with this passphrase.".
 // the library spreads each chunk over every core.
 const luksChunk = 8 << 20
 
-type luksDecryptOptions struct {
+// unlockOptions are the flags that unlock an existing image, shared by
+// every command that opens one (decrypt, mount, serve).
+type unlockOptions struct {
 	pass      passSpec
 	slot      int
 	header    string
 	volumeKey string
-	force     bool
-	verbose   bool
 }
 
-func runLUKSDecrypt(e *env, args []string) error {
-	var o luksDecryptOptions
-	fs := newFlagSet("luks decrypt", luksDecryptUsage, e.stdout)
+func (o *unlockOptions) flags(fs *cmdFlags) {
 	o.pass.flags(fs)
 	fs.IntVar(&o.slot, "key-slot", luks.AnyKeyslot, "try only keyslot `N` (also one of priority ignore); -1: every keyslot by priority")
 	fs.alias("S", "key-slot")
 	fs.StringVar(&o.header, "header", "", "detached header `FILE`")
 	fs.StringVar(&o.volumeKey, "volume-key-file", "", "open with the raw volume key in `FILE` instead of a passphrase")
+}
+
+func (o *unlockOptions) check() error {
+	if o.volumeKey != "" && (o.pass.path != "" || o.slot != luks.AnyKeyslot) {
+		return usagef("--volume-key-file replaces the passphrase: --key-file and --key-slot do not go with it")
+	}
+	return nil
+}
+
+type luksDecryptOptions struct {
+	unlockOptions
+	force   bool
+	verbose bool
+}
+
+func runLUKSDecrypt(e *env, args []string) error {
+	var o luksDecryptOptions
+	fs := newFlagSet("luks decrypt", luksDecryptUsage, e.stdout)
+	o.unlockOptions.flags(fs)
 	fs.BoolVar(&o.force, "force", false, "replace OUTPUT if it exists")
 	fs.BoolVar(&o.verbose, "v", false, "print the unlock time and the throughput at the end")
 	pos, err := parseFlags(fs, args)
@@ -52,8 +69,8 @@ func runLUKSDecrypt(e *env, args []string) error {
 	if len(pos) != 2 {
 		return usagef("want IMAGE and OUTPUT, got %d argument(s)", len(pos))
 	}
-	if o.volumeKey != "" && (o.pass.path != "" || o.slot != luks.AnyKeyslot) {
-		return usagef("--volume-key-file replaces the passphrase: --key-file and --key-slot do not go with it")
+	if err := o.check(); err != nil {
+		return err
 	}
 
 	g := e.guard("luks decrypt")
@@ -72,7 +89,7 @@ func runLUKSDecrypt(e *env, args []string) error {
 		return err
 	}
 	start := time.Now()
-	v, err := o.open(g, e, img, hdev, h, pos[0])
+	v, err := o.open(g, e, img, hdev, h, pos[0], true)
 	if err != nil {
 		return g.Abort(err)
 	}
@@ -115,12 +132,13 @@ func runLUKSDecrypt(e *env, args []string) error {
 	return nil
 }
 
-// open unlocks the header with the passphrase or the volume key. The
-// secret is read first; the key derivation runs under interruptible, so
-// that a signal stops the command at once.
-func (o *luksDecryptOptions) open(g *guard.Guard, e *env, img, hdev *os.File, h *luks.Header, name string) (*luks.Volume, error) {
+// open unlocks the header with the passphrase or the volume key, for
+// reading only or for reading and writing. The secret is read first; the
+// key derivation runs under interruptible, so that a signal stops the
+// command at once.
+func (o *unlockOptions) open(g *guard.Guard, e *env, img, hdev *os.File, h *luks.Header, name string, readOnly bool) (*luks.Volume, error) {
 	var opts luks.Options
-	opts.ReadOnly = true
+	opts.ReadOnly = readOnly
 	if hdev != img {
 		opts.Header = hdev
 	}

@@ -313,7 +313,7 @@ func TestLUKSPassphraseLines(t *testing.T) {
 // TestLUKSHelp: every luks command has --help (exit 0, its usage on
 // standard output), and `xts help luks` shows the command list.
 func TestLUKSHelp(t *testing.T) {
-	for _, args := range [][]string{{"help", "luks"}, {"luks", "--help"}, {"luks", "dump", "--help"}, {"luks", "decrypt", "--help"}, {"luks", "encrypt", "--help"}, {"luks", "add-key", "--help"}} {
+	for _, args := range [][]string{{"help", "luks"}, {"luks", "--help"}, {"luks", "dump", "--help"}, {"luks", "decrypt", "--help"}, {"luks", "encrypt", "--help"}, {"luks", "add-key", "--help"}, {"luks", "mount", "--help"}} {
 		r := runCmd(t, nil, args...)
 		if r.code != 0 || !strings.Contains(r.stdout, "Usage: xts luks") {
 			t.Errorf("%v: exit %d, stdout %q", args, r.code, r.stdout)
