@@ -43,7 +43,7 @@ type pbkdfFlags struct {
 func (p *pbkdfFlags) flags(fs *cmdFlags) {
 	fs.StringVar(&p.kdf, "pbkdf", "", "keyslot KDF: argon2id, argon2i or pbkdf2 (default argon2id for LUKS2, pbkdf2 for LUKS1)")
 	fs.StringVar(&p.hash, "hash", "sha256", "hash for pbkdf2, the anti-forensic splitter and the digest: sha1, sha256, sha512")
-	fs.IntVar(&p.iterTime, "iter-time", 2000, "benchmark the KDF cost to take `MS` milliseconds to unlock")
+	fs.IntVar(&p.iterTime, "iter-time", 2000, "benchmark the KDF cost to take `MS` milliseconds to unlock here (wall clock on an idle machine, as cryptsetup measures it; the benchmark counts CPU time, so a busy machine does not lower the cost)")
 	fs.IntVar(&p.memory, "pbkdf-memory", 0, "argon2 memory cost in `KiB` (default 1048576, the most the benchmark uses)")
 	fs.IntVar(&p.parallel, "pbkdf-parallel", 0, "argon2 parallel cost (default min(4, CPUs))")
 	fs.IntVar(&p.forced, "pbkdf-force-iterations", 0, "force the cost instead of benchmarking: pbkdf2 iterations or argon2 time cost")
