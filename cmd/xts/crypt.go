@@ -1,14 +1,13 @@
 package main
 
 import (
-	"crypto/aes"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"time"
 
-	"github.com/fastxts/xts"
+	"github.com/fastxts/xts/internal/sector"
 )
 
 const cryptUsageFmt = `Usage: xts %[1]s -d KEYFILE [flags] INPUT OUTPUT
@@ -148,24 +147,20 @@ func (o *cryptOptions) validate(pos []string) error {
 	return nil
 }
 
-// newCipher builds the cipher for the image and returns the function that
+// newCipher builds the cipher for the image (internal/sector, which also
+// applies dm-crypt's IV numbering) and returns the function that
 // transforms a run of sectors in place, and the implementation's name.
 // Every core is already busy with a chunk of its own, so the cipher must
 // not split calls across cores again.
 func (o *cryptOptions) newCipher(key []byte) (sectorFunc, string, error) {
-	opts := []xts.Option{xts.WithoutParallelism()}
-	if step := o.num.step(); step > 1 {
-		opts = append(opts, xts.WithTweakUnit(512))
-	}
-	c, err := xts.NewCipher(aes.NewCipher, key, opts...)
+	c, err := sector.New(o.cipher, key, o.num.sector(), sector.Serial)
 	if err != nil {
 		return nil, "", fmt.Errorf("bad key: %w", err)
 	}
-	ss := o.num.sectorSize
 	if o.encrypt {
-		return func(buf []byte, iv uint64) { c.EncryptSectors(buf, buf, ss, iv) }, c.Implementation(), nil
+		return func(buf []byte, k uint64) { c.Encrypt(buf, buf, k) }, c.Implementation(), nil
 	}
-	return func(buf []byte, iv uint64) { c.DecryptSectors(buf, buf, ss, iv) }, c.Implementation(), nil
+	return func(buf []byte, k uint64) { c.Decrypt(buf, buf, k) }, c.Implementation(), nil
 }
 
 // stream opens the input and output, runs the pipeline, and commits the

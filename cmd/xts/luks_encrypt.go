@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fastxts/xts/internal/sector"
 	"github.com/fastxts/xts/luks"
 )
 
@@ -158,9 +159,10 @@ func runLUKSEncrypt(e *env, args []string) error {
 	}
 	defer clear(key)
 	created := time.Since(start)
-	sc, err := luks.NewSegmentCipher(h, key)
+	seg := h.Segments[0]
+	sc, err := sector.NewLUKS(seg.Encryption, key, seg.SectorSize, seg.IVTweak)
 	if err != nil {
-		return abort(err)
+		return abort(fmt.Errorf("luks: %s: %w", seg.Encryption, err))
 	}
 	defer sc.Wipe()
 
@@ -186,7 +188,7 @@ func runLUKSEncrypt(e *env, args []string) error {
 		if n%sc.SectorSize() != 0 {
 			return 0, raw.sizeError(end)
 		}
-		sc.EncryptAt(buf[:n], off)
+		sc.Encrypt(buf[:n], buf[:n], uint64(off)/uint64(sc.SectorSize()))
 		size = end
 		return n, nil
 	}, out, bar.add)

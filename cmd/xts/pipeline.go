@@ -7,9 +7,10 @@ import (
 	"io"
 )
 
-// sectorFunc encrypts or decrypts whole sectors in place: sector i of buf
-// under IV firstIV + i*step (the cipher knows the step).
-type sectorFunc func(buf []byte, firstIV uint64)
+// sectorFunc encrypts or decrypts whole sectors in place: buf holds the
+// image's sectors firstSector, firstSector+1, … (the cipher applies
+// dm-crypt's IV numbering, wraps included).
+type sectorFunc func(buf []byte, firstSector uint64)
 
 // pipeline streams an image through the cipher in bounded memory: a reader
 // fills fixed-size chunks, workers (one per core) transform them in place,
@@ -139,12 +140,6 @@ func (p *pipeline) read(ctx context.Context, r io.Reader, free <-chan []byte, wo
 	return nil
 }
 
-// transform encrypts or decrypts one chunk, split where plain's 32-bit IV
-// wraps to 0 so that each call sees IVs that just count up.
-func (p *pipeline) transform(c *chunk) {
-	ss := uint64(p.num.sectorSize)
-	p.num.split(c.sector, uint64(c.n)/ss, func(k, count, firstIV uint64) {
-		off := (k - c.sector) * ss
-		p.crypt(c.buf[off:off+count*ss], firstIV)
-	})
-}
+// transform encrypts or decrypts one chunk; the cipher numbers its
+// sectors from the chunk's first.
+func (p *pipeline) transform(c *chunk) { p.crypt(c.buf[:c.n], c.sector) }
