@@ -62,12 +62,14 @@ func (c *Cipher) sectorsCall(dst, src []byte, sectorSize int, first uint64, decr
 
 // sectorPiece is the size of the pieces a parallel call is cut into,
 // which the calling goroutine and its helpers claim as they finish the
-// last (internal/parallel.Run). Small enough that a helper whose core has
-// to wake from idle first (tens of microseconds in a VM) finds most of the
-// work still there, and that the last pieces even out; large enough that
-// claiming one (an atomic add) and the first tweak's latency cost nothing
-// against its work. Measured on 2 Zen 5 cores, 8 MiB: see sectors_test.go.
-var sectorPiece = 128 << 10
+// last (internal/parallel.Run). A helper starts late: on the 2-core Zen 5
+// VM this was tuned on, a new goroutine first ran on the other core some
+// 100 µs after the go statement at best (the caller never waits for it:
+// it works meanwhile). Pieces must be small enough that the helper finds
+// most of the work still there and the last ones even out, and large
+// enough that claiming one (an atomic add) and its first tweak's latency
+// cost nothing against its work: 128 KiB is 4-6 µs of work per piece.
+const sectorPiece = 128 << 10
 
 // sectorsParallel runs the n sectors of src on up to workers goroutines,
 // the caller's among them, in pieces of whole sectors. A panic in any
