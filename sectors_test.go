@@ -3,7 +3,11 @@ package xts
 import (
 	"bytes"
 	"fmt"
+	"runtime"
+	"strings"
 	"testing"
+
+	"github.com/fastxts/xts/internal/parallel"
 )
 
 // perSector is the definition EncryptSectors must match: one Encrypt or
@@ -95,6 +99,22 @@ func TestSectorsWorkerPanic(t *testing.T) {
 	c.eng = panicEngine{}
 	c.sectors = nil
 	mustPanic(t, "boom", func() { c.EncryptSectors(make([]byte, 4096), make([]byte, 4096), 512, 0) })
+
+	// Split across goroutines, the panic comes back with the stack of the
+	// goroutine where it began.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	v := func() (v any) {
+		defer func() { v = recover() }()
+		c.DecryptSectors(make([]byte, 1<<20), make([]byte, 1<<20), 512, 0)
+		return nil
+	}()
+	p, ok := v.(*parallel.Panic)
+	if !ok {
+		t.Fatalf("recovered %T %v, want a *parallel.Panic", v, v)
+	}
+	if p.Value != "xts: boom" || !strings.Contains(string(p.Stack), "panicEngine.decrypt") {
+		t.Fatalf("panic %v with stack\n%s\nwant xts: boom raised in panicEngine.decrypt", p.Value, p.Stack)
+	}
 }
 
 type panicEngine struct{}

@@ -2,9 +2,8 @@ package luks
 
 import (
 	"fmt"
-	"runtime"
-	"runtime/debug"
-	"strings"
+
+	"github.com/fastxts/xts/internal/parallel"
 )
 
 // Bulk reads from an image file map its data segment read-only (on Linux,
@@ -16,33 +15,17 @@ import (
 // minMapped is the smallest data segment worth mapping.
 const minMapped = 1 << 20
 
-// faultAddr is what a memory fault becomes under debug.SetPanicOnFault.
-type faultAddr interface{ Addr() uintptr }
-
-// isFault reports whether r, a recovered panic, is a memory fault: an
-// error with the faulting address, or, where the signal carries none (as
-// under qemu-user), the runtime's invalid-memory-address error.
-func isFault(r any) bool {
-	if _, ok := r.(faultAddr); ok {
-		return true
-	}
-	e, ok := r.(runtime.Error)
-	return ok && strings.Contains(e.Error(), "invalid memory address")
-}
-
 // readMapped decrypts the whole sectors at segment offset off from the
 // mapping into p. If the file shrank under the mapping, the access faults:
-// that becomes an error instead of a crash.
-func (v *Volume) readMapped(p []byte, off int64) (err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			if !isFault(r) {
-				panic(r)
-			}
-			err = fmt.Errorf("luks: reading %d bytes at %d of the mapped image: %v (did the file shrink?)", len(p), v.off+off, r)
-		}
-	}()
-	v.sc.decryptTo(p, v.seg[off:off+int64(len(p))], off)
+// parallel.CatchFaults makes that an error instead of a crash, on this
+// goroutine and on any the decryption spreads to.
+func (v *Volume) readMapped(p []byte, off int64) error {
+	err := parallel.CatchFaults(func() error {
+		v.sc.Decrypt(p, v.seg[off:off+int64(len(p))], uint64(off)/uint64(v.sectorSize))
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("luks: reading %d bytes at %d of the mapped image: %w (did the file shrink?)", len(p), v.off+off, err)
+	}
 	return nil
 }

@@ -7,6 +7,9 @@ import (
 	"os"
 	"runtime"
 	"sync"
+
+	"github.com/fastxts/xts/internal/parallel"
+	"github.com/fastxts/xts/internal/sector"
 )
 
 // ErrClosed is returned by the I/O methods of a closed Volume.
@@ -27,68 +30,11 @@ type Volume struct {
 	off        int64       // segment start on the data device
 	size       int64
 	sectorSize int
-	sc         *SegmentCipher // nil once closed
+	sc         *sector.Cipher // nil once closed
 	key        []byte
 	mapping    []byte // the data segment mapped read-only (mapped.go), or nil
 	seg        []byte // the segment within mapping
 }
-
-// SegmentCipher encrypts and decrypts whole sectors of a data segment in
-// place, for callers that stream an image rather than use a Volume
-// (xts luks encrypt and decrypt). It is safe for concurrent use.
-type SegmentCipher struct {
-	c          sectorCipher
-	sectorSize int
-	ivTweak    uint64
-}
-
-// NewSegmentCipher returns the cipher of h's data segment under key (not
-// checked against the digest: see Header.CheckVolumeKey).
-func NewSegmentCipher(h *Header, key []byte) (*SegmentCipher, error) {
-	if err := h.CheckSupported(); err != nil {
-		return nil, err
-	}
-	seg, _ := h.DataSegment()
-	c, err := newSectorCipher(seg.Encryption, key)
-	if err != nil {
-		return nil, err
-	}
-	return &SegmentCipher{c: c, sectorSize: seg.SectorSize, ivTweak: seg.IVTweak}, nil
-}
-
-// SectorSize is the segment's sector size in bytes.
-func (s *SegmentCipher) SectorSize() int { return s.sectorSize }
-
-func (s *SegmentCipher) check(buf []byte, off int64) {
-	ss := int64(s.sectorSize)
-	if off < 0 || off%ss != 0 || int64(len(buf))%ss != 0 {
-		panic(fmt.Sprintf("luks: %d bytes at segment offset %d are not whole %d-byte sectors", len(buf), off, ss))
-	}
-}
-
-func (s *SegmentCipher) iv(off int64) uint64 {
-	return s.ivTweak + uint64(off/512)
-}
-
-// EncryptAt encrypts buf in place as the sectors at byte offset off of
-// the segment. off and len(buf) must be multiples of the sector size.
-func (s *SegmentCipher) EncryptAt(buf []byte, off int64) {
-	s.check(buf, off)
-	s.c.encrypt(buf, buf, s.sectorSize, s.iv(off))
-}
-
-// DecryptAt decrypts buf in place; see EncryptAt.
-func (s *SegmentCipher) DecryptAt(buf []byte, off int64) { s.decryptTo(buf, buf, off) }
-
-// decryptTo decrypts the sectors src at segment offset off into dst, which
-// is src or does not overlap it.
-func (s *SegmentCipher) decryptTo(dst, src []byte, off int64) {
-	s.check(src, off)
-	s.c.decrypt(dst, src, s.sectorSize, s.iv(off))
-}
-
-// Wipe drops the key schedule; the SegmentCipher must not be used again.
-func (s *SegmentCipher) Wipe() { s.c.wipe() }
 
 // Options control Open and OpenWithKey. The zero value opens the image
 // whose header is at its start, trying every keyslot.
@@ -169,11 +115,14 @@ func openVolume(h *Header, key []byte, dev io.ReaderAt, o *Options) (*Volume, er
 // its own). The key is not checked against the digest: see
 // Header.CheckVolumeKey.
 func NewVolume(h *Header, key []byte, data io.ReaderAt, dataSize int64) (*Volume, error) {
-	c, err := NewSegmentCipher(h, key)
-	if err != nil {
+	if err := h.CheckSupported(); err != nil {
 		return nil, err
 	}
 	seg, _ := h.DataSegment()
+	c, err := newSegmentCipher(seg.Encryption, key, seg.SectorSize, seg.IVTweak)
+	if err != nil {
+		return nil, err
+	}
 	if seg.Offset > uint64(dataSize) {
 		return nil, fmt.Errorf("luks: data segment starts at %d, past the end of the %d-byte device", seg.Offset, dataSize)
 	}
@@ -248,55 +197,19 @@ func (v *Volume) Close() error {
 
 // chunkSize is the unit of bulk work: whole sectors read and decrypted
 // (or encrypted and written) by one goroutine while it is in its cache.
-const chunkSize = 512 << 10
+// A multiple of every sector size; tests raise it above the cipher's
+// parallel threshold.
+var chunkSize = 512 << 10
 
 // bulk runs fn over [off, off+n) of the segment (whole sectors) in chunks
-// spread over up to GOMAXPROCS goroutines; fn gets the chunk's offset and
-// length. It returns the first error.
+// that the calling goroutine and up to GOMAXPROCS-1 others take in turn
+// (internal/parallel.Run); fn gets the chunk's offset and length. It
+// returns the first error; a panic in fn comes back to the caller.
 func (v *Volume) bulk(off, n int64, fn func(off, n int64) error) error {
-	chunks := (n + chunkSize - 1) / chunkSize
-	workers := int64(runtime.GOMAXPROCS(0))
-	if chunks < 2 || workers < 2 {
-		for c := int64(0); c < n; c += chunkSize {
-			if err := fn(off+c, min(chunkSize, n-c)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	workers = min(workers, chunks)
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		next  int64
-		first error
-	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				c := next
-				next++
-				stop := first != nil
-				mu.Unlock()
-				if stop || c >= chunks {
-					return
-				}
-				start := c * chunkSize
-				if err := fn(off+start, min(chunkSize, n-start)); err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return first
+	ss := int64(v.sectorSize)
+	return parallel.Run(int(n/ss), chunkSize/v.sectorSize, runtime.GOMAXPROCS(0), func(lo, hi int) error {
+		return fn(off+int64(lo)*ss, int64(hi-lo)*ss)
+	})
 }
 
 // readSectors reads and decrypts whole sectors at segment offset off into p.
@@ -312,20 +225,20 @@ func (v *Volume) readSectors(p []byte, off int64) error {
 	sp := scratchPool.Get().(*[]byte)
 	defer scratchPool.Put(sp)
 	for len(p) > 0 {
-		n := min(len(p), chunkSize)
+		n := min(len(p), len(*sp))
 		buf := (*sp)[:n]
 		if _, err := v.data.ReadAt(buf, v.off+off); err != nil {
 			clear(buf)
 			return fmt.Errorf("luks: reading %d bytes at %d: %w", n, v.off+off, err)
 		}
-		v.sc.decryptTo(p[:n], buf, off)
+		v.sc.Decrypt(p[:n], buf, uint64(off)/uint64(v.sectorSize))
 		p, off = p[n:], off+int64(n)
 	}
 	return nil
 }
 
-// scratchPool holds chunk-sized buffers for readSectors. They only ever
-// hold ciphertext.
+// scratchPool holds chunk-sized buffers for readSectors (of the chunk
+// size when they were made). They only ever hold ciphertext.
 var scratchPool = sync.Pool{New: func() any {
 	b := make([]byte, chunkSize)
 	return &b
@@ -391,7 +304,7 @@ func (v *Volume) ReadAt(p []byte, off int64) (int, error) {
 func (v *Volume) writeSectors(p []byte, off int64, buf []byte) error {
 	buf = buf[:len(p)]
 	copy(buf, p)
-	v.sc.EncryptAt(buf, off)
+	v.sc.Encrypt(buf, buf, uint64(off)/uint64(v.sectorSize))
 	if _, err := v.w.WriteAt(buf, v.off+off); err != nil {
 		return fmt.Errorf("luks: writing %d bytes at %d: %w", len(buf), v.off+off, err)
 	}
@@ -444,6 +357,9 @@ func (v *Volume) WriteAt(p []byte, off int64) (int, error) {
 		err := v.bulk(pos, whole, func(o, l int64) error {
 			bp := chunkPool.Get().(*[]byte)
 			defer chunkPool.Put(bp)
+			if int64(cap(*bp)) < l {
+				*bp = make([]byte, l) // made before a test raised chunkSize
+			}
 			defer clear(*bp)
 			return v.writeSectors(base[o-pos:o-pos+l], o, *bp)
 		})

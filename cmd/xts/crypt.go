@@ -1,19 +1,18 @@
 package main
 
 import (
-	"crypto/aes"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
 	"time"
 
-	"github.com/fastxts/xts"
 	"github.com/fastxts/xts/cmd/xts/internal/exit"
 	"github.com/fastxts/xts/cmd/xts/internal/guard"
 	"github.com/fastxts/xts/cmd/xts/internal/input"
 	"github.com/fastxts/xts/cmd/xts/internal/progress"
 	"github.com/fastxts/xts/cmd/xts/internal/pump"
+	"github.com/fastxts/xts/internal/sector"
 )
 
 const cryptUsageFmt = `Usage: xts %[1]s -d KEYFILE [flags] INPUT OUTPUT
@@ -49,9 +48,10 @@ and --size must be whole numbers of sectors (dm-crypt requires it).
 // where they want them.
 const defaultChunkSize = 1 << 20
 
-// sectorFunc encrypts or decrypts whole sectors in place: sector i of buf
-// under IV firstIV + i*step (the cipher knows the step).
-type sectorFunc func(buf []byte, firstIV uint64)
+// sectorFunc encrypts or decrypts whole sectors in place: buf holds the
+// image's sectors firstSector, firstSector+1, …; the cipher turns sector
+// numbers into dm-crypt's IVs.
+type sectorFunc func(buf []byte, firstSector uint64)
 
 type cryptOptions struct {
 	encrypt   bool
@@ -161,24 +161,20 @@ func (o *cryptOptions) validate(pos []string) error {
 	return nil
 }
 
-// newCipher builds the cipher for the image and returns the function that
+// newCipher builds the cipher for the image (internal/sector, which also
+// applies dm-crypt's IV numbering) and returns the function that
 // transforms a run of sectors in place, and the implementation's name.
 // Every core is already busy with a chunk of its own, so the cipher must
 // not split calls across cores again.
 func (o *cryptOptions) newCipher(key []byte) (sectorFunc, string, error) {
-	opts := []xts.Option{xts.WithoutParallelism()}
-	if step := o.num.step(); step > 1 {
-		opts = append(opts, xts.WithTweakUnit(512))
-	}
-	c, err := xts.NewCipher(aes.NewCipher, key, opts...)
+	c, err := sector.New(o.cipher, key, o.num.sector(), sector.Serial)
 	if err != nil {
 		return nil, "", fmt.Errorf("bad key: %w", err)
 	}
-	ss := o.num.sectorSize
 	if o.encrypt {
-		return func(buf []byte, iv uint64) { c.EncryptSectors(buf, buf, ss, iv) }, c.Implementation(), nil
+		return func(buf []byte, k uint64) { c.Encrypt(buf, buf, k) }, c.Implementation(), nil
 	}
-	return func(buf []byte, iv uint64) { c.DecryptSectors(buf, buf, ss, iv) }, c.Implementation(), nil
+	return func(buf []byte, k uint64) { c.Decrypt(buf, buf, k) }, c.Implementation(), nil
 }
 
 // stream opens the input and output, pumps the one through the cipher to
@@ -252,15 +248,10 @@ func (o *cryptOptions) stream(g *guard.Guard, e *env, crypt sectorFunc) (int64, 
 }
 
 // transform encrypts or decrypts the chunk buf, which starts off bytes
-// into the image, split where plain's 32-bit IV wraps to 0 so that each
-// call sees IVs that just count up.
+// into the image: crypt takes the chunk's first sector number, and the
+// sector layer applies dm-crypt's IV numbering (wraps included).
 func (o *cryptOptions) transform(crypt sectorFunc, buf []byte, off int64) {
-	ss := uint64(o.num.sectorSize)
-	k0 := uint64(off) / ss
-	o.num.split(k0, uint64(len(buf))/ss, func(k, count, firstIV uint64) {
-		lo := (k - k0) * ss
-		crypt(buf[lo:lo+count*ss], firstIV)
-	})
+	crypt(buf, uint64(off)/uint64(o.num.sectorSize))
 }
 
 // openInput opens the input, leaves out --offset, and returns it with

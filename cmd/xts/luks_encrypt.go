@@ -12,6 +12,7 @@ import (
 	"github.com/fastxts/xts/cmd/xts/internal/input"
 	"github.com/fastxts/xts/cmd/xts/internal/progress"
 	"github.com/fastxts/xts/cmd/xts/internal/pump"
+	"github.com/fastxts/xts/internal/sector"
 	"github.com/fastxts/xts/luks"
 )
 
@@ -158,9 +159,10 @@ func runLUKSEncrypt(e *env, args []string) error {
 	}
 	defer clear(key)
 	created := time.Since(start)
-	sc, err := luks.NewSegmentCipher(h, key)
+	seg := h.Segments[0]
+	sc, err := sector.NewLUKS(seg.Encryption, key, seg.SectorSize, seg.IVTweak)
 	if err != nil {
-		return g.Abort(err)
+		return g.Abort(fmt.Errorf("luks: %s: %w", seg.Encryption, err))
 	}
 	defer sc.Wipe()
 
@@ -194,7 +196,7 @@ func runLUKSEncrypt(e *env, args []string) error {
 			return n, nil
 		},
 		Transform: func(buf []byte, off int64) error {
-			sc.EncryptAt(buf, off) // on every core
+			sc.Encrypt(buf, buf, uint64(off)/uint64(sc.SectorSize())) // on every core
 			return nil
 		},
 		W:        out,
