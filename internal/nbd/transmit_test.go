@@ -15,10 +15,10 @@ import (
 // pattern returns n bytes that differ with their offset.
 func pattern(n int, seed uint64) []byte {
 	b := make([]byte, n)
-	r := rand.New(rand.NewPCG(seed, 1))
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
+	var key [32]byte
+	key[0] = byte(seed)
+	key[1] = byte(seed >> 8)
+	rand.NewChaCha8(key).Read(b)
 	return b
 }
 
