@@ -21,6 +21,8 @@ device-mapper), with cryptsetup's flags:
   xts luks encrypt  [-d F] [--type luks2|luks1] [-c CIPHER] [-s BITS] [PBKDF flags] RAW OUT
                                                          a new image whose data segment is RAW
   xts luks add-key  [-d F] [-S N] [PBKDF flags] IMAGE [NEW-KEY-FILE]
+  xts luks serve    [-d F] [-S N] (--socket PATH | --listen HOST:PORT) [--readonly] [--run CMD] IMAGE
+                                                         serves the decrypted data over NBD
 
 The passphrase comes from --key-file (all of the file, as cryptsetup reads
 it; - for standard input), or is asked for on the terminal (one line of
@@ -48,6 +50,8 @@ func runLUKS(e *env, args []string) (string, error) {
 		return name, runLUKSEncrypt(e, rest)
 	case "add-key":
 		return name, runLUKSAddKey(e, rest)
+	case "serve":
+		return name, runLUKSServe(e, rest)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(e.stdout, luksUsage)
 		return "luks", errHelpShown
