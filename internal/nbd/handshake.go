@@ -84,6 +84,9 @@ func handshake(r io.Reader, w *bufio.Writer, ex *export) error {
 		return err
 	}
 	if _, err := io.ReadFull(r, b[:4]); err != nil {
+		if errors.Is(err, io.EOF) {
+			return errAbort // a client that only looked at the greeting
+		}
 		return fmt.Errorf("nbd: reading client flags: %w", err)
 	}
 	cflags := binary.BigEndian.Uint32(b[:4])

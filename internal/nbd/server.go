@@ -190,7 +190,7 @@ func (s *Server) serveConn(c net.Conn) {
 		s.mu.Unlock()
 		c.Close()
 	}()
-	if err := s.serve(c, c); err != nil && !(s.isClosing() && isTimeout(err)) {
+	if err := s.serve(c, c); err != nil && !(s.isClosing() && (isTimeout(err) || errors.Is(err, net.ErrClosed))) {
 		s.logf("nbd: %s: closing the connection: %v", c.RemoteAddr(), err)
 	}
 }
