@@ -80,7 +80,9 @@ func (t *transmission) run() error {
 				return fmt.Errorf("nbd: reading the %d-byte payload of a write: %w", p, err)
 			}
 		}
-		if errno != 0 {
+		if errno != 0 || (req.length == 0 && req.typ != cmdFlush) {
+			// An error, or nothing to do: a zero-length request never
+			// reaches the backend (some cannot take one at their end).
 			putBuf(bp)
 			t.budget.release(n)
 			t.reply(req.handle, errno, nil)

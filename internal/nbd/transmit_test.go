@@ -305,3 +305,37 @@ func TestDisconnect(t *testing.T) {
 		t.Fatal("the server did not close the connection")
 	}
 }
+
+// noEmpty is a backend that must never see an empty request.
+type noEmpty struct {
+	*Mem
+	t *testing.T
+}
+
+func (n noEmpty) ReadAt(p []byte, off int64) (int, error) {
+	if len(p) == 0 {
+		n.t.Errorf("empty read at %d reached the backend", off)
+	}
+	return n.Mem.ReadAt(p, off)
+}
+
+func (n noEmpty) WriteAt(p []byte, off int64) (int, error) {
+	if len(p) == 0 {
+		n.t.Errorf("empty write at %d reached the backend", off)
+	}
+	return n.Mem.WriteAt(p, off)
+}
+
+// TestZeroLength checks that zero-length requests succeed without a
+// backend call (luks.Volume.WriteAt of nothing at its end would fail).
+func TestZeroLength(t *testing.T) {
+	ts := startServer(t, noEmpty{NewMem(make([]byte, 4096), 512, false), t})
+	cl := dial(t, ts.sock, "")
+	for _, typ := range []uint16{cmdRead, cmdWrite, cmdWriteZeroes} {
+		for _, off := range []uint64{0, 100, 4096} {
+			if errno, data := cl.do(typ, cmdFlagFUA, off, 0, nil); errno != 0 || len(data) != 0 {
+				t.Errorf("%s of 0 bytes at %d: errno %d, %d bytes", cmdName(typ), off, errno, len(data))
+			}
+		}
+	}
+}
