@@ -11,8 +11,13 @@ import (
 	"time"
 )
 
-// ErrServerClosed is returned by Serve after Shutdown or Close.
+// ErrServerClosed is returned by Serve after Shutdown.
 var ErrServerClosed = errors.New("nbd: server closed")
+
+// sendBuffer is the socket send buffer the server asks for (the kernel
+// caps it at net.core.wmem_max): room for several read replies, so that
+// a reply is mostly written in one system call.
+const sendBuffer = 4 << 20
 
 // DefaultHandshakeTimeout bounds the option haggling of one connection
 // unless Server.HandshakeTimeout says otherwise.
@@ -184,6 +189,9 @@ func (s *Server) setReadDeadline(c net.Conn, t time.Time) {
 
 func (s *Server) serveConn(c net.Conn) {
 	defer s.handlers.Done()
+	if wb, ok := c.(interface{ SetWriteBuffer(int) error }); ok {
+		wb.SetWriteBuffer(sendBuffer)
+	}
 	defer func() {
 		s.mu.Lock()
 		delete(s.conns, c)
