@@ -1,0 +1,59 @@
+//go:build unix
+
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestLUKSServeSignals runs the built command, checks the socket is 0600
+// while it serves, sends each stop signal and checks it exits 0 and
+// removes the socket.
+func TestLUKSServeSignals(t *testing.T) {
+	needServeTool(t, "nbdinfo")
+	img, pass := serveImage(t, "luks2", make([]byte, 1<<20))
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd, dir, _ := toolCmd(t, "luks", "serve", "-d", pass, "--socket", "{dir}/s.sock", img)
+			sock := filepath.Join(dir, "s.sock")
+			cmd.Stderr = nil
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			line, err := bufio.NewReader(stderr).ReadString('\n')
+			if err != nil || !strings.Contains(line, "at nbd+unix:///?socket="+sock) {
+				t.Fatalf("ready line %q, %v", line, err)
+			}
+			fi, err := os.Lstat(sock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi.Mode().Type() != os.ModeSocket || fi.Mode().Perm() != 0o600 {
+				t.Errorf("socket mode %v, want a 0600 socket", fi.Mode())
+			}
+			if out, err := exec.Command("nbdinfo", "--size", "nbd+unix:///?socket="+sock).CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "1048576" {
+				t.Errorf("nbdinfo --size: %q %v", out, err)
+			}
+			cmd.Process.Signal(sig)
+			err = waitTimeout(t, cmd, 20*time.Second)
+			if code, _ := exitStatus(t, err); code != 0 {
+				t.Errorf("exit %d after %v, want 0", code, sig)
+			}
+			if _, err := os.Lstat(sock); !os.IsNotExist(err) {
+				t.Errorf("the socket is still there: %v", err)
+			}
+		})
+	}
+}
