@@ -18,7 +18,10 @@
 // bounded by Server.MaxInFlight bytes, and answers each as it finishes,
 // so replies may come out of order (matched by handle). A WRITE is
 // answered once Backend.WriteAt returned; FLUSH, and FUA after a write,
-// call Backend.Flush.
+// call Backend.Flush. A zero-length request succeeds without a backend
+// call. Structured replies are not offered: nbdcopy, qemu and nbdinfo
+// fall back to simple replies, and with no holes to report (the backends
+// have no block status) they would carry the same data.
 //
 // NBD_FLAG_CAN_MULTI_CONN is advertised: several connections may share
 // the export and a FLUSH on any of them covers the writes acknowledged on
