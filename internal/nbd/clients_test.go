@@ -130,7 +130,7 @@ func contents(t *testing.T, b Backend) []byte {
 func TestNbdcopyDownload(t *testing.T) {
 	needTool(t, "nbdcopy")
 	needTool(t, "qemu-img")
-	const size = 24<<20 + 4096*3 // not a multiple of nbdcopy's requests
+	const size = 8<<20 + 4096*3 // not a multiple of nbdcopy's requests
 	data := pattern(size, 5)
 	for name, b := range backends(t, data, 4096) {
 		for _, conns := range []string{"1", "4"} {
@@ -177,7 +177,7 @@ func TestQemuImgCompareDiffers(t *testing.T) {
 // (four connections, then a flush) and checks the backend's data.
 func TestNbdcopyUpload(t *testing.T) {
 	needTool(t, "nbdcopy")
-	const size = 16<<20 + 512
+	const size = 8<<20 + 512
 	data := pattern(size, 7)
 	src := filepath.Join(t.TempDir(), "src.img")
 	if err := os.WriteFile(src, data, 0o600); err != nil {
@@ -242,7 +242,7 @@ func TestQemuIOOddWrites(t *testing.T) {
 func TestTwoClients(t *testing.T) {
 	needTool(t, "nbdcopy")
 	needTool(t, "qemu-io")
-	const size = 32 << 20
+	const size = 16 << 20
 	data := pattern(size, 9)
 	b := NewMem(bytes.Clone(data), 512, false)
 	ts := startServer(t, b)
@@ -260,7 +260,7 @@ func TestTwoClients(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		var args []string
-		for i := range 16 {
+		for i := range size / 2 >> 20 {
 			args = append(args, "-c", fmt.Sprintf("write -P %d %d %d", 0x60+i, size/2+i*(1<<20), 1<<20))
 		}
 		ioOut, ioErr = exec.Command("qemu-io", append(append([]string{"-f", "raw"}, args...), ts.uri())...).CombinedOutput()
@@ -280,7 +280,7 @@ func TestTwoClients(t *testing.T) {
 		t.Error("nbdcopy's copy of the first half is wrong")
 	}
 	all := contents(t, b)
-	for i := range 16 {
+	for i := range size / 2 >> 20 {
 		chunk := all[size/2+i*(1<<20):][:1<<20]
 		if !bytes.Equal(chunk, bytes.Repeat([]byte{byte(0x60 + i)}, 1<<20)) {
 			t.Fatalf("qemu-io's write %d is not in the backend", i)
