@@ -92,7 +92,11 @@ func (o *serveOptions) listener() (l net.Listener, uri, warnAddr string, cleanup
 		if err != nil {
 			return nil, "", "", nil, err
 		}
-		return l, socketURI(o.socket), "", func() { l.Close(); os.Remove(o.socket) }, nil
+		abs, err := filepath.Abs(o.socket) // the URI works from any directory
+		if err != nil {
+			abs = o.socket
+		}
+		return l, socketURI(abs), "", func() { l.Close(); os.Remove(o.socket) }, nil
 	default: // --run alone: a socket in a private directory
 		dir, err := os.MkdirTemp("", "xts-serve-")
 		if err != nil {

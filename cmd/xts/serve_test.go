@@ -189,3 +189,16 @@ func TestPlainBackendOddOffsets(t *testing.T) {
 		})
 	}
 }
+
+func TestSocketURI(t *testing.T) {
+	tests := []struct{ path, want string }{
+		{"/tmp/a.sock", "nbd+unix:///?socket=/tmp/a.sock"},
+		{"/tmp/x y/{z}&q=1%", "nbd+unix:///?socket=/tmp/x%20y/%7Bz%7D%26q%3D1%25"},
+		{"/t/ü", "nbd+unix:///?socket=/t/%C3%BC"},
+	}
+	for _, tt := range tests {
+		if got := socketURI(tt.path); got != tt.want {
+			t.Errorf("socketURI(%q) = %q, want %q", tt.path, got, tt.want)
+		}
+	}
+}

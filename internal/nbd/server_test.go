@@ -154,3 +154,29 @@ func TestConfigErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestHandshakeIdle checks that a client silent in the handshake is
+// dropped after HandshakeTimeout, and does not hold up Shutdown.
+func TestHandshakeIdle(t *testing.T) {
+	ts := startServer(t, NewMem(make([]byte, 4096), 512, false), func(s *Server) { s.HandshakeTimeout = 200 * time.Millisecond })
+	cl := dialRaw(t, ts.sock, clientFixedNewstyle) // then silence
+	start := time.Now()
+	if !cl.closed() {
+		t.Fatal("the server kept a silent client")
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("dropped after %v, timeout 200ms", d)
+	}
+
+	ts2 := startServer(t, NewMem(make([]byte, 4096), 512, false))
+	dialRaw(t, ts2.sock, clientFixedNewstyle)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start = time.Now()
+	if err := ts2.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Shutdown waited %v for a client in the handshake", d)
+	}
+}
