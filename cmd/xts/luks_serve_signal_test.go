@@ -57,3 +57,43 @@ func TestLUKSServeSignals(t *testing.T) {
 		})
 	}
 }
+
+// TestLUKSServeSignalRun checks that a stop signal reaches --run's
+// command, and that a second one ends a command that ignores it.
+func TestLUKSServeSignalRun(t *testing.T) {
+	img, pass := serveImage(t, "luks2", make([]byte, 1<<20))
+	tests := []struct {
+		name    string
+		run     string
+		signals int
+	}{
+		{"command ends", "sleep 60", 1},
+		{"command ignores the signal", "trap '' TERM; while :; do sleep 1; done", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd, _, _ := toolCmd(t, "luks", "serve", "-d", pass, "--run", tt.run, img)
+			cmd.Stderr = nil
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			if line, err := bufio.NewReader(stderr).ReadString('\n'); err != nil || !strings.Contains(line, "serving") {
+				t.Fatalf("ready line %q, %v", line, err)
+			}
+			time.Sleep(300 * time.Millisecond) // the shell sets its trap
+			for range tt.signals {
+				cmd.Process.Signal(syscall.SIGTERM)
+				time.Sleep(300 * time.Millisecond)
+			}
+			err = waitTimeout(t, cmd, 20*time.Second)
+			if code, _ := exitStatus(t, err); code != 0 {
+				t.Errorf("exit %d, want 0", code)
+			}
+		})
+	}
+}

@@ -211,7 +211,12 @@ func serveExport(e *env, cmd string, b nbd.Backend, what string, o *serveOptions
 		}
 		err := stop(s, e, cmd, sigs)
 		if child != nil {
-			<-childDone
+			select {
+			case <-childDone:
+			case <-sigs: // a command that ignored the first signal
+				child.Process.Kill()
+				<-childDone
+			}
 		}
 		return err
 	case err := <-served:
