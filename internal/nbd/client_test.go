@@ -88,10 +88,15 @@ type client struct {
 	handshakeFlags    uint16
 }
 
-// dialRaw connects and reads the server's greeting, sending clientFlags.
+// dialRaw connects (to a Unix socket, or to "tcp:HOST:PORT") and reads
+// the server's greeting, sending clientFlags.
 func dialRaw(t testing.TB, sock string, clientFlags uint32) *client {
 	t.Helper()
-	c, err := net.Dial("unix", sock)
+	network, addr := "unix", sock
+	if a, ok := strings.CutPrefix(sock, "tcp:"); ok {
+		network, addr = "tcp", a
+	}
+	c, err := net.Dial(network, addr)
 	if err != nil {
 		t.Fatal(err)
 	}

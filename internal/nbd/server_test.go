@@ -180,3 +180,35 @@ func TestHandshakeIdle(t *testing.T) {
 		t.Errorf("Shutdown waited %v for a client in the handshake", d)
 	}
 }
+
+// TestTCP serves on a TCP listener and on a Unix socket at once: both
+// clients see the same export.
+func TestTCP(t *testing.T) {
+	data := pattern(1<<20, 12)
+	ts := startServer(t, NewMem(bytes.Clone(data), 512, false))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Skipf("no TCP on loopback here: %v", err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- ts.Serve(l) }()
+	tcp := dial(t, "tcp:"+l.Addr().String(), "")
+	unix := dial(t, ts.sock, "")
+	if errno, _ := tcp.do(cmdWrite, cmdFlagFUA, 1000, 5, []byte("hello")); errno != 0 {
+		t.Fatalf("write over TCP: errno %d", errno)
+	}
+	if errno, got := unix.do(cmdRead, 0, 998, 9, nil); errno != 0 || string(got[2:7]) != "hello" {
+		t.Errorf("read over the Unix socket: errno %d, %q", errno, got)
+	}
+	if errno, got := tcp.do(cmdRead, 0, 0, 1000, nil); errno != 0 || !bytes.Equal(got, data[:1000]) {
+		t.Errorf("read over TCP: errno %d", errno)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := ts.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-served; !errors.Is(err, ErrServerClosed) {
+		t.Errorf("Serve(tcp): %v", err)
+	}
+}
