@@ -73,13 +73,10 @@ const (
 
 // Error values of replies (errno numbers fixed by the protocol).
 const (
-	errPerm     = 1
-	errIO       = 5
-	errNoMem    = 12
-	errInval    = 22
-	errNoSpc    = 28
-	errOverflow = 75
-	errNotSup   = 95
+	errPerm  = 1
+	errIO    = 5
+	errInval = 22
+	errNoSpc = 28
 )
 
 // Sizes on the wire.
