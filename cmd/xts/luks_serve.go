@@ -51,6 +51,9 @@ func runLUKSServe(e *env, args []string) error {
 		return err
 	}
 	defer closeBoth(img, hdev)
+	if err := lockImage(img, !so.readOnly); err != nil {
+		return err
+	}
 	if !so.readOnly {
 		if err := checkNoOverlap(h, img, hdev); err != nil {
 			return err

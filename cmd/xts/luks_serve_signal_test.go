@@ -97,3 +97,51 @@ func TestLUKSServeSignalRun(t *testing.T) {
 		})
 	}
 }
+
+// TestLUKSServeLocks checks that an image served read-write cannot be
+// served again, read-write or read-only, until the first server exits;
+// read-only servers may share it.
+func TestLUKSServeLocks(t *testing.T) {
+	img, pass := serveImage(t, "luks2", make([]byte, 1<<20))
+	start := func(args ...string) *exec.Cmd {
+		cmd, _, _ := toolCmd(t, append(append([]string{"luks", "serve", "-d", pass, "--socket", "{dir}/s"}, args...), img)...)
+		cmd.Stderr = nil
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		if line, err := bufio.NewReader(stderr).ReadString('\n'); err != nil || !strings.Contains(line, "serving") {
+			t.Fatalf("ready line %q, %v", line, err)
+		}
+		return cmd
+	}
+	stop := func(cmd *exec.Cmd) {
+		cmd.Process.Signal(syscall.SIGTERM)
+		if code, _ := exitStatus(t, waitTimeout(t, cmd, 20*time.Second)); code != 0 {
+			t.Errorf("exit %d after SIGTERM", code)
+		}
+	}
+	rw := start()
+	for _, args := range [][]string{nil, {"--readonly"}} {
+		r := runCmd(t, nil, append(append([]string{"luks", "serve", "-d", pass, "--run", "true"}, args...), img)...)
+		if r.code != 5 || !strings.Contains(r.stderr, "being served by another process") {
+			t.Errorf("second server %v beside a read-write one: exit %d %q, want 5", args, r.code, r.stderr)
+		}
+	}
+	stop(rw)
+	ro := start("--readonly")
+	if r := runCmd(t, nil, "luks", "serve", "-d", pass, "--readonly", "--run", "true", img); r.code != 0 {
+		t.Errorf("a second read-only server: exit %d %q", r.code, r.stderr)
+	}
+	if r := runCmd(t, nil, "luks", "serve", "-d", pass, "--run", "true", img); r.code != 5 {
+		t.Errorf("a read-write server beside a read-only one: exit %d %q, want 5", r.code, r.stderr)
+	}
+	stop(ro)
+	if r := runCmd(t, nil, "luks", "serve", "-d", pass, "--run", "true", img); r.code != 0 {
+		t.Errorf("after both stopped: exit %d %q", r.code, r.stderr)
+	}
+}

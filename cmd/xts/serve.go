@@ -65,6 +65,9 @@ func runServe(e *env, args []string) error {
 		return err
 	}
 	defer b.close()
+	if err := lockImage(b.f, !so.readOnly); err != nil {
+		return err
+	}
 	key, err := o.key.read(e.stdin)
 	if err != nil {
 		return err

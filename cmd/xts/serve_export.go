@@ -36,7 +36,9 @@ is ready and its URI (nbd+unix:///?socket=PATH or nbd://HOST:PORT).
 set to that URI, and exits with its status when it ends (as nbdkit --run).
 SIGINT, SIGTERM or SIGHUP stop the server: it stops accepting, answers
 the requests in flight, flushes the image to disk, wipes the key, removes
-the socket and exits 0. Several clients may connect at once.
+the socket and exits 0. Several clients may connect at once. The image
+is locked (flock) while served: exclusively for writing, shared with
+--readonly, so a second server of it exits 5 unless both are read-only.
 `
 
 func (o *serveOptions) flags(fs *cmdFlags) {
