@@ -197,3 +197,32 @@ func TestLUKSServeOverlap(t *testing.T) {
 		})
 	}
 }
+
+// TestLUKSServeDetachedHeader serves an image whose header is in another
+// file (--header): the whole image is data, and writes reach it.
+func TestLUKSServeDetachedHeader(t *testing.T) {
+	needServeTool(t, "nbdcopy")
+	needServeTool(t, "qemu-io")
+	dir := t.TempDir()
+	raw := randBytes(t, 1<<20)
+	rawPath := writeFile(t, dir, "raw", raw)
+	pass := writeFile(t, dir, "pass", []byte("detached"))
+	img, hdr := filepath.Join(dir, "img"), filepath.Join(dir, "hdr")
+	if r := runCmd(t, nil, "luks", "encrypt", "-d", pass, "--header", hdr, "--pbkdf", "pbkdf2", "--pbkdf-force-iterations", "1000", rawPath, img); r.code != 0 {
+		t.Fatalf("luks encrypt: %s", r.stderr)
+	}
+	out := filepath.Join(dir, "out")
+	script := `qemu-io -f raw -c "write -P 7 4096 8192" "$uri" && nbdcopy "$uri" ` + out
+	if r := runCmd(t, nil, "luks", "serve", "-d", pass, "--header", hdr, "--run", script, img); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	want := bytes.Clone(raw)
+	copy(want[4096:], bytes.Repeat([]byte{7}, 8192))
+	if !bytes.Equal(readFile(t, out), want) {
+		t.Error("nbdcopy's copy does not hold the image's data with the write")
+	}
+	code, dec, stderr := runBytes(t, nil, "luks", "decrypt", "-d", pass, "--header", hdr, img, "-")
+	if code != 0 || !bytes.Equal(dec, want) {
+		t.Errorf("luks decrypt afterwards: exit %d %s, equal %v", code, stderr, bytes.Equal(dec, want))
+	}
+}
