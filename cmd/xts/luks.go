@@ -23,6 +23,8 @@ device-mapper), with cryptsetup's flags:
   xts luks add-key  [-d F] [-S N] [PBKDF flags] IMAGE [NEW-KEY-FILE]
   xts luks mount    [-d F] [-S N] [--header HDR] [--readonly] IMAGE DIR
                                                          DIR/volume is the decrypted data segment (FUSE)
+  xts luks serve    [-d F] [-S N] (--socket PATH | --listen HOST:PORT) [--readonly] [--run CMD] IMAGE
+                                                         serves the decrypted data over NBD
 
 The passphrase comes from --key-file (all of the file, as cryptsetup reads
 it; - for standard input), or is asked for on the terminal (one line of
@@ -52,6 +54,8 @@ func runLUKS(e *env, args []string) (string, error) {
 		return name, runLUKSAddKey(e, rest)
 	case "mount":
 		return name, runLUKSMount(e, rest)
+	case "serve":
+		return name, runLUKSServe(e, rest)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(e.stdout, luksUsage)
 		return "luks", errHelpShown

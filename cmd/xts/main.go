@@ -41,7 +41,8 @@ Usage:
   xts info                                        CPU features and the implementations available
   xts encrypt -d KEYFILE [flags] INPUT OUTPUT     dm-crypt plain-mode encryption (cryptsetup's flags)
   xts decrypt -d KEYFILE [flags] INPUT OUTPUT     and decryption
-  xts luks dump|decrypt|encrypt|add-key [flags] ...  LUKS1/LUKS2 images without root (cryptsetup's flags)
+  xts serve -d KEYFILE [flags] (--socket P|--listen A) IMAGE   a plain-mode image's plaintext over NBD
+  xts luks dump|decrypt|encrypt|add-key|serve [flags] ...  LUKS1/LUKS2 images without root (cryptsetup's flags)
   xts help [COMMAND]                              this text, or a command's flags
   xts --version                                   the module version this binary was built from
 
@@ -98,6 +99,8 @@ func (e *env) run(args []string) int {
 		err = runCrypt(e, rest, false)
 	case "luks":
 		cmd, err = runLUKS(e, rest)
+	case "serve":
+		err = runServe(e, rest)
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 && cmd == "help" {
 			// xts help CMD [SUBCMD] is xts CMD [SUBCMD] --help.

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"github.com/fastxts/xts/cmd/xts/internal/exit"
+	"os"
+
+	"github.com/fastxts/xts/internal/nbd"
+	"github.com/fastxts/xts/luks"
+)
+
+const luksServeUsage = `Usage: xts luks serve [-d FILE] [-S N] [--header HDR] [--volume-key-file VK]
+                      (--socket PATH | --listen HOST:PORT) [--readonly] [--run CMD] IMAGE
+
+Unlocks the LUKS1 or LUKS2 IMAGE with a passphrase (or its volume key)
+and serves its decrypted data segment over NBD, without root: nbdcopy,
+qemu-img, qemu-io, nbdfuse or nbd-client read and write the plaintext
+while it stays encrypted on disk. Writes are encrypted before they reach
+IMAGE; a FLUSH fsyncs it. A volume whose data segment overlaps its own
+header or keyslots on the same file is only served --readonly.
+
+` + serveFlagsHelp
+
+func runLUKSServe(e *env, args []string) error {
+	var (
+		o  unlockOptions
+		so serveOptions
+	)
+	fs := newFlagSet("luks serve", luksServeUsage, e.stdout)
+	o.flags(fs)
+	so.flags(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want IMAGE, got %d argument(s)", len(pos))
+	}
+	if err := o.check(); err != nil {
+		return err
+	}
+	if err := so.validate(); err != nil {
+		return err
+	}
+
+	img, hdev, h, err := openHeader(pos[0], o.header, !so.readOnly)
+	if err != nil {
+		return err
+	}
+	defer closeBoth(img, hdev)
+	if err := lockImage(img, !so.readOnly); err != nil {
+		return err
+	}
+	if !so.readOnly {
+		if err := checkNoOverlap(h, img, hdev); err != nil {
+			return err
+		}
+	}
+	v, err := openForServe(e, &o, img, hdev, h, pos[0], so.readOnly)
+	if err != nil {
+		return err
+	}
+	defer v.Close() // wipes the key
+	return serveExport(e, "luks serve", &volumeBackend{v: v, img: img, readOnly: so.readOnly}, pos[0], &so)
+}
+
+// openForServe unlocks the header as xts luks decrypt does (its passphrase
+// flags and prompt), for reading and writing unless readOnly. Its guard
+// lasts only for the unlock: serveExport handles the signals once serving.
+func openForServe(e *env, o *unlockOptions, img, hdev *os.File, h *luks.Header, name string, readOnly bool) (*luks.Volume, error) {
+	g := e.guard("luks serve")
+	defer g.Stop()
+	return o.open(g, e, img, hdev, h, name, readOnly)
+}
+
+// metadataEnd is where the header and keyslot areas end on the header's
+// device.
+func metadataEnd(h *luks.Header) uint64 {
+	end := uint64(592) // the LUKS1 header
+	if h.Version == 2 {
+		end = 2*h.HeaderSize + h.Config.KeyslotsSize
+	}
+	for _, k := range h.Keyslots {
+		if k.Active || h.Version == 2 {
+			end = max(end, k.Area.Offset+k.Area.Size)
+		}
+	}
+	return end
+}
+
+// checkNoOverlap refuses a data segment that overlaps the header or the
+// keyslots on the same file: a client writing there would destroy them.
+func checkNoOverlap(h *luks.Header, img, hdev *os.File) error {
+	if hdev != img {
+		a, errA := img.Stat()
+		b, errB := hdev.Stat()
+		if errA != nil || errB != nil || !os.SameFile(a, b) {
+			return nil // a detached header: the image holds only data
+		}
+	}
+	seg, err := h.DataSegment()
+	if err != nil {
+		return err
+	}
+	if end := metadataEnd(h); seg.Offset < end {
+		return exit.Errorf(exitUsage, "the data segment starts at byte %d, inside the header and keyslots (up to byte %d): serving it read-write would let clients overwrite them; use --readonly", seg.Offset, end)
+	}
+	return nil
+}
+
+// volumeBackend serves a luks.Volume: reads and writes at any offset go
+// through it (it reads, modifies and writes back partial sectors), and
+// Flush fsyncs the image, which every write reaches through the one
+// *os.File (so a flush covers all connections).
+type volumeBackend struct {
+	v        *luks.Volume
+	img      *os.File
+	readOnly bool
+}
+
+var _ nbd.Backend = (*volumeBackend)(nil)
+
+func (b *volumeBackend) Size() int64                              { return b.v.Size() }
+func (b *volumeBackend) BlockSize() int                           { return b.v.SectorSize() }
+func (b *volumeBackend) ReadOnly() bool                           { return b.readOnly }
+func (b *volumeBackend) ReadAt(p []byte, off int64) (int, error)  { return b.v.ReadAt(p, off) }
+func (b *volumeBackend) WriteAt(p []byte, off int64) (int, error) { return b.v.WriteAt(p, off) }
+
+func (b *volumeBackend) Flush() error {
+	if b.readOnly {
+		return nil
+	}
+	return b.img.Sync()
+}

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fastxts/xts/luks"
+)
+
+func needServeTool(t *testing.T, name string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		t.Skipf("%s is not installed (%v)", name, err)
+	}
+}
+
+// serveImage makes a LUKS image of the given type holding raw, with the
+// passphrase in a key file; it returns the image and key file paths.
+func serveImage(t *testing.T, typ string, raw []byte) (img, pass string) {
+	t.Helper()
+	dir := t.TempDir()
+	rawPath := writeFile(t, dir, "raw", raw)
+	pass = writeFile(t, dir, "pass", []byte("serve me"))
+	img = filepath.Join(dir, "img")
+	r := runCmd(t, nil, "luks", "encrypt", "-d", pass, "--type", typ, "--pbkdf", "pbkdf2", "--pbkdf-force-iterations", "1000", rawPath, img)
+	if r.code != 0 {
+		t.Fatalf("luks encrypt: %d %s", r.code, r.stderr)
+	}
+	return img, pass
+}
+
+// decryptImage returns the image's plaintext through xts luks decrypt.
+func decryptImage(t *testing.T, img, pass string) []byte {
+	t.Helper()
+	code, out, stderr := runBytes(t, nil, "luks", "decrypt", "-d", pass, img, "-")
+	if code != 0 {
+		t.Fatalf("luks decrypt: %d %s", code, stderr)
+	}
+	return out
+}
+
+// TestLUKSServeDownload copies the served plaintext with nbdcopy (run by
+// --run) on each kind of listener and compares it with the image's data.
+func TestLUKSServeDownload(t *testing.T) {
+	needServeTool(t, "nbdcopy")
+	raw := randBytes(t, 4<<20)
+	for _, typ := range []string{"luks1", "luks2"} {
+		img, pass := serveImage(t, typ, raw)
+		for _, listen := range [][]string{{"--socket", "{dir}/s.sock"}, {"--listen", "127.0.0.1:0"}, {"--listen", ":0"}, nil} {
+			name := typ + "/" + strings.Join(listen, "=")
+			t.Run(name, func(t *testing.T) {
+				dir := t.TempDir()
+				out := filepath.Join(dir, "out")
+				args := []string{"luks", "serve", "-d", pass, "--run", `nbdcopy --connections=4 "$uri" ` + out}
+				for _, a := range listen {
+					args = append(args, strings.ReplaceAll(a, "{dir}", dir))
+				}
+				r := runCmd(t, nil, append(args, img)...)
+				if r.code != 0 {
+					t.Fatalf("exit %d: %s", r.code, r.stderr)
+				}
+				if !strings.Contains(r.stderr, "serving "+img+" (4194304 bytes, read-write) at nbd") {
+					t.Errorf("no ready line in %q", r.stderr)
+				}
+				if !bytes.Equal(readFile(t, out), raw) {
+					t.Fatal("the served data differs from the image's plaintext")
+				}
+				if listen != nil && listen[0] == "--socket" {
+					if _, err := os.Lstat(filepath.Join(dir, "s.sock")); !os.IsNotExist(err) {
+						t.Errorf("the socket is still there: %v", err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestLUKSServeWrite writes at odd offsets with qemu-io through the server
+// and checks the image's plaintext afterwards (decrypted independently),
+// and that --readonly refuses writes and leaves the image as it was.
+func TestLUKSServeWrite(t *testing.T) {
+	needServeTool(t, "qemu-io")
+	raw := randBytes(t, 2<<20)
+	writes := []struct{ off, n int }{{1, 3}, {4095, 2}, {100000, 70000}, {2<<20 - 7, 7}}
+	for _, typ := range []string{"luks1", "luks2"} {
+		t.Run(typ, func(t *testing.T) {
+			img, pass := serveImage(t, typ, raw)
+			want := bytes.Clone(raw)
+			var cmds []string
+			for i, w := range writes {
+				pat := 0x41 + i
+				cmds = append(cmds, "-c", shellQuote("write -P "+itoa(pat)+" "+itoa(w.off)+" "+itoa(w.n)))
+				for j := range w.n {
+					want[w.off+j] = byte(pat)
+				}
+			}
+			script := "qemu-io -f raw " + strings.Join(cmds, " ") + ` -c flush "$uri"`
+			if r := runCmd(t, nil, "luks", "serve", "-d", pass, "--run", script, img); r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			if !bytes.Equal(decryptImage(t, img, pass), want) {
+				t.Fatal("the image's plaintext does not hold the writes (or lost bytes around them)")
+			}
+			before := readFile(t, img)
+			r := runCmd(t, nil, "luks", "serve", "-d", pass, "--readonly", "--run", `qemu-io -f raw -c "write -P 1 0 512" "$uri"`, img)
+			if !strings.Contains(r.stderr+r.stdout, "read-only") {
+				t.Errorf("--readonly: qemu-io did not report a read-only export: %s %s", r.stdout, r.stderr)
+			}
+			if !bytes.Equal(readFile(t, img), before) {
+				t.Error("--readonly changed the image")
+			}
+		})
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// TestLUKSServeRunStatus checks that xts luks serve exits with --run's
+// status, and refuses bad command lines before it asks for a passphrase.
+func TestLUKSServeRunStatus(t *testing.T) {
+	img, pass := serveImage(t, "luks2", make([]byte, 1<<20))
+	dir := t.TempDir()
+	busy := writeFile(t, dir, "busy", nil)
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{"zero", []string{"--run", "true"}, 0, ""},
+		{"three", []string{"--run", "exit 3"}, 3, "--run command"},
+		{"killed", []string{"--run", "kill -TERM $$"}, 128 + 15, ""},
+		{"uri set", []string{"--run", `case "$uri" in nbd+unix:///?socket=/*) exit 0;; *) exit 9;; esac`}, 0, ""},
+		{"no listener", nil, 1, "want --socket PATH or --listen"},
+		{"both listeners", []string{"--socket", "x", "--listen", ":1"}, 1, "do not go together"},
+		{"socket exists", []string{"--socket", busy}, 5, "already exists"},
+		{"bad listen", []string{"--listen", "a:b:c"}, 1, "--listen"},
+		{"non-loopback warning", []string{"--listen", "0.0.0.0:0", "--run", "true"}, 0, "crosses the network in clear"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCmd(t, nil, append(append([]string{"luks", "serve", "-d", pass}, tt.args...), img)...)
+			if r.code != tt.wantCode {
+				t.Errorf("exit %d, want %d (%s)", r.code, tt.wantCode, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tt.wantErr) {
+				t.Errorf("stderr %q does not say %q", r.stderr, tt.wantErr)
+			}
+		})
+	}
+	if r := runCmd(t, nil, "luks", "serve", "-d", pass, "--socket", filepath.Join(dir, "s"), filepath.Join(dir, "missing")); r.code != 4 {
+		t.Errorf("missing image: exit %d (%s), want 4", r.code, r.stderr)
+	}
+}
+
+// TestLUKSServeOverlap checks the refusal of a read-write export whose
+// data segment overlaps the header or keyslots on the same file.
+func TestLUKSServeOverlap(t *testing.T) {
+	for _, typ := range []string{"luks1", "luks2"} {
+		t.Run(typ, func(t *testing.T) {
+			img, _ := serveImage(t, typ, make([]byte, 1<<20))
+			f, err := os.Open(img)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			h, err := luks.ReadHeader(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := checkNoOverlap(h, f, f); err != nil {
+				t.Fatalf("the image as made: %v", err)
+			}
+			end := metadataEnd(h)
+			if end <= 4096 || end > h.Segments[0].Offset {
+				t.Fatalf("metadata ends at %d, data at %d", end, h.Segments[0].Offset)
+			}
+			h.Segments[0].Offset = end - 4096
+			if err := checkNoOverlap(h, f, f); err == nil || !strings.Contains(err.Error(), "--readonly") {
+				t.Errorf("overlapping segment: %v", err)
+			}
+			other, err := os.Open(os.DevNull)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close()
+			if err := checkNoOverlap(h, f, other); err != nil {
+				t.Errorf("detached header: %v", err)
+			}
+		})
+	}
+}
+
+// TestLUKSServeDetachedHeader serves an image whose header is in another
+// file (--header): the whole image is data, and writes reach it.
+func TestLUKSServeDetachedHeader(t *testing.T) {
+	needServeTool(t, "nbdcopy")
+	needServeTool(t, "qemu-io")
+	dir := t.TempDir()
+	raw := randBytes(t, 1<<20)
+	rawPath := writeFile(t, dir, "raw", raw)
+	pass := writeFile(t, dir, "pass", []byte("detached"))
+	img, hdr := filepath.Join(dir, "img"), filepath.Join(dir, "hdr")
+	if r := runCmd(t, nil, "luks", "encrypt", "-d", pass, "--header", hdr, "--pbkdf", "pbkdf2", "--pbkdf-force-iterations", "1000", rawPath, img); r.code != 0 {
+		t.Fatalf("luks encrypt: %s", r.stderr)
+	}
+	out := filepath.Join(dir, "out")
+	script := `qemu-io -f raw -c "write -P 7 4096 8192" "$uri" && nbdcopy "$uri" ` + out
+	if r := runCmd(t, nil, "luks", "serve", "-d", pass, "--header", hdr, "--run", script, img); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	want := bytes.Clone(raw)
+	copy(want[4096:], bytes.Repeat([]byte{7}, 8192))
+	if !bytes.Equal(readFile(t, out), want) {
+		t.Error("nbdcopy's copy does not hold the image's data with the write")
+	}
+	code, dec, stderr := runBytes(t, nil, "luks", "decrypt", "-d", pass, "--header", hdr, img, "-")
+	if code != 0 || !bytes.Equal(dec, want) {
+		t.Errorf("luks decrypt afterwards: exit %d %s, equal %v", code, stderr, bytes.Equal(dec, want))
+	}
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# nbd-bench.sh: nbdcopy (export -> null:) from three servers on the same
+# data, interleaved runs, medians of the copy's wall time and of the CPU
+# time the server process used (utime+stime from /proc, which a machine
+# shared with other work disturbs far less than wall time):
+#   nbdkit-file  nbdkit's file plugin on a plain file
+#   xts-file     internal/nbd on the same plain file (internal/nbd/nbdfile)
+#   xts-luks     xts luks serve --readonly on a LUKS2 image of that data
+#                (aes-xts-plain64, 512-bit key, 4096-byte sectors)
+# The goal: xts-file at least as fast as nbdkit-file, xts-luks >= 0.8 x.
+#
+# Usage: scripts/nbd-bench.sh [SIZE_MIB [RUNS [NBDCOPY FLAGS...]]]
+#   defaults: 1024 MiB, 5 runs, nbdcopy's own defaults.
+# Needs nbdkit, nbdcopy, bc and Go (Linux: /proc); writes 2 x SIZE in a
+# temporary directory (under $TMPDIR) and reads it once into the page
+# cache.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+size_mib=${1:-1024}
+runs=${2:-5}
+shift $(($# < 2 ? $# : 2))
+copyflags=("$@")
+
+for tool in nbdkit nbdcopy bc go; do
+	command -v "$tool" >/dev/null || { echo "nbd-bench.sh: $tool is not installed" >&2; exit 1; }
+done
+
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+go build -o "$dir/xts" ./cmd/xts
+go build -o "$dir/nbdfile" ./internal/nbd/nbdfile
+
+echo "making ${size_mib} MiB of random data and its LUKS2 image in $dir" >&2
+head -c "$((size_mib << 20))" /dev/urandom >"$dir/raw"
+printf 'bench' >"$dir/pass"
+"$dir/xts" luks encrypt -d "$dir/pass" --pbkdf pbkdf2 --pbkdf-force-iterations 1000 "$dir/raw" "$dir/img"
+cat "$dir/raw" "$dir/img" >/dev/null # into the page cache
+
+tick=$(getconf CLK_TCK)
+sock="$dir/nbd.sock"
+
+# run_one NAME: starts the server on $sock, copies, prints "WALL CPU"
+# (seconds), stops the server.
+run_one() {
+	rm -f "$sock"
+	case $1 in
+	nbdkit-file) nbdkit -r -f -U "$sock" file "$dir/raw" & ;;
+	xts-file) "$dir/nbdfile" -readonly -socket "$sock" "$dir/raw" & ;;
+	xts-luks) "$dir/xts" luks serve --readonly -d "$dir/pass" --socket "$sock" "$dir/img" 2>/dev/null & ;;
+	esac
+	local pid=$! i
+	for ((i = 0; i < 500; i++)); do
+		[[ -S $sock ]] && nbdinfo --size "nbd+unix:///?socket=$sock" >/dev/null 2>&1 && break
+		sleep 0.02
+	done
+	local cpu0 t0 t1 cpu1
+	cpu0=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+	t0=$(date +%s.%N)
+	nbdcopy "${copyflags[@]}" "nbd+unix:///?socket=$sock" null:
+	t1=$(date +%s.%N)
+	cpu1=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+	kill -TERM "$pid"
+	wait "$pid" || true
+	echo "$(echo "$t1 - $t0" | bc -l) $(echo "($cpu1 - $cpu0) / $tick" | bc -l)"
+}
+
+names=(nbdkit-file xts-file xts-luks)
+declare -A wall cpu
+for ((i = 0; i < runs; i++)); do
+	for n in "${names[@]}"; do
+		read -r w c < <(run_one "$n")
+		wall[$n]+="$w "
+		cpu[$n]+="$c "
+	done
+done
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+echo "nbdcopy ${copyflags[*]} export null:, ${size_mib} MiB, ${runs} interleaved runs, $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+base=""
+for n in "${names[@]}"; do
+	w=$(echo "${wall[$n]}" | median)
+	c=$(echo "${cpu[$n]}" | median)
+	mbs=$(echo "$size_mib * 1048576 / $w / 1000000" | bc -l)
+	[[ -n $base ]] || base=$mbs
+	printf '%-12s wall %6.3f s %6.0f MB/s (%4.2fx nbdkit-file)  server CPU %6.3f s\n' "$n" "$w" "$mbs" "$(echo "$mbs / $base" | bc -l)" "$c"
+	printf '%-12s   walls: %s\n%-12s   CPUs:  %s\n' "" "${wall[$n]}" "" "${cpu[$n]}"
+done
