@@ -147,3 +147,37 @@ func TestLUKSServeKillAfterFlush(t *testing.T) {
 		})
 	}
 }
+
+// TestLUKSServeCryptsetupImages: images cryptsetup filled itself (offline
+// reencrypt --encrypt with a detached header, so that the volume is
+// exactly the plaintext; LUKS1 by converting) served and compared with the
+// known plaintext by qemu-img compare, and copied whole by nbdcopy over
+// four connections.
+func TestLUKSServeCryptsetupImages(t *testing.T) {
+	needServeTool(t, "qemu-img")
+	needServeTool(t, "nbdcopy")
+	for _, luks1 := range []bool{false, true} {
+		name := "luks2"
+		if luks1 {
+			name = "luks1"
+		}
+		t.Run(name, func(t *testing.T) {
+			work := t.TempDir()
+			plain := randBytes(t, 3<<20+4096)
+			known := writeFile(t, work, "known", plain)
+			img, hdr, pass := csImage(t, work, plain, luks1, true)
+			serve := func(cmd string) {
+				t.Helper()
+				if r := runCmd(t, nil, "luks", "serve", "--readonly", "-d", pass, "--header", hdr, "--run", cmd, img); r.code != 0 {
+					t.Fatalf("%s: exit %d %s", cmd, r.code, r.stderr)
+				}
+			}
+			serve(`qemu-img compare -s -f raw -F raw ` + known + ` "$uri"`)
+			dump := filepath.Join(work, "dump")
+			serve(`nbdcopy --connections=4 "$uri" ` + dump)
+			if !bytes.Equal(readFile(t, dump), plain) {
+				t.Fatal("nbdcopy's copy is not the plaintext")
+			}
+		})
+	}
+}
