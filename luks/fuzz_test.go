@@ -74,7 +74,7 @@ func FuzzParseJSON(f *testing.F) {
 			return
 		}
 		var img bytes.Buffer
-		if err := writeLUKS2Copies(&writerAtBuffer{&img}, nh, js); err != nil {
+		if err := writeCopies(&writerAtBuffer{&img}, nh, js); err != nil {
 			t.Fatal(err)
 		}
 		back, err := ReadHeader(bytes.NewReader(img.Bytes()))

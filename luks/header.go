@@ -66,7 +66,8 @@ type Header struct {
 	// that want fields this type does not model.
 	JSON []byte
 
-	primaryOK bool // LUKS2 header as read came from the primary copy
+	primaryOK bool   // LUKS2 header as read came from the primary copy
+	onDisk    []byte // LUKS1: the phdr as read, for commit's check that it is unchanged
 }
 
 // Keyslot is one key slot: a KDF turns a passphrase into the key of its

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -32,7 +33,7 @@ func rewriteJSON(t *testing.T, path string, edit func(m map[string]any)) {
 		t.Fatal(err)
 	}
 	h.Seqid++
-	if err := writeLUKS2Copies(f, h, js); err != nil {
+	if err := writeCopies(f, h, js); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -214,4 +215,19 @@ func (w *writerAtBuffer) WriteAt(p []byte, off int64) (int, error) {
 		w.b.Write(make([]byte, end-w.b.Len()))
 	}
 	return copy(w.b.Bytes()[off:], p), nil
+}
+
+// writeCopies writes both LUKS2 header copies of h holding the JSON
+// metadata js as given (not checked: tests use it to craft headers).
+func writeCopies(w io.WriterAt, h *Header, js []byte) error {
+	for _, off := range []uint64{h.HeaderSize, 0} {
+		b, err := encodeLUKS2Copy(h, js, off)
+		if err != nil {
+			return err
+		}
+		if _, err := w.WriteAt(b, int64(off)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
