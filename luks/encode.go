@@ -117,7 +117,7 @@ func (k *Keyslot) toJSON() jsonKeyslot {
 		Area: jsonArea{Type: k.Area.Type, Offset: u64(k.Area.Offset), Size: u64(k.Area.Size), Encryption: k.Area.Encryption,
 			KeySize: k.Area.KeySize, Hash: k.Area.Hash, SectorSize: k.Area.SectorSize, ShiftSize: u64(k.Area.ShiftSize)}}
 	if k.Priority != PriorityNormal {
-		p := k.Priority
+		p := priority(k.Priority)
 		j.Priority = &p
 	}
 	if k.Type == "luks2" {

@@ -16,7 +16,8 @@ const (
 	MaxArgon2CPUs   = 16
 	MaxIterations   = 1<<31 - 1 // pbkdf2 (the largest int on 32-bit platforms)
 	maxObjects      = 32        // keyslots, segments, digests, tokens
-	maxHeaderSize   = 4 << 20   // LUKS2 binary header plus JSON area
+	maxObjectID     = 1<<31 - 1
+	maxHeaderSize   = 4 << 20 // LUKS2 binary header plus JSON area
 )
 
 // Errors callers may test for with errors.Is.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // u64 is a LUKS2 JSON unsigned 64-bit number: a string of decimal digits.
@@ -64,6 +65,28 @@ func (d b64) MarshalJSON() ([]byte, error) {
 	return json.Marshal(base64.StdEncoding.EncodeToString(d))
 }
 
+// priority is a keyslot priority. cryptsetup reads it leniently (a
+// number, or a string holding one; anything else counts as 0), and so
+// does this package.
+type priority int
+
+func (p *priority) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	switch x := v.(type) {
+	case float64:
+		*p = priority(x)
+	case string:
+		n, _ := strconv.Atoi(x)
+		*p = priority(n)
+	default:
+		*p = 0
+	}
+	return nil
+}
+
 // ids is a list of object ids, stored as strings.
 type ids []string
 
@@ -95,14 +118,14 @@ type jsonKDF struct {
 }
 
 type jsonKeyslot struct {
-	Type      string   `json:"type"`
-	KeySize   int      `json:"key_size"`
-	Priority  *int     `json:"priority,omitempty"`
-	Mode      string   `json:"mode,omitempty"`      // reencrypt keyslots
-	Direction string   `json:"direction,omitempty"` // reencrypt keyslots
-	AF        *jsonAF  `json:"af,omitempty"`
-	Area      jsonArea `json:"area"`
-	KDF       *jsonKDF `json:"kdf,omitempty"`
+	Type      string    `json:"type"`
+	KeySize   int       `json:"key_size"`
+	Priority  *priority `json:"priority,omitempty"`
+	Mode      string    `json:"mode,omitempty"`      // reencrypt keyslots
+	Direction string    `json:"direction,omitempty"` // reencrypt keyslots
+	AF        *jsonAF   `json:"af,omitempty"`
+	Area      jsonArea  `json:"area"`
+	KDF       *jsonKDF  `json:"kdf,omitempty"`
 }
 
 type jsonSegment struct {
@@ -167,6 +190,9 @@ func jsonText(area []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w: LUKS2 JSON metadata: %v", ErrCorrupt, err)
 	}
 	n := int(d.InputOffset())
+	for n < end && (area[n] == ' ' || area[n] == '\t' || area[n] == '\n' || area[n] == '\r') {
+		n++ // whitespace after the object is part of the JSON text
+	}
 	if n != end {
 		return nil, fmt.Errorf("%w: LUKS2 JSON area has bytes after the JSON object (at %d)", ErrCorrupt, n)
 	}
@@ -208,17 +234,31 @@ func decodeObject(what string, raw json.RawMessage, v any, names ...string) (map
 	if err := need(what, m, names...); err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	// Member names are case-sensitive, as in cryptsetup (Go's decoder
+	// would match "Type" to "type"): only the exact names are decoded.
+	exact := make(map[string]json.RawMessage, len(m))
+	for k, v := range m {
+		if k == strings.ToLower(k) {
+			exact[k] = v
+		}
+	}
+	b, err := json.Marshal(exact)
+	if err == nil {
+		err = json.Unmarshal(b, v)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, what, err)
 	}
 	return m, nil
 }
 
-// objectID parses a LUKS2 object id ("0" to "31").
+// objectID parses a LUKS2 object id: a decimal number without leading
+// zeros. (There are at most 32 objects of a kind, but their ids may be
+// larger, as cryptsetup allows.)
 func objectID(kind, s string) (int, error) {
 	v, err := strconv.Atoi(s)
-	if err != nil || v < 0 || v >= maxObjects || strconv.Itoa(v) != s {
-		return 0, fmt.Errorf("%w: %s id %q is not a number from 0 to %d", ErrCorrupt, kind, s, maxObjects-1)
+	if err != nil || v < 0 || v > maxObjectID || strconv.Itoa(v) != s {
+		return 0, fmt.Errorf("%w: %s id %q is not a number from 0 to %d", ErrCorrupt, kind, s, maxObjectID)
 	}
 	return v, nil
 }
@@ -274,8 +314,8 @@ func parseSection[T any](kind string, sec map[string]json.RawMessage, parse func
 // so that a header with an unsupported cipher can still be dumped.
 func parseJSON(h *Header, js []byte) error {
 	var m jsonMeta
-	if err := json.Unmarshal(js, &m); err != nil {
-		return fmt.Errorf("%w: LUKS2 JSON metadata: %v", ErrCorrupt, err)
+	if _, err := decodeObject("LUKS2 JSON metadata", js, &m); err != nil {
+		return err
 	}
 	if m.Keyslots == nil || m.Tokens == nil || m.Segments == nil || m.Digests == nil || m.Config == nil {
 		return fmt.Errorf("%w: LUKS2 JSON metadata lacks keyslots, tokens, segments, digests or config", ErrCorrupt)
@@ -310,14 +350,17 @@ func parseConfig(h *Header, raw json.RawMessage) error {
 	}
 	h.Config = Config{JSONSize: uint64(c.JSONSize), KeyslotsSize: uint64(c.KeyslotsSize), Flags: c.Flags}
 	if req, ok := m["requirements"]; ok {
-		rm, err := object("config requirements", req)
+		var r struct {
+			Mandatory []string `json:"mandatory"`
+		}
+		rm, err := decodeObject("config requirements", req, &r)
 		if err != nil {
 			return err
 		}
 		if err := stringArray("config requirements", rm, "mandatory"); err != nil {
 			return err
 		}
-		h.Config.Requirements = c.Requirements.Mandatory
+		h.Config.Requirements = r.Mandatory
 	}
 	return nil
 }
@@ -333,66 +376,71 @@ func stringArray(what string, m map[string]json.RawMessage, name string) error {
 
 func parseKeyslot(id int, raw json.RawMessage) (Keyslot, error) {
 	what := fmt.Sprintf("keyslot %d", id)
-	var j jsonKeyslot
-	if _, err := decodeObject(what, raw, &j, "type", "key_size", "area"); err != nil {
+	var j struct {
+		Type      string          `json:"type"`
+		KeySize   int             `json:"key_size"`
+		Priority  *priority       `json:"priority"`
+		Mode      string          `json:"mode"`
+		Direction string          `json:"direction"`
+		AF        json.RawMessage `json:"af"`
+		Area      json.RawMessage `json:"area"`
+		KDF       json.RawMessage `json:"kdf"`
+	}
+	m, err := decodeObject(what, raw, &j, "type", "key_size", "area")
+	if err != nil {
 		return Keyslot{}, err
 	}
 	if j.KeySize < 0 || uint64(j.KeySize) > 1<<32-1 {
 		return Keyslot{}, fmt.Errorf("%w: %s key size %d", ErrCorrupt, what, j.KeySize)
 	}
-	var areaRaw struct {
-		Area json.RawMessage `json:"area"`
-		AF   json.RawMessage `json:"af"`
-		KDF  json.RawMessage `json:"kdf"`
-	}
-	_ = json.Unmarshal(raw, &areaRaw) // decodeObject decoded it already
-	area, err := decodeObject(what+" area", areaRaw.Area, new(jsonArea), "type", "offset", "size")
+	var a jsonArea
+	area, err := decodeObject(what+" area", j.Area, &a, "type", "offset", "size")
 	if err != nil {
 		return Keyslot{}, err
 	}
 	k := Keyslot{ID: id, Active: true, Type: j.Type, KeySize: j.KeySize, Priority: PriorityNormal,
 		Mode: j.Mode, Direction: j.Direction,
-		Area: Area{Type: j.Area.Type, Offset: uint64(j.Area.Offset), Size: uint64(j.Area.Size), Encryption: j.Area.Encryption, KeySize: j.Area.KeySize,
-			Hash: j.Area.Hash, SectorSize: j.Area.SectorSize, ShiftSize: uint64(j.Area.ShiftSize)}}
+		Area: Area{Type: a.Type, Offset: uint64(a.Offset), Size: uint64(a.Size), Encryption: a.Encryption, KeySize: a.KeySize,
+			Hash: a.Hash, SectorSize: a.SectorSize, ShiftSize: uint64(a.ShiftSize)}}
 	if j.Priority != nil {
-		k.Priority = *j.Priority
+		k.Priority = int(*j.Priority)
 	}
-	if j.AF != nil {
-		k.AF = AF{Type: j.AF.Type, Stripes: j.AF.Stripes, Hash: j.AF.Hash}
-	}
-	if j.KDF != nil {
-		k.KDF = KDF{Type: j.KDF.Type, Hash: j.KDF.Hash, Iterations: j.KDF.Iterations, Time: j.KDF.Time,
-			Memory: j.KDF.Memory, CPUs: j.KDF.CPUs, Salt: j.KDF.Salt}
-	}
+	var af jsonAF
+	var kdf jsonKDF
 	if k.Type != "luks2" {
-		return k, nil // reencrypt and unknown types: only the area is checked
+		// reencrypt and unknown types: only the area is checked; their
+		// af and kdf, if any, are shown as they are.
+		if _, err := decodeObject(what+" af", j.AF, &af); err == nil {
+			k.AF = AF{Type: af.Type, Stripes: af.Stripes, Hash: af.Hash}
+		}
+		if _, err := decodeObject(what+" kdf", j.KDF, &kdf); err == nil {
+			k.KDF = KDF{Type: kdf.Type, Hash: kdf.Hash, Iterations: kdf.Iterations, Time: kdf.Time, Memory: kdf.Memory, CPUs: kdf.CPUs, Salt: kdf.Salt}
+		}
+		return k, nil
 	}
 	// A luks2 keyslot: kdf, af and a raw area, each complete.
-	if err := need(what, map[string]json.RawMessage{"af": areaRaw.AF, "kdf": areaRaw.KDF}, "af", "kdf"); err != nil {
+	if err := need(what, m, "af", "kdf"); err != nil {
 		return k, err
 	}
-	kdf, err := decodeObject(what+" kdf", areaRaw.KDF, new(jsonKDF), "type")
+	km, err := decodeObject(what+" kdf", j.KDF, &kdf, "type")
 	if err != nil {
 		return k, err
 	}
+	k.KDF = KDF{Type: kdf.Type, Hash: kdf.Hash, Iterations: kdf.Iterations, Time: kdf.Time, Memory: kdf.Memory, CPUs: kdf.CPUs, Salt: kdf.Salt}
+	// Members a KDF does not use are allowed: cryptsetup drops them.
 	switch k.KDF.Type {
 	case "pbkdf2":
-		if len(kdf) != 4 {
-			return k, fmt.Errorf("%w: %s pbkdf2 kdf has %d members, not type, salt, hash and iterations", ErrCorrupt, what, len(kdf))
-		}
-		err = need(what+" kdf", kdf, "hash", "iterations", "salt")
+		err = need(what+" kdf", km, "hash", "iterations", "salt")
 	case "argon2i", "argon2id":
-		if len(kdf) != 5 {
-			return k, fmt.Errorf("%w: %s %s kdf has %d members, not type, salt, time, memory and cpus", ErrCorrupt, what, k.KDF.Type, len(kdf))
-		}
-		err = need(what+" kdf", kdf, "time", "memory", "cpus", "salt")
+		err = need(what+" kdf", km, "time", "memory", "cpus", "salt")
 	}
 	if err != nil {
 		return k, err
 	}
-	if _, err := decodeObject(what+" af", areaRaw.AF, new(jsonAF), "type", "hash", "stripes"); err != nil {
+	if _, err := decodeObject(what+" af", j.AF, &af, "type", "hash", "stripes"); err != nil {
 		return k, err
 	}
+	k.AF = AF{Type: af.Type, Stripes: af.Stripes, Hash: af.Hash}
 	if k.AF.Type != "luks1" {
 		return k, fmt.Errorf("%w: %s anti-forensic type %q (LUKS2 defines luks1)", ErrCorrupt, what, k.AF.Type)
 	}
@@ -402,7 +450,7 @@ func parseKeyslot(id int, raw json.RawMessage) (Keyslot, error) {
 	if err := need(what+" area", area, "encryption", "key_size"); err != nil {
 		return k, err
 	}
-	return k, checkKeyslotSizes(&k)
+	return k, nil
 }
 
 func parseSegment(id int, raw json.RawMessage) (Segment, error) {
@@ -491,9 +539,10 @@ func parseToken(id int, raw json.RawMessage) (Token, error) {
 	return t, err
 }
 
-// checkKeyslotSizes checks the sizes of a luks2 keyslot against the
-// package's limits: what its unlock would allocate, and an area that holds
-// its split key.
+// checkKeyslotSizes checks the sizes of a keyslot against the package's
+// limits before its unlock allocates anything: key sizes, stripes, and an
+// area that holds its split key. (cryptsetup reads such a header, so
+// ReadHeader does too; opening the keyslot fails.)
 func checkKeyslotSizes(k *Keyslot) error {
 	if k.KeySize < 1 || k.KeySize > MaxKeySize {
 		return fmt.Errorf("%w: keyslot %d key size %d bytes (1 to %d)", ErrCorrupt, k.ID, k.KeySize, MaxKeySize)

@@ -52,6 +52,9 @@ func (h *Header) openKeyslot(dev io.ReaderAt, k *Keyslot, passphrase []byte) ([]
 	if k.Area.Type != "raw" {
 		return nil, fmt.Errorf("%w: keyslot area type %q", ErrUnsupported, k.Area.Type)
 	}
+	if err := checkKeyslotSizes(k); err != nil {
+		return nil, err
+	}
 	if _, err := hashFunc(k.AF.Hash); err != nil {
 		return nil, err
 	}

@@ -32,6 +32,9 @@ func (h *Header) CheckSupported() error {
 	if seg.Type != "crypt" {
 		return fmt.Errorf("%w: data segment type %q", ErrUnsupported, seg.Type)
 	}
+	if ss := seg.SectorSize; ss < 512 || ss > 4096 || ss&(ss-1) != 0 {
+		return fmt.Errorf("%w: data segment sector size %d (512 to 4096, a power of two)", ErrUnsupported, ss)
+	}
 	if seg.Integrity != "" {
 		return fmt.Errorf("%w: integrity protection (%s, dm-integrity)", ErrUnsupported, seg.Integrity)
 	}

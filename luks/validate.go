@@ -212,3 +212,32 @@ func (h *Header) validateLUKS1() error {
 	}
 	return nil
 }
+
+// headerEnd is the end of what the header occupies on its device: both
+// LUKS2 copies and the keyslots area, or the LUKS1 phdr and every
+// keyslot's key material.
+func (h *Header) headerEnd() uint64 {
+	if h.Version == 2 {
+		return 2*h.HeaderSize + h.Config.KeyslotsSize
+	}
+	end := uint64(luks1HeaderSize)
+	for _, k := range h.Keyslots {
+		end = max(end, k.Area.Offset+k.Area.Size)
+	}
+	return end
+}
+
+// checkDataApart reports an error if the data segment, on the device
+// that holds the header, begins inside the header or its keyslots: a
+// header cryptsetup accepts (the data offset 0 of a detached header) but
+// that a write to the volume would destroy.
+func (h *Header) checkDataApart() error {
+	seg, err := h.DataSegment()
+	if err != nil {
+		return err
+	}
+	if end := h.headerEnd(); seg.Offset < end {
+		return fmt.Errorf("luks: the data segment at %d overlaps the header and keyslots (bytes 0 to %d) on the same device: refused for writing (a detached header's data goes with Options.Header; else open read-only)", seg.Offset, end)
+	}
+	return nil
+}
