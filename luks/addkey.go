@@ -139,12 +139,30 @@ func (h *Header) freeArea(size uint64) (uint64, error) {
 // withKeyslotLUKS1 returns h with slot enabled for pass (its key material
 // where the header says), and the material.
 func (h *Header) withKeyslotLUKS1(key, pass []byte, slot int, o KDFOptions) (*Header, keyslotWrite, int, error) {
+	if o.Type != "pbkdf2" {
+		return nil, keyslotWrite{}, -1, fmt.Errorf("%w: %s keyslots in LUKS1 (LUKS1 has only pbkdf2)", ErrUnsupported, o.Type)
+	}
+	if h.onDisk == nil {
+		return nil, keyslotWrite{}, -1, fmt.Errorf("luks: the LUKS1 header was not read from a device (use ReadHeader)")
+	}
+	states := decodeLUKS1(h.onDisk).slots
+	if slot == AnyKeyslot { // the lowest disabled slot
+		for i := range states {
+			if states[i].state == l1SlotInactive {
+				slot = i
+				break
+			}
+		}
+		if slot == AnyKeyslot {
+			return nil, keyslotWrite{}, -1, fmt.Errorf("luks: all %d keyslots are in use", l1NumKeyslots)
+		}
+	}
 	id, err := h.freeSlot(slot, l1NumKeyslots)
 	if err != nil {
 		return nil, keyslotWrite{}, -1, err
 	}
-	if o.Type != "pbkdf2" {
-		return nil, keyslotWrite{}, -1, fmt.Errorf("%w: %s keyslots in LUKS1 (LUKS1 has only pbkdf2)", ErrUnsupported, o.Type)
+	if st := states[id].state; st != l1SlotInactive {
+		return nil, keyslotWrite{}, -1, fmt.Errorf("luks: LUKS1 keyslot %d has state %#x, neither enabled nor disabled: not reused", id, st)
 	}
 	o.Hash = h.HashSpec // LUKS1 has one hash for everything
 	kdf, err := newKDF(o, len(key))

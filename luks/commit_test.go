@@ -230,3 +230,33 @@ func TestDataOverlapRefusedForWriting(t *testing.T) {
 		})
 	}
 }
+
+// TestLUKS1OddSlotState: a LUKS1 slot whose state is neither enabled nor
+// disabled reads as disabled (as cryptsetup reads it), is not reused by
+// AddKey, and keeps its state when another slot is added.
+func TestLUKS1OddSlotState(t *testing.T) {
+	_, l1 := craftBase(t)
+	phdrEdit(func(p *luks1Phdr) { p.slots[2].state = 7 })(t, l1)
+	dev := &writerAtBuffer{bytes.NewBuffer(l1)}
+	h, err := ReadHeader(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, _ := h.Keyslot(2); k.Active {
+		t.Fatal("slot 2 reads as enabled")
+	}
+	key, _, err := h.Unlock(dev, []byte("zero"), AnyKeyslot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.AddKey(dev, key, []byte("x"), 2, fastKDF["pbkdf2"]); err == nil || !strings.Contains(err.Error(), "neither enabled nor disabled") {
+		t.Fatalf("AddKey to slot 2: %v", err)
+	}
+	id, err := h.AddKey(dev, key, []byte("x"), AnyKeyslot, fastKDF["pbkdf2"])
+	if err != nil || id != 3 {
+		t.Fatalf("AddKey: slot %d, %v; want 3", id, err)
+	}
+	if st := decodeLUKS1(dev.b.Bytes()[:luks1HeaderSize]).slots[2].state; st != 7 {
+		t.Fatalf("slot 2's state became %#x", st)
+	}
+}

@@ -117,6 +117,12 @@ var craftedCases = []struct {
 		return append(js, bytes.Repeat([]byte(" "), luks2MetadataSize-binHeaderSize-len(js))...)
 	}), false},
 	{"area-array", false, areaEdit(func(js []byte) []byte { return append(append([]byte("["), js...), ']') }), false},
+	{"unknown-top-level-member", false, jsonEdit(set(p("foo"), 5)), true},
+	{"digest-type-number", false, jsonEdit(set(p("digests", "0", "type"), 5)), false},
+	{"reencrypt-keyslot-without-requirement", false, jsonEdit(set(p("keyslots", "1", "type"), "reencrypt")), false},
+	{"segment-iv-tweak-number", false, jsonEdit(set(p("segments", "0", "iv_tweak"), 0)), false},
+	{"segment-sector-size-0", false, jsonEdit(set(p("segments", "0", "sector_size"), 0)), false},
+	{"segment-integrity", false, jsonEdit(set(p("segments", "0", "integrity"), map[string]any{"type": "hmac(sha256)", "journal_encryption": "none", "journal_integrity": "none"})), true},
 	{"area-two-objects", false, areaEdit(func(js []byte) []byte { return append(js, []byte("{}")...) }), false},
 
 	// Keyslot areas.
@@ -238,6 +244,12 @@ var craftedCases = []struct {
 	{"luks1-payload-before-last-slot", true, phdrEdit(func(p *luks1Phdr) { p.payloadOffset = p.slots[7].material + 100 }), false},
 	{"luks1-payload-0", true, phdrEdit(func(p *luks1Phdr) { p.payloadOffset = 0 }), true},
 	{"luks1-material-in-header", true, phdrEdit(func(p *luks1Phdr) { p.slots[5].material = 0 }), false},
+	{"luks1-odd-slot-state", true, phdrEdit(func(p *luks1Phdr) { p.slots[4].state = 7 }), true},
+	{"luks1-hash-unknown", true, phdrEdit(func(p *luks1Phdr) { p.hashSpec = "foo" }), false},
+	{"luks1-hash-md5", true, phdrEdit(func(p *luks1Phdr) { p.hashSpec = "md5" }), false},
+	{"luks1-hash-upper-case", true, phdrEdit(func(p *luks1Phdr) { p.hashSpec = "SHA256" }), true},
+	{"luks1-hash-ripemd160", true, phdrEdit(func(p *luks1Phdr) { p.hashSpec = "ripemd160" }), true},
+	{"luks1-key-bytes-0", true, phdrEdit(func(p *luks1Phdr) { p.keyBytes = 0 }), false},
 	{"luks1-stripes", true, phdrEdit(func(p *luks1Phdr) { p.slots[6].stripes = 3999 }), false},
 }
 

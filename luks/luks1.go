@@ -113,6 +113,9 @@ func (p *luks1Phdr) header() (*Header, error) {
 	if p.keyBytes < 1 || p.keyBytes > MaxKeySize {
 		return nil, fmt.Errorf("%w: LUKS1 key size %d bytes (1 to %d)", ErrCorrupt, p.keyBytes, MaxKeySize)
 	}
+	if !luks1HashKnown(p.hashSpec) {
+		return nil, fmt.Errorf("%w: LUKS1 hash %q (not a hash cryptsetup knows with a digest of 20 bytes or more)", ErrUnsupported, p.hashSpec)
+	}
 	h := &Header{Version: 1, CipherName: p.cipherName, CipherMode: p.cipherMode, HashSpec: p.hashSpec,
 		PayloadOffset: uint64(p.payloadOffset), UUID: p.uuid}
 	enc := h.CipherName + "-" + h.CipherMode
@@ -127,12 +130,10 @@ func (p *luks1Phdr) header() (*Header, error) {
 			KDF:    KDF{Type: "pbkdf2", Hash: h.HashSpec, Iterations: int(s.iterations), Salt: append([]byte(nil), s.salt[:]...)},
 			Area: Area{Type: "raw", Offset: uint64(s.material) * luks1SectorSize, Encryption: enc, KeySize: keyBytes,
 				Size: luks1Sectors(keyBytes, int(s.stripes)) * luks1SectorSize}}
-		switch s.state {
-		case l1SlotActive:
+		// A state neither enabled nor disabled reads as disabled, as
+		// cryptsetup reads it; AddKey does not reuse such a slot.
+		if s.state == l1SlotActive {
 			d.Keyslots = append(d.Keyslots, i)
-		case l1SlotInactive:
-		default:
-			return nil, fmt.Errorf("%w: LUKS1 keyslot %d state %#x", ErrCorrupt, i, s.state)
 		}
 		h.Keyslots = append(h.Keyslots, k)
 	}
@@ -149,9 +150,12 @@ func (h *Header) luks1Phdr() (*luks1Phdr, error) {
 		return nil, fmt.Errorf("luks: not a LUKS1 header (version %d, %d keyslots)", h.Version, len(h.Keyslots))
 	}
 	d := &h.Digests[0]
-	p := &luks1Phdr{cipherName: h.CipherName, cipherMode: h.CipherMode, hashSpec: h.HashSpec,
-		payloadOffset: uint32(h.PayloadOffset), keyBytes: uint32(h.Keyslots[0].KeySize),
-		mkDigestIter: uint32(d.Iterations), uuid: h.UUID}
+	p := &luks1Phdr{}
+	if h.onDisk != nil {
+		p = decodeLUKS1(h.onDisk) // keeps what the model does not: a slot's odd state
+	}
+	p.cipherName, p.cipherMode, p.hashSpec = h.CipherName, h.CipherMode, h.HashSpec
+	p.payloadOffset, p.keyBytes, p.mkDigestIter, p.uuid = uint32(h.PayloadOffset), uint32(h.Keyslots[0].KeySize), uint32(d.Iterations), h.UUID
 	if h.PayloadOffset > 1<<32-1 || len(d.Value) != luks1DigestSize || len(d.Salt) != luks1SaltSize {
 		return nil, fmt.Errorf("luks: LUKS1 payload offset %d, digest of %d bytes, salt of %d", h.PayloadOffset, len(d.Value), len(d.Salt))
 	}
@@ -159,9 +163,11 @@ func (h *Header) luks1Phdr() (*luks1Phdr, error) {
 	copy(p.mkDigestSalt[:], d.Salt)
 	for i, k := range h.Keyslots {
 		s := &p.slots[i]
-		s.state = l1SlotInactive
-		if k.Active {
+		switch {
+		case k.Active:
 			s.state = l1SlotActive
+		case s.state == l1SlotActive || h.onDisk == nil:
+			s.state = l1SlotInactive
 		}
 		if k.ID != i || len(k.KDF.Salt) != luks1SaltSize || k.Area.Offset%luks1SectorSize != 0 || k.Area.Offset/luks1SectorSize > 1<<32-1 {
 			return nil, fmt.Errorf("luks: LUKS1 keyslot %d cannot be stored (salt of %d bytes, material at %d)", k.ID, len(k.KDF.Salt), k.Area.Offset)

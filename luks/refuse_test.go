@@ -212,7 +212,7 @@ func TestBadHeaders(t *testing.T) {
 		val  []byte
 		want string
 	}{{l1KeyBytes, []byte{0, 0, 0, 0}, "key size 0"}, {l1KeyBytes, []byte{0x7f, 0, 0, 0}, "key size"},
-		{l1Keyslots + 44, []byte{0x7f, 0, 0, 0}, "stripes"}, {l1Keyslots, []byte{1, 2, 3, 4}, "state"}} {
+		{l1Keyslots + 44, []byte{0x7f, 0, 0, 0}, "stripes"}, {l1HashSpec, []byte("md5\x00"), "LUKS1 hash \"md5\""}} {
 		b := bytes.Clone(l1.Bytes())
 		copy(b[tc.off:], tc.val)
 		if _, err := ReadHeader(bytes.NewReader(b)); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -241,3 +241,20 @@ func (h *Header) checkDataApart() error {
 	}
 	return nil
 }
+
+// luks1Hashes are the hash names cryptsetup 2.6 (OpenSSL backend) takes
+// for a LUKS1 header, in lower case: those with a digest of 20 bytes or
+// more. It refuses the others.
+var luks1Hashes = []string{
+	"sha1", "sha-1", "ssl3-sha1",
+	"sha224", "sha-224", "sha2-224", "sha256", "sha-256", "sha2-256",
+	"sha384", "sha-384", "sha2-384", "sha512", "sha-512", "sha2-512",
+	"sha512-224", "sha-512/224", "sha2-512/224", "sha512-256", "sha-512/256", "sha2-512/256",
+	"sha3-224", "sha3-256", "sha3-384", "sha3-512", "shake256",
+	"blake2b-512", "blake2b512", "blake2s-256", "blake2s256", "sm3",
+	"ripemd160", "ripemd-160", "ripemd", "rmd160", "whirlpool",
+}
+
+func luks1HashKnown(name string) bool {
+	return slices.Contains(luks1Hashes, strings.ToLower(name))
+}
