@@ -31,8 +31,8 @@
 // caller's *Header is the same for every such method: on success it is
 // updated in place to the header as written (as ReadHeader would now
 // read it); on error it is left as it was. JSON members this package
-// does not model (token contents, integrity parameters, unknown members)
-// are kept as they were.
+// does not model (token contents, integrity parameters, unknown members,
+// keyslots of types other than luks2) are kept as they were.
 //
 // Security considerations: a header is untrusted input. ReadHeader
 // checks it as strictly as cryptsetup 2.6 does, and refuses what

@@ -12,7 +12,8 @@ import (
 // The one LUKS2 encoder: Create and every verb that changes a header
 // encode the Header they built here. Members of the JSON as read that the
 // Header does not model (tokens' own fields, a segment's integrity,
-// unknown members) are kept; the members it models are written from it.
+// unknown members, keyslots of types other than luks2) are kept; the
+// members it models are written from it.
 
 // Members each kind of object owns: written from the Header, replacing
 // what the JSON as read held (a member the model leaves out is removed).
@@ -52,7 +53,7 @@ func overlay(orig json.RawMessage, v any, owned []string) (json.RawMessage, erro
 
 // encodeSection encodes a section's objects by id over the section as
 // read; objects the Header no longer has are dropped.
-func encodeSection[T any](orig json.RawMessage, objs []T, id func(*T) int, model func(*T) any, owned []string) (json.RawMessage, error) {
+func encodeSection[T any](orig json.RawMessage, objs []T, id func(*T) int, model func(*T) (any, []string)) (json.RawMessage, error) {
 	old := map[string]json.RawMessage{}
 	if orig != nil {
 		if err := json.Unmarshal(orig, &old); err != nil {
@@ -62,7 +63,8 @@ func encodeSection[T any](orig json.RawMessage, objs []T, id func(*T) int, model
 	out := make(map[string]json.RawMessage, len(objs))
 	for i := range objs {
 		k := strconv.Itoa(id(&objs[i]))
-		raw, err := overlay(old[k], model(&objs[i]), owned)
+		v, owned := model(&objs[i])
+		raw, err := overlay(old[k], v, owned)
 		if err != nil {
 			return nil, err
 		}
@@ -82,19 +84,27 @@ func (h *Header) encodeJSON() ([]byte, error) {
 	}
 	var err error
 	if top["keyslots"], err = encodeSection(top["keyslots"], h.Keyslots, func(k *Keyslot) int { return k.ID },
-		func(k *Keyslot) any { return k.toJSON() }, keyslotMembers); err != nil {
+		func(k *Keyslot) (any, []string) {
+			if k.Type != "luks2" {
+				// Other types (reencrypt, unknown) are kept as read.
+				return struct{}{}, nil
+			}
+			return k.toJSON(), keyslotMembers
+		}); err != nil {
 		return nil, err
 	}
 	if top["segments"], err = encodeSection(top["segments"], h.Segments, func(s *Segment) int { return s.ID },
-		func(s *Segment) any { return s.toJSON() }, segmentMembers); err != nil {
+		func(s *Segment) (any, []string) { return s.toJSON(), segmentMembers }); err != nil {
 		return nil, err
 	}
 	if top["digests"], err = encodeSection(top["digests"], h.Digests, func(d *Digest) int { return d.ID },
-		func(d *Digest) any { return d.toJSON() }, digestMembers); err != nil {
+		func(d *Digest) (any, []string) { return d.toJSON(), digestMembers }); err != nil {
 		return nil, err
 	}
 	if top["tokens"], err = encodeSection(top["tokens"], h.Tokens, func(t *Token) int { return t.ID },
-		func(t *Token) any { return jsonToken{Type: t.Type, Keyslots: idStrings(t.Keyslots)} }, tokenMembers); err != nil {
+		func(t *Token) (any, []string) {
+			return jsonToken{Type: t.Type, Keyslots: idStrings(t.Keyslots)}, tokenMembers
+		}); err != nil {
 		return nil, err
 	}
 	c := jsonConfig{JSONSize: u64(h.Config.JSONSize), KeyslotsSize: u64(h.Config.KeyslotsSize), Flags: h.Config.Flags}

@@ -97,3 +97,26 @@ func (h *Header) openKeyslot(dev io.ReaderAt, k *Keyslot, passphrase []byte) ([]
 	}
 	return key, nil
 }
+
+// checkKeyslotSizes checks the sizes of a keyslot against the package's
+// limits before its unlock allocates anything: key sizes, stripes, and an
+// area that holds its split key. (cryptsetup reads such a header, so
+// ReadHeader does too; opening the keyslot fails.)
+func checkKeyslotSizes(k *Keyslot) error {
+	if k.KeySize < 1 || k.KeySize > MaxKeySize {
+		return fmt.Errorf("%w: keyslot %d key size %d bytes (1 to %d)", ErrCorrupt, k.ID, k.KeySize, MaxKeySize)
+	}
+	if k.Area.KeySize < 1 || k.Area.KeySize > MaxKeySize {
+		return fmt.Errorf("%w: keyslot %d area key size %d bytes (1 to %d)", ErrCorrupt, k.ID, k.Area.KeySize, MaxKeySize)
+	}
+	if k.AF.Stripes < 1 || k.AF.Stripes > MaxStripes {
+		return fmt.Errorf("%w: keyslot %d has %d anti-forensic stripes (1 to %d)", ErrCorrupt, k.ID, k.AF.Stripes, MaxStripes)
+	}
+	need := roundUp(uint64(k.KeySize)*uint64(k.AF.Stripes), 512)
+	if k.Area.Size < need {
+		return fmt.Errorf("%w: keyslot %d area of %d bytes, its split key needs %d", ErrCorrupt, k.ID, k.Area.Size, need)
+	}
+	return nil
+}
+
+func roundUp(n, m uint64) uint64 { return (n + m - 1) / m * m }
