@@ -260,3 +260,47 @@ func TestLUKS1OddSlotState(t *testing.T) {
 		t.Fatalf("slot 2's state became %#x", st)
 	}
 }
+
+// TestEncoderKeepsUnknownMembers: AddKey rewrites the JSON through the
+// one encoder, which keeps what the Header does not model: unknown
+// members at every level, a token's own members, keyslots of other
+// types' members; cryptsetup still reads the result.
+func TestEncoderKeepsUnknownMembers(t *testing.T) {
+	l2, _ := craftBase(t)
+	jsonEdit(func(m map[string]any) {
+		m["x-top"] = "a"
+		obj(m, "config")["x-config"] = []any{"b"}
+		obj(m, "segments", "0")["x-segment"] = map[string]any{"c": 1}
+		obj(m, "digests", "0")["x-digest"] = true
+		obj(m, "keyslots", "1")["x-keyslot"] = "d"
+		obj(m, "tokens")["4"] = map[string]any{"type": "x-token", "keyslots": []any{"1"}, "x-member": "e"}
+	})(t, l2)
+	dev := &writerAtBuffer{bytes.NewBuffer(l2)}
+	h, err := ReadHeader(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _, err := h.Unlock(dev, []byte("one"), AnyKeyslot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.AddKey(dev, key, []byte("three"), 3, fastKDF["pbkdf2"]); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadHeader(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := string(back.JSON)
+	for _, want := range []string{`"x-top":"a"`, `"x-config":["b"]`, `"x-segment":{"c":1}`, `"x-digest":true`, `"x-keyslot":"d"`, `"x-member":"e"`, `"keyslots":["0","1","3"]`} {
+		if !strings.Contains(js, want) {
+			t.Errorf("the JSON lost %s:\n%s", want, js)
+		}
+	}
+	needCryptsetup(t)
+	path := filepath.Join(t.TempDir(), "img")
+	writeFile(t, path, dev.b.Bytes())
+	if !testPassphrase(t, path, "", []byte("three"), 3) || !testPassphrase(t, path, "", []byte("zero"), 0) {
+		t.Fatal("cryptsetup refuses a passphrase")
+	}
+}

@@ -116,3 +116,15 @@ func ExampleDeviceSize() {
 	fmt.Printf("device %d bytes; data segment at %d, %d bytes\n", size, h.Segments[0].Offset, v.Size())
 	// Output: device 16842752 bytes; data segment at 16777216, 65536 bytes
 }
+
+// The sector size Create will use, to check a plaintext's length before
+// encrypting it.
+func ExampleCreateOptions_DataSectorSize() {
+	for _, o := range []luks.CreateOptions{{}, {Version: 1}, {SectorSize: 512}} {
+		fmt.Println(o.DataSectorSize())
+	}
+	// Output:
+	// 4096
+	// 512
+	// 512
+}
