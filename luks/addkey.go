@@ -1,13 +1,10 @@
 package luks
 
 import (
-	"bytes"
-	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
-	"strconv"
 )
 
 // ReadWriterAt is a device that is read and written at offsets, such as
@@ -20,8 +17,11 @@ type ReadWriterAt interface {
 // AddKey adds a keyslot for newPassphrase that holds volumeKey (checked
 // against the digest first; get it with Unlock) and returns its id. slot
 // is the id to use, or AnyKeyslot for the lowest free one. dev is the
-// device that holds the header; the keyslot material is written before
-// the header, and h is updated to the header as written.
+// device that holds the header. The change is committed as every header
+// change is (see the package documentation): keyslot material first,
+// then the header; refused if the header on dev is no longer h. On
+// success h is updated in place to the header as written; on error it is
+// unchanged.
 func (h *Header) AddKey(dev ReadWriterAt, volumeKey, newPassphrase []byte, slot int, o KDFOptions) (int, error) {
 	if err := h.CheckVolumeKey(volumeKey); err != nil {
 		return -1, err
@@ -30,10 +30,26 @@ func (h *Header) AddKey(dev ReadWriterAt, volumeKey, newPassphrase []byte, slot 
 	if err != nil {
 		return -1, err
 	}
+	var (
+		nh  *Header
+		mat keyslotWrite
+		id  int
+	)
 	if h.Version == 1 {
-		return h.addKeyLUKS1(dev, volumeKey, newPassphrase, slot, o)
+		nh, mat, id, err = h.withKeyslotLUKS1(volumeKey, newPassphrase, slot, o)
+	} else {
+		nh, mat, id, err = h.withKeyslotLUKS2(volumeKey, newPassphrase, slot, o)
 	}
-	return h.addKeyLUKS2(dev, volumeKey, newPassphrase, slot, o)
+	if err != nil {
+		return -1, err
+	}
+	defer clear(mat.data)
+	written, err := commit(dev, h, nh, []keyslotWrite{mat})
+	if err != nil {
+		return -1, err
+	}
+	*h = *written
+	return id, nil
 }
 
 func (h *Header) freeSlot(slot, limit int) (int, error) {
@@ -54,91 +70,47 @@ func (h *Header) freeSlot(slot, limit int) (int, error) {
 	return slot, nil
 }
 
-func (h *Header) addKeyLUKS2(dev ReadWriterAt, key, pass []byte, slot int, o KDFOptions) (int, error) {
+// withKeyslotLUKS2 returns h with a new keyslot for pass, bound to the
+// data segment's digest, and the keyslot's material.
+func (h *Header) withKeyslotLUKS2(key, pass []byte, slot int, o KDFOptions) (*Header, keyslotWrite, int, error) {
 	id, err := h.freeSlot(slot, maxObjects)
 	if err != nil {
-		return -1, err
+		return nil, keyslotWrite{}, -1, err
 	}
 	seg := h.Segments[0]
-	areaCipher := seg.Encryption
 	areaSize := roundUp(uint64(len(key))*afStripes, keyslotAlign)
 	off, err := h.freeArea(areaSize)
 	if err != nil {
-		return -1, err
+		return nil, keyslotWrite{}, -1, err
 	}
 	kdf, err := newKDF(o, len(key))
 	if err != nil {
-		return -1, err
+		return nil, keyslotWrite{}, -1, err
 	}
 	ks := Keyslot{ID: id, Active: true, Type: "luks2", KeySize: len(key), Priority: PriorityNormal,
 		AF:   AF{Type: "luks1", Stripes: afStripes, Hash: o.Hash},
-		Area: Area{Type: "raw", Offset: off, Size: areaSize, Encryption: areaCipher, KeySize: len(key)},
+		Area: Area{Type: "raw", Offset: off, Size: areaSize, Encryption: seg.Encryption, KeySize: len(key)},
 		KDF:  kdf}
-	area, err := sealKeyslot(key, pass, &ks.KDF, afStripes, ks.AF.Hash, areaCipher, len(key), areaSize)
-	if err != nil {
-		return -1, err
-	}
-	defer clear(area)
-
-	// Edit the JSON as read, so that what this package does not model
-	// (tokens, flags, unknown fields) is kept.
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(h.JSON, &top); err != nil {
-		return -1, fmt.Errorf("%w: LUKS2 JSON metadata: %v", ErrCorrupt, err)
-	}
-	var slots map[string]json.RawMessage
-	if err := json.Unmarshal(top["keyslots"], &slots); err != nil {
-		return -1, fmt.Errorf("%w: LUKS2 keyslots: %v", ErrCorrupt, err)
-	}
-	if slots[strconv.Itoa(id)], err = json.Marshal(ks.toJSON()); err != nil {
-		return -1, err
-	}
-	var digests map[string]map[string]json.RawMessage
-	if err := json.Unmarshal(top["digests"], &digests); err != nil {
-		return -1, fmt.Errorf("%w: LUKS2 digests: %v", ErrCorrupt, err)
-	}
-	found := false
-	for _, d := range h.Digests {
-		for _, s := range d.Segments {
-			if s != seg.ID || found {
-				continue
-			}
-			found = true
-			list := d.toJSON().Keyslots
-			list = append(list, strconv.Itoa(id))
-			sort.Slice(list, func(i, j int) bool { a, _ := strconv.Atoi(list[i]); b, _ := strconv.Atoi(list[j]); return a < b })
-			if digests[strconv.Itoa(d.ID)]["keyslots"], err = json.Marshal(list); err != nil {
-				return -1, err
-			}
+	nh := h.clone()
+	d := -1
+	for i := range nh.Digests {
+		if slices.Contains(nh.Digests[i].Segments, seg.ID) {
+			d = i
+			break
 		}
 	}
-	if !found {
-		return -1, fmt.Errorf("%w: no digest covers the data segment", ErrCorrupt)
+	if d < 0 {
+		return nil, keyslotWrite{}, -1, fmt.Errorf("%w: no digest covers the data segment", ErrCorrupt)
 	}
-	if top["keyslots"], err = json.Marshal(slots); err != nil {
-		return -1, err
-	}
-	if top["digests"], err = json.Marshal(digests); err != nil {
-		return -1, err
-	}
-	js, err := json.Marshal(top)
+	nh.Digests[d].Keyslots = append(nh.Digests[d].Keyslots, id)
+	slices.Sort(nh.Digests[d].Keyslots)
+	nh.Keyslots = append(nh.Keyslots, ks)
+	sortByID(nh.Keyslots, func(k *Keyslot) int { return k.ID })
+	area, err := sealKeyslot(key, pass, &ks)
 	if err != nil {
-		return -1, err
+		return nil, keyslotWrite{}, -1, err
 	}
-	if _, err := dev.WriteAt(area, int64(off)); err != nil {
-		return -1, fmt.Errorf("luks: writing keyslot %d: %w", id, err)
-	}
-	nh := *h
-	nh.Seqid++
-	if err := writeLUKS2Copies(dev, &nh, js); err != nil {
-		return -1, err
-	}
-	fresh, err := ReadHeader(dev)
-	if err != nil {
-		return -1, err
-	}
-	*h = *fresh
-	return id, nil
+	return nh, keyslotWrite{off, area}, id, nil
 }
 
 // freeArea returns the offset of the first gap of size bytes, aligned to
@@ -164,55 +136,47 @@ func (h *Header) freeArea(size uint64) (uint64, error) {
 	return at, nil
 }
 
-func (h *Header) addKeyLUKS1(dev ReadWriterAt, key, pass []byte, slot int, o KDFOptions) (int, error) {
+// withKeyslotLUKS1 returns h with slot enabled for pass (its key material
+// where the header says), and the material.
+func (h *Header) withKeyslotLUKS1(key, pass []byte, slot int, o KDFOptions) (*Header, keyslotWrite, int, error) {
+	if o.Type != "pbkdf2" {
+		return nil, keyslotWrite{}, -1, fmt.Errorf("%w: %s keyslots in LUKS1 (LUKS1 has only pbkdf2)", ErrUnsupported, o.Type)
+	}
+	if h.onDisk == nil {
+		return nil, keyslotWrite{}, -1, fmt.Errorf("luks: the LUKS1 header was not read from a device (use ReadHeader)")
+	}
+	states := decodeLUKS1(h.onDisk).slots
+	if slot == AnyKeyslot { // the lowest disabled slot
+		for i := range states {
+			if states[i].state == l1SlotInactive {
+				slot = i
+				break
+			}
+		}
+		if slot == AnyKeyslot {
+			return nil, keyslotWrite{}, -1, fmt.Errorf("luks: all %d keyslots are in use", l1NumKeyslots)
+		}
+	}
 	id, err := h.freeSlot(slot, l1NumKeyslots)
 	if err != nil {
-		return -1, err
+		return nil, keyslotWrite{}, -1, err
 	}
-	if o.Type != "pbkdf2" {
-		return -1, fmt.Errorf("%w: %s keyslots in LUKS1 (LUKS1 has only pbkdf2)", ErrUnsupported, o.Type)
+	if st := states[id].state; st != l1SlotInactive {
+		return nil, keyslotWrite{}, -1, fmt.Errorf("luks: LUKS1 keyslot %d has state %#x, neither enabled nor disabled: not reused", id, st)
 	}
 	o.Hash = h.HashSpec // LUKS1 has one hash for everything
-	b := make([]byte, luks1HeaderSize)
-	if _, err := dev.ReadAt(b, 0); err != nil {
-		return -1, fmt.Errorf("luks: reading the LUKS1 header: %w", err)
-	}
-	cur, err := readLUKS1(bytes.NewReader(b))
-	if err != nil {
-		return -1, err
-	}
-	if cur.UUID != h.UUID {
-		return -1, fmt.Errorf("luks: the header on the device changed (UUID %s, was %s)", cur.UUID, h.UUID)
-	}
-	be := binary.BigEndian
-	s := b[l1Keyslots+id*l1KeyslotSize:]
-	stripes := int(be.Uint32(s[44:]))
-	matOff := uint64(be.Uint32(s[40:])) * luks1SectorSize
-	if stripes < 1 || stripes > MaxStripes || matOff < luks1HeaderSize {
-		return -1, fmt.Errorf("%w: LUKS1 keyslot %d layout (stripes %d, material at %d)", ErrCorrupt, id, stripes, matOff)
-	}
 	kdf, err := newKDF(o, len(key))
 	if err != nil {
-		return -1, err
+		return nil, keyslotWrite{}, -1, err
 	}
-	area, err := sealKeyslot(key, pass, &kdf, stripes, o.Hash, h.Segments[0].Encryption, len(key), roundUp(uint64(len(key))*uint64(stripes), 512))
+	nh := h.clone()
+	k := &nh.Keyslots[id]
+	k.Active, k.KDF = true, kdf
+	nh.Digests[0].Keyslots = append(nh.Digests[0].Keyslots, id)
+	slices.Sort(nh.Digests[0].Keyslots)
+	area, err := sealKeyslot(key, pass, k)
 	if err != nil {
-		return -1, err
+		return nil, keyslotWrite{}, -1, err
 	}
-	defer clear(area)
-	if _, err := dev.WriteAt(area, int64(matOff)); err != nil {
-		return -1, fmt.Errorf("luks: writing keyslot %d: %w", id, err)
-	}
-	be.PutUint32(s, l1SlotActive)
-	be.PutUint32(s[4:], uint32(kdf.Iterations))
-	copy(s[8:8+luks1SaltSize], kdf.Salt)
-	if _, err := dev.WriteAt(b, 0); err != nil {
-		return -1, fmt.Errorf("luks: writing the LUKS1 header: %w", err)
-	}
-	fresh, err := readLUKS1(bytes.NewReader(b))
-	if err != nil {
-		return -1, err
-	}
-	*h = *fresh
-	return id, nil
+	return nh, keyslotWrite{k.Area.Offset, area}, id, nil
 }

@@ -1,13 +1,9 @@
 package luks
 
 import (
-	"bytes"
 	"crypto/rand"
-	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 )
 
 // CreateOptions describe a new image; the zero value is what cryptsetup
@@ -166,31 +162,6 @@ func Create(w io.WriterAt, passphrase []byte, o *CreateOptions) (*Header, []byte
 	return h, key, nil
 }
 
-// sealKeyslot derives the area key for passphrase with kdf, splits the
-// volume key and encrypts the result as a keyslot area of areaSize bytes.
-func sealKeyslot(key, passphrase []byte, kdf *KDF, stripes int, afHash, areaCipher string, areaKeyLen int, areaSize uint64) ([]byte, error) {
-	areaKey, err := deriveKey(kdf, passphrase, areaKeyLen)
-	if err != nil {
-		return nil, err
-	}
-	defer clear(areaKey)
-	split, err := afSplit(key, stripes, afHash)
-	if err != nil {
-		return nil, err
-	}
-	area := make([]byte, areaSize)
-	copy(area, split)
-	clear(split)
-	sc, err := newSectorCipher(areaCipher, areaKey)
-	if err != nil {
-		return nil, err
-	}
-	n := roundUp(uint64(len(key))*uint64(stripes), 512)
-	sc.encrypt(area[:n], area[:n], 512, 0)
-	sc.wipe()
-	return area, nil
-}
-
 func newDigest(key []byte, hashName string, iter int, salt []byte) (Digest, error) {
 	h, err := hashFunc(hashName)
 	if err != nil {
@@ -203,22 +174,18 @@ func newDigest(key []byte, hashName string, iter int, salt []byte) (Digest, erro
 	return Digest{Type: "pbkdf2", Hash: hashName, Iterations: iter, Salt: salt, Value: v}, nil
 }
 
+// createLUKS2 builds the new LUKS2 header with keyslot 0 and commits it
+// after zeroing the header area.
 func createLUKS2(w io.WriterAt, c *CreateOptions, kdfo KDFOptions, key, passphrase []byte, dit int, dsalt []byte) (*Header, error) {
 	keyLen := len(key)
 	kdf, err := newKDF(kdfo, keyLen)
 	if err != nil {
 		return nil, err
 	}
-	areaSize := roundUp(uint64(keyLen)*afStripes, keyslotAlign)
 	ks := Keyslot{ID: 0, Active: true, Type: "luks2", KeySize: keyLen, Priority: PriorityNormal,
 		AF:   AF{Type: "luks1", Stripes: afStripes, Hash: kdfo.Hash},
-		Area: Area{Type: "raw", Offset: 2 * luks2MetadataSize, Size: areaSize, Encryption: c.Cipher, KeySize: keyLen},
+		Area: Area{Type: "raw", Offset: 2 * luks2MetadataSize, Size: roundUp(uint64(keyLen)*afStripes, keyslotAlign), Encryption: c.Cipher, KeySize: keyLen},
 		KDF:  kdf}
-	area, err := sealKeyslot(key, passphrase, &ks.KDF, afStripes, ks.AF.Hash, ks.Area.Encryption, keyLen, areaSize)
-	if err != nil {
-		return nil, err
-	}
-	defer clear(area)
 	d, err := newDigest(key, kdfo.Hash, dit, dsalt)
 	if err != nil {
 		return nil, err
@@ -231,23 +198,15 @@ func createLUKS2(w io.WriterAt, c *CreateOptions, kdfo KDFOptions, key, passphra
 	h := &Header{Version: 2, UUID: c.UUID, Label: c.Label, Subsystem: c.Subsystem, Seqid: 1,
 		HeaderSize: luks2MetadataSize, Checksum: "sha256", Keyslots: []Keyslot{ks}, Segments: []Segment{seg},
 		Digests: []Digest{d}, Config: Config{JSONSize: luks2MetadataSize - binHeaderSize, KeyslotsSize: luks2HeaderArea - 2*luks2MetadataSize}}
-	js, err := h.marshalJSON()
+	area, err := sealKeyslot(key, passphrase, &ks)
 	if err != nil {
 		return nil, err
 	}
-	// The whole header area, zeroed, then the keyslot and both copies.
+	defer clear(area)
 	if err := writeZeros(w, 0, luks2HeaderArea); err != nil {
 		return nil, err
 	}
-	if _, err := w.WriteAt(area, int64(ks.Area.Offset)); err != nil {
-		return nil, fmt.Errorf("luks: writing keyslot 0: %w", err)
-	}
-	if err := writeLUKS2Copies(w, h, js); err != nil {
-		return nil, err
-	}
-	h.JSON = js
-	h.PrimaryValid, h.SecondaryValid, h.primaryOK = true, true, true
-	return h, nil
+	return commit(w, nil, h, []keyslotWrite{{ks.Area.Offset, area}})
 }
 
 func writeZeros(w io.WriterAt, off, n int64) error {
@@ -262,120 +221,21 @@ func writeZeros(w io.WriterAt, off, n int64) error {
 	return nil
 }
 
-// marshalJSON returns the LUKS2 JSON metadata of h.
-func (h *Header) marshalJSON() ([]byte, error) {
-	m := jsonMeta{Keyslots: map[string]json.RawMessage{}, Tokens: map[string]json.RawMessage{},
-		Segments: map[string]json.RawMessage{}, Digests: map[string]json.RawMessage{},
-		Config: &jsonConfig{JSONSize: u64(h.Config.JSONSize), KeyslotsSize: u64(h.Config.KeyslotsSize)}}
-	for i := range h.Keyslots {
-		raw, err := json.Marshal(h.Keyslots[i].toJSON())
-		if err != nil {
-			return nil, err
-		}
-		m.Keyslots[strconv.Itoa(h.Keyslots[i].ID)] = raw
-	}
-	for _, s := range h.Segments {
-		j := jsonSegment{Type: s.Type, Offset: u64(s.Offset), Size: "dynamic", IVTweak: u64(s.IVTweak),
-			Encryption: s.Encryption, SectorSize: s.SectorSize}
-		if !s.Dynamic {
-			j.Size = strconv.FormatUint(s.Size, 10)
-		}
-		raw, err := json.Marshal(j)
-		if err != nil {
-			return nil, err
-		}
-		m.Segments[strconv.Itoa(s.ID)] = raw
-	}
-	for _, d := range h.Digests {
-		raw, err := json.Marshal(d.toJSON())
-		if err != nil {
-			return nil, err
-		}
-		m.Digests[strconv.Itoa(d.ID)] = raw
-	}
-	return json.Marshal(m)
-}
+// luks1FirstSlot is the sector of LUKS1 keyslot 0's material.
+const luks1FirstSlot = keyslotAlign / luks1SectorSize
 
-func (k *Keyslot) toJSON() jsonKeyslot {
-	var j jsonKeyslot
-	j.Type, j.KeySize = k.Type, k.KeySize
-	if k.Priority != PriorityNormal {
-		p := k.Priority
-		j.Priority = &p
-	}
-	j.AF.Type, j.AF.Stripes, j.AF.Hash = k.AF.Type, k.AF.Stripes, k.AF.Hash
-	j.Area.Type, j.Area.Offset, j.Area.Size = k.Area.Type, u64(k.Area.Offset), u64(k.Area.Size)
-	j.Area.Encryption, j.Area.KeySize = k.Area.Encryption, k.Area.KeySize
-	j.KDF.Type, j.KDF.Hash, j.KDF.Iterations = k.KDF.Type, k.KDF.Hash, k.KDF.Iterations
-	j.KDF.Time, j.KDF.Memory, j.KDF.CPUs, j.KDF.Salt = k.KDF.Time, k.KDF.Memory, k.KDF.CPUs, k.KDF.Salt
-	return j
-}
-
-func (d *Digest) toJSON() jsonDigest {
-	j := jsonDigest{Type: d.Type, Hash: d.Hash, Iterations: d.Iterations, Salt: d.Salt, Digest: d.Value,
-		Keyslots: ids{}, Segments: ids{}}
-	for _, k := range d.Keyslots {
-		j.Keyslots = append(j.Keyslots, strconv.Itoa(k))
-	}
-	for _, s := range d.Segments {
-		j.Segments = append(j.Segments, strconv.Itoa(s))
-	}
-	return j
-}
-
-// writeLUKS2Copies writes both binary header copies of h with the JSON
-// metadata js, each with a fresh salt and its checksum: the secondary
-// first, so that a crash leaves one valid copy.
-func writeLUKS2Copies(w io.WriterAt, h *Header, js []byte) error {
-	size := h.HeaderSize
-	if uint64(len(js)) >= size-binHeaderSize {
-		return fmt.Errorf("luks: JSON metadata of %d bytes does not fit the %d-byte JSON area", len(js), size-binHeaderSize)
-	}
-	for _, off := range []uint64{size, 0} {
-		area := make([]byte, size)
-		b := area[:binHeaderSize]
-		if off == 0 {
-			copy(b, magic1)
-		} else {
-			copy(b, magic2)
-		}
-		binary.BigEndian.PutUint16(b[offVersion:], 2)
-		binary.BigEndian.PutUint64(b[offHdrSize:], size)
-		binary.BigEndian.PutUint64(b[offSeqid:], h.Seqid)
-		copy(b[offLabel:offLabel+47], h.Label)
-		copy(b[offCsumAlg:offCsumAlg+31], "sha256")
-		if _, err := rand.Read(b[offSalt : offSalt+64]); err != nil {
-			return err
-		}
-		copy(b[offUUID:offUUID+39], h.UUID)
-		copy(b[offSubsystem:offSubsystem+47], h.Subsystem)
-		binary.BigEndian.PutUint64(b[offHdrOffset:], off)
-		copy(area[binHeaderSize:], js)
-		copy(b[offCsum:], checksumOf(checksumHash("sha256"), area))
-		if _, err := w.WriteAt(area, int64(off)); err != nil {
-			return fmt.Errorf("luks: writing the LUKS2 header at %d: %w", off, err)
-		}
-	}
-	return nil
-}
-
-// luks1SlotSectors is the sectors one LUKS1 keyslot's material takes.
-func luks1SlotSectors(keyLen int) uint64 {
-	return roundUp(uint64(keyLen)*afStripes, keyslotAlign) / luks1SectorSize
-}
-
-const luks1FirstSlot = keyslotAlign / luks1SectorSize // sectors
-
+// createLUKS1 builds the new LUKS1 header (eight keyslots laid out as
+// cryptsetup lays them out, slot 0 enabled) and commits it after zeroing
+// the header area.
 func createLUKS1(w io.WriterAt, c *CreateOptions, kdfo KDFOptions, key, passphrase []byte, dit int, dsalt []byte) (*Header, error) {
 	spec, _ := parseCipherSpec(c.Cipher)
 	keyLen := len(key)
-	per := luks1SlotSectors(keyLen)
+	per := roundUp(luks1Sectors(keyLen, afStripes), keyslotAlign/luks1SectorSize)
 	payload := roundUp(luks1FirstSlot+l1NumKeyslots*per, luks1PayloadAlign)
 	d, err := newDigest(key, kdfo.Hash, dit, dsalt)
 	if err != nil {
 		return nil, err
 	}
-	d.Value = d.Value[:0]
 	if d.Value, err = pbkdf2Key(kdfo.Hash, key, dsalt, dit, luks1DigestSize); err != nil {
 		return nil, err
 	}
@@ -383,46 +243,32 @@ func createLUKS1(w io.WriterAt, c *CreateOptions, kdfo KDFOptions, key, passphra
 	if err != nil {
 		return nil, err
 	}
-	b := make([]byte, luks1HeaderSize)
-	be := binary.BigEndian
-	copy(b, magic1)
-	be.PutUint16(b[offVersion:], 1)
-	copy(b[l1CipherName:l1CipherName+31], spec.cipher)
-	copy(b[l1CipherMode:l1CipherMode+31], spec.mode+"-"+spec.iv)
-	copy(b[l1HashSpec:l1HashSpec+31], kdfo.Hash)
+	p := &luks1Phdr{cipherName: spec.cipher, cipherMode: spec.mode + "-" + spec.iv, hashSpec: kdfo.Hash,
+		keyBytes: uint32(keyLen), mkDigestIter: uint32(dit), uuid: c.UUID}
 	if !c.Detached {
-		// A detached LUKS1 header says 0: the data starts at offset 0
-		// of its own device.
-		be.PutUint32(b[l1PayloadOffset:], uint32(payload))
+		// A detached LUKS1 header says 0: the data starts at offset 0 of
+		// its own device.
+		p.payloadOffset = uint32(payload)
 	}
-	be.PutUint32(b[l1KeyBytes:], uint32(keyLen))
-	copy(b[l1MKDigest:], d.Value)
-	copy(b[l1MKDigestSalt:], dsalt)
-	be.PutUint32(b[l1MKDigestIter:], uint32(dit))
-	copy(b[l1UUID:l1UUID+39], c.UUID)
-	for i := 0; i < l1NumKeyslots; i++ {
-		s := b[l1Keyslots+i*l1KeyslotSize:]
-		be.PutUint32(s, l1SlotInactive)
-		be.PutUint32(s[40:], uint32(luks1FirstSlot+uint64(i)*per))
-		be.PutUint32(s[44:], afStripes)
+	copy(p.mkDigest[:], d.Value)
+	copy(p.mkDigestSalt[:], dsalt)
+	for i := range p.slots {
+		p.slots[i] = luks1Slot{state: l1SlotInactive, material: uint32(luks1FirstSlot + uint64(i)*per), stripes: afStripes}
 	}
-	area, err := sealKeyslot(key, passphrase, &kdf, afStripes, kdfo.Hash, c.Cipher, keyLen, roundUp(uint64(keyLen)*afStripes, 512))
+	h, err := p.header()
+	if err != nil {
+		return nil, err
+	}
+	k := &h.Keyslots[0]
+	k.Active, k.KDF = true, kdf
+	h.Digests[0].Keyslots = []int{0}
+	area, err := sealKeyslot(key, passphrase, k)
 	if err != nil {
 		return nil, err
 	}
 	defer clear(area)
-	s := b[l1Keyslots:]
-	be.PutUint32(s, l1SlotActive)
-	be.PutUint32(s[4:], uint32(kdf.Iterations))
-	copy(s[8:8+luks1SaltSize], kdf.Salt)
 	if err := writeZeros(w, 0, int64(payload*luks1SectorSize)); err != nil {
 		return nil, err
 	}
-	if _, err := w.WriteAt(area, luks1FirstSlot*luks1SectorSize); err != nil {
-		return nil, fmt.Errorf("luks: writing keyslot 0: %w", err)
-	}
-	if _, err := w.WriteAt(b, 0); err != nil {
-		return nil, fmt.Errorf("luks: writing the LUKS1 header: %w", err)
-	}
-	return readLUKS1(bytes.NewReader(b))
+	return commit(w, nil, h, []keyslotWrite{{k.Area.Offset, area}})
 }

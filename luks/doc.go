@@ -18,14 +18,58 @@
 // other mandatory requirement flag), ciphers other than AES, unknown KDFs
 // and anti-forensic types. Tokens are listed but ignored.
 //
+// Changing a header: Create and Header.AddKey (and every verb that
+// changes a header) build the new header in memory and commit it the
+// same way: the new header is encoded and checked as ReadHeader checks a
+// header; the header on the device must still be the one the Header was
+// read from (LUKS1: the same bytes; LUKS2: the same UUID, sequence id and
+// JSON), else the change is refused, as another tool changed it; then the
+// new keyslot material is written where no keyslot of the old header
+// lies, then the LUKS2 secondary header copy, then the primary (with the
+// sequence id one higher), or the LUKS1 header. A power loss at any point
+// leaves an image that every old passphrase opens. The rule for the
+// caller's *Header is the same for every such method: on success it is
+// updated in place to the header as written (as ReadHeader would now
+// read it); on error it is left as it was. JSON members this package
+// does not model (token contents, integrity parameters, unknown members,
+// keyslots of types other than luks2) are kept as they were.
+//
+// Security considerations: a header is untrusted input. ReadHeader
+// checks it as strictly as cryptsetup 2.6 does, and refuses what
+// cryptsetup refuses (ErrCorrupt): both LUKS2 binary headers' checksums,
+// offsets and sizes; the JSON area (it starts with '{', the JSON is
+// followed by a NUL and only zeros); every member cryptsetup requires,
+// with its type; every reference (digests to keyslots and segments,
+// tokens to keyslots, each luks2 keyslot bound to exactly one digest,
+// each crypt segment to a digest); keyslot areas inside the keyslots
+// area, apart from each other and from both header copies; keyslots_size
+// consistent with the metadata size and ending before the data; segment
+// offsets and sizes (a decimal up to 2^64-1, or "dynamic"); LUKS1 key
+// material inside the header area, apart, before the payload. Open and
+// OpenWithKey also refuse to write through a data segment that begins
+// inside the header or its keyslots on the same device (a detached
+// header's data at offset 0, used without Options.Header); NewVolume,
+// which is not told where the header is, does not check this. What is
+// trusted once checked: the cipher, KDF and hash names (refused with
+// ErrUnsupported unless implemented), the KDF costs (within the limits
+// below), and the digest, which is what proves a key right: a passphrase
+// opens a keyslot only if the key it yields matches the digest, compared
+// in constant time. Nothing authenticates the header itself: whoever can
+// write the image can change its metadata (LUKS has no header MAC), as
+// with cryptsetup.
+//
 // Untrusted input: every size and count read from a header is checked
 // against the limits below before anything is allocated, so a crafted
-// image gives an error, never a panic or an unbounded allocation.
+// image gives an error, never a panic or an unbounded allocation. A
+// keyslot whose sizes are past the limits (a key size, the stripes, an
+// area too small for its split key) reads, as cryptsetup reads it, but
+// does not open.
 //   - LUKS2 header (binary header and JSON area): at most 4 MiB, as LUKS2 defines.
 //   - keyslot key size: 1 to 256 bytes (MaxKeySize); AF stripes: at most 65536.
 //   - argon2 memory cost: at most 4 GiB (MaxArgon2Memory, in KiB), time cost
 //     at most 1<<20, parallel cost at most 16; pbkdf2 iterations below 1<<31.
-//   - at most 32 keyslots, segments, digests and tokens each.
+//   - at most 32 keyslots, segments, digests and tokens each (their ids
+//     may be larger).
 //
 // Speed: whole sectors go through github.com/fastxts/xts's
 // EncryptSectors and DecryptSectors, in chunks spread over every core. On

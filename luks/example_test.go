@@ -46,3 +46,85 @@ func ExampleOpen() {
 	fmt.Printf("%s; %d bytes in %d-byte sectors, keyslot %d\n", buf, v.Size(), v.SectorSize(), v.Keyslot())
 	// Output: hello, LUKS; 1048576 bytes in 4096-byte sectors, keyslot 0
 }
+
+// Adding a passphrase: unlock with one the image has, then AddKey. The
+// caller's Header is updated in place to the header as written.
+func ExampleHeader_AddKey() {
+	path := filepath.Join(os.TempDir(), "luks-example-addkey.img")
+	defer os.Remove(path)
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	cheap := luks.KDFOptions{Type: "pbkdf2", Iterations: 1000}
+	if _, key, err := luks.Create(f, []byte("first"), &luks.CreateOptions{KDF: cheap}); err != nil {
+		log.Fatal(err)
+	} else {
+		clear(key)
+	}
+
+	h, err := luks.ReadHeader(f)
+	if err != nil {
+		log.Fatal(err)
+	}
+	key, _, err := h.Unlock(f, []byte("first"), luks.AnyKeyslot)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer clear(key)
+	seqid := h.Seqid
+	id, err := h.AddKey(f, key, []byte("second"), luks.AnyKeyslot, cheap)
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, opened, err := h.Unlock(f, []byte("second"), luks.AnyKeyslot)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("keyslot %d added and opened: %d; sequence id %d -> %d\n", id, opened, seqid, h.Seqid)
+	// Output: keyslot 1 added and opened: 1; sequence id 1 -> 2
+}
+
+// NewVolume with the size DeviceSize finds: the way to a Volume when the
+// key is known already (here, one Create returned).
+func ExampleDeviceSize() {
+	path := filepath.Join(os.TempDir(), "luks-example-size.img")
+	defer os.Remove(path)
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	h, key, err := luks.Create(f, []byte("p"), &luks.CreateOptions{KDF: luks.KDFOptions{Type: "pbkdf2", Iterations: 1000}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer clear(key)
+	if err := f.Truncate(int64(h.Segments[0].Offset) + 64<<10); err != nil {
+		log.Fatal(err)
+	}
+	size, err := luks.DeviceSize(f)
+	if err != nil {
+		log.Fatal(err)
+	}
+	v, err := luks.NewVolume(h, key, f, size)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer v.Close()
+	fmt.Printf("device %d bytes; data segment at %d, %d bytes\n", size, h.Segments[0].Offset, v.Size())
+	// Output: device 16842752 bytes; data segment at 16777216, 65536 bytes
+}
+
+// The sector size Create will use, to check a plaintext's length before
+// encrypting it.
+func ExampleCreateOptions_DataSectorSize() {
+	for _, o := range []luks.CreateOptions{{}, {Version: 1}, {SectorSize: 512}} {
+		fmt.Println(o.DataSectorSize())
+	}
+	// Output:
+	// 4096
+	// 512
+	// 512
+}

@@ -16,7 +16,8 @@ const (
 	MaxArgon2CPUs   = 16
 	MaxIterations   = 1<<31 - 1 // pbkdf2 (the largest int on 32-bit platforms)
 	maxObjects      = 32        // keyslots, segments, digests, tokens
-	maxHeaderSize   = 4 << 20   // LUKS2 binary header plus JSON area
+	maxObjectID     = 1<<31 - 1
+	maxHeaderSize   = 4 << 20 // LUKS2 binary header plus JSON area
 )
 
 // Errors callers may test for with errors.Is.
@@ -66,7 +67,8 @@ type Header struct {
 	// that want fields this type does not model.
 	JSON []byte
 
-	primaryOK bool // LUKS2 header as read came from the primary copy
+	primaryOK bool   // LUKS2 header as read came from the primary copy
+	onDisk    []byte // LUKS1: the phdr as read, for commit's check that it is unchanged
 }
 
 // Keyslot is one key slot: a KDF turns a passphrase into the key of its

@@ -156,7 +156,7 @@ func TestHeaderBadJSONFallsBack(t *testing.T) {
 	w := &writerAtBuffer{&buf}
 	bad := *h
 	bad.Seqid += 5
-	if err := writeLUKS2Copies(w, &bad, []byte(`{"keyslots":{"0":{"type":"luks2","key_size":0}},"segments":{},"digests":{},"config":{}}`)); err != nil {
+	if err := writeCopies(w, &bad, []byte(`{"keyslots":{"0":{"type":"luks2","key_size":0}},"segments":{},"digests":{},"config":{}}`)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.WriteAt(buf.Bytes()[:h.HeaderSize], 0); err != nil {

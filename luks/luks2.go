@@ -179,16 +179,13 @@ func parseCopy(c *copy2) (*Header, error) {
 		UUID:       cString(b[offUUID : offUUID+40]),
 		Subsystem:  cString(b[offSubsystem : offSubsystem+48]),
 	}
-	js := c.area[binHeaderSize:]
-	if i := bytes.IndexByte(js, 0); i >= 0 {
-		js = js[:i]
+	js, err := jsonText(c.area[binHeaderSize:])
+	if err != nil {
+		return nil, err
 	}
 	h.JSON = js
 	if err := parseJSON(h, js); err != nil {
 		return nil, err
-	}
-	if h.Config.JSONSize != uint64(len(c.area))-binHeaderSize {
-		return nil, fmt.Errorf("%w: config json_size %d, the header holds %d", ErrCorrupt, h.Config.JSONSize, len(c.area)-binHeaderSize)
 	}
 	return h, nil
 }

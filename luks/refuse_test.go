@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -32,7 +33,7 @@ func rewriteJSON(t *testing.T, path string, edit func(m map[string]any)) {
 		t.Fatal(err)
 	}
 	h.Seqid++
-	if err := writeLUKS2Copies(f, h, js); err != nil {
+	if err := writeCopies(f, h, js); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -161,21 +162,29 @@ func TestBadHeaders(t *testing.T) {
 	if _, err := ReadHeader(bytes.NewReader(make([]byte, 1<<20))); !errors.Is(err, ErrNotLUKS) {
 		t.Errorf("zeros: %v, want ErrNotLUKS", err)
 	}
+	// Sizes that cryptsetup reads but that no keyslot can have are refused
+	// when the keyslot is opened (unlock: true), before anything is
+	// allocated for it; the others when the header is read.
 	edits := []struct {
-		name string
-		edit func(m map[string]any)
-		want string
+		name   string
+		edit   func(m map[string]any)
+		want   string
+		unlock bool
 	}{
-		{"key-size-0", func(m map[string]any) { obj(m, "keyslots", "0")["key_size"] = 0 }, "key size 0"},
-		{"key-size-huge", func(m map[string]any) { obj(m, "keyslots", "0")["key_size"] = float64(1 << 40) }, "key size"},
-		{"stripes", func(m map[string]any) { obj(m, "keyslots", "0", "af")["stripes"] = 1 << 30 }, "stripes"},
-		{"area-beyond", func(m map[string]any) { obj(m, "keyslots", "0", "area")["offset"] = "999999999999" }, "outside the keyslots area"},
-		{"area-small", func(m map[string]any) { obj(m, "keyslots", "0", "area")["size"] = "4096" }, "needs"},
-		{"sector-size", func(m map[string]any) { obj(m, "segments", "0")["sector_size"] = 3000 }, "sector size 3000"},
-		{"json-size", func(m map[string]any) { obj(m, "config")["json_size"] = "4096" }, "json_size"},
-		{"offset-number", func(m map[string]any) { obj(m, "segments", "0")["offset"] = 5 }, "not a string"},
-		{"many-keyslots", func(m map[string]any) { obj(m, "keyslots")["99"] = obj(m, "keyslots", "0") }, "keyslot id \"99\""},
-		{"no-segments", func(m map[string]any) { delete(m, "segments") }, "lacks"},
+		{"key-size-0", func(m map[string]any) { obj(m, "keyslots", "0")["key_size"] = 0 }, "key size 0", true},
+		{"key-size-huge", func(m map[string]any) { obj(m, "keyslots", "0")["key_size"] = float64(1 << 40) }, "key size", false},
+		{"stripes", func(m map[string]any) { obj(m, "keyslots", "0", "af")["stripes"] = 1 << 30 }, "stripes", true},
+		{"area-beyond", func(m map[string]any) { obj(m, "keyslots", "0", "area")["offset"] = "999999999999" }, "outside the keyslots area", false},
+		{"area-small", func(m map[string]any) { obj(m, "keyslots", "0", "area")["size"] = "4096" }, "needs", true},
+		{"sector-size", func(m map[string]any) { obj(m, "segments", "0")["sector_size"] = 3000 }, "sector size 3000", false},
+		{"json-size", func(m map[string]any) { obj(m, "config")["json_size"] = "4096" }, "json_size", false},
+		{"offset-number", func(m map[string]any) { obj(m, "segments", "0")["offset"] = 5 }, "not a string", false},
+		{"many-keyslots", func(m map[string]any) {
+			for i := 1; i < 40; i++ {
+				obj(m, "keyslots")[itoa(i)] = map[string]any{"type": "x", "key_size": 1}
+			}
+		}, "40 keyslots (at most 32)", false},
+		{"no-segments", func(m map[string]any) { delete(m, "segments") }, "lacks", false},
 	}
 	for _, tc := range edits {
 		t.Run(tc.name, func(t *testing.T) {
@@ -185,7 +194,13 @@ func TestBadHeaders(t *testing.T) {
 			}
 			rewriteJSON(t, p, tc.edit)
 			b, _ := os.ReadFile(p)
-			_, err := ReadHeader(bytes.NewReader(b))
+			h, err := ReadHeader(bytes.NewReader(b))
+			if tc.unlock {
+				if err != nil {
+					t.Fatalf("ReadHeader: %v; cryptsetup reads it", err)
+				}
+				_, _, err = h.Unlock(bytes.NewReader(b), []byte("p"), AnyKeyslot)
+			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("ReadHeader: %v; want ErrCorrupt containing %q", err, tc.want)
 			}
@@ -197,7 +212,7 @@ func TestBadHeaders(t *testing.T) {
 		val  []byte
 		want string
 	}{{l1KeyBytes, []byte{0, 0, 0, 0}, "key size 0"}, {l1KeyBytes, []byte{0x7f, 0, 0, 0}, "key size"},
-		{l1Keyslots + 44, []byte{0x7f, 0, 0, 0}, "stripes"}, {l1Keyslots, []byte{1, 2, 3, 4}, "state"}} {
+		{l1Keyslots + 44, []byte{0x7f, 0, 0, 0}, "stripes"}, {l1HashSpec, []byte("md5\x00"), "LUKS1 hash \"md5\""}} {
 		b := bytes.Clone(l1.Bytes())
 		copy(b[tc.off:], tc.val)
 		if _, err := ReadHeader(bytes.NewReader(b)); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -214,4 +229,19 @@ func (w *writerAtBuffer) WriteAt(p []byte, off int64) (int, error) {
 		w.b.Write(make([]byte, end-w.b.Len()))
 	}
 	return copy(w.b.Bytes()[off:], p), nil
+}
+
+// writeCopies writes both LUKS2 header copies of h holding the JSON
+// metadata js as given (not checked: tests use it to craft headers).
+func writeCopies(w io.WriterAt, h *Header, js []byte) error {
+	for _, off := range []uint64{h.HeaderSize, 0} {
+		b, err := encodeLUKS2Copy(h, js, off)
+		if err != nil {
+			return err
+		}
+		if _, err := w.WriteAt(b, int64(off)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

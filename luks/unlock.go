@@ -32,6 +32,9 @@ func (h *Header) CheckSupported() error {
 	if seg.Type != "crypt" {
 		return fmt.Errorf("%w: data segment type %q", ErrUnsupported, seg.Type)
 	}
+	if ss := seg.SectorSize; ss < 512 || ss > 4096 || ss&(ss-1) != 0 {
+		return fmt.Errorf("%w: data segment sector size %d (512 to 4096, a power of two)", ErrUnsupported, ss)
+	}
 	if seg.Integrity != "" {
 		return fmt.Errorf("%w: integrity protection (%s, dm-integrity)", ErrUnsupported, seg.Integrity)
 	}
@@ -95,61 +98,6 @@ func (h *Header) Unlock(dev io.ReaderAt, passphrase []byte, slot int) (key []byt
 		return nil, -1, firstErr
 	}
 	return nil, -1, ErrNoKey
-}
-
-// openKeyslot derives keyslot k's key from the passphrase, decrypts its
-// area, merges the stripes and checks the result against the digest.
-func (h *Header) openKeyslot(dev io.ReaderAt, k *Keyslot, passphrase []byte) ([]byte, error) {
-	if k.Type != "luks2" && k.Type != "luks1" {
-		return nil, fmt.Errorf("%w: keyslot type %q", ErrUnsupported, k.Type)
-	}
-	if k.AF.Type != "luks1" {
-		return nil, fmt.Errorf("%w: anti-forensic splitter %q", ErrUnsupported, k.AF.Type)
-	}
-	if k.Area.Type != "raw" {
-		return nil, fmt.Errorf("%w: keyslot area type %q", ErrUnsupported, k.Area.Type)
-	}
-	if _, err := hashFunc(k.AF.Hash); err != nil {
-		return nil, err
-	}
-	if _, err := parseCipherSpec(k.Area.Encryption); err != nil {
-		return nil, fmt.Errorf("keyslot area: %w", err)
-	}
-	d, ok := h.digestFor(k.ID)
-	if !ok {
-		return nil, fmt.Errorf("%w: no digest covers keyslot %d", ErrCorrupt, k.ID)
-	}
-	if err := checkKDF(&k.KDF); err != nil {
-		return nil, err
-	}
-	areaKey, err := deriveKey(&k.KDF, passphrase, k.Area.KeySize)
-	if err != nil {
-		return nil, err
-	}
-	defer clear(areaKey)
-	c, err := newSectorCipher(k.Area.Encryption, areaKey)
-	if err != nil {
-		return nil, fmt.Errorf("keyslot area: %w", err)
-	}
-	defer c.wipe()
-	split := make([]byte, roundUp(uint64(k.KeySize)*uint64(k.AF.Stripes), 512))
-	defer clear(split)
-	if _, err := dev.ReadAt(split, int64(k.Area.Offset)); err != nil {
-		return nil, fmt.Errorf("luks: reading keyslot %d area (%d bytes at %d): %w", k.ID, len(split), k.Area.Offset, err)
-	}
-	c.decrypt(split, split, 512, 0)
-	key, err := afMerge(split, k.KeySize, k.AF.Stripes, k.AF.Hash)
-	if err != nil {
-		return nil, err
-	}
-	if err := d.check(key); err != nil {
-		clear(key)
-		if errors.Is(err, ErrWrongKey) {
-			return nil, ErrNoKey
-		}
-		return nil, err
-	}
-	return key, nil
 }
 
 // check reports whether key matches the digest (ErrWrongKey if not).

@@ -96,6 +96,13 @@ func OpenWithKey(dev io.ReaderAt, volumeKey []byte, o *Options) (*Volume, error)
 }
 
 func openVolume(h *Header, key []byte, dev io.ReaderAt, o *Options) (*Volume, error) {
+	_, writable := dev.(io.WriterAt)
+	writable = writable && (o == nil || !o.ReadOnly)
+	if sameDevice := o == nil || o.Header == nil; sameDevice && writable {
+		if err := h.checkDataApart(); err != nil {
+			return nil, err
+		}
+	}
 	size, err := DeviceSize(dev)
 	if err != nil {
 		return nil, err
@@ -113,7 +120,9 @@ func openVolume(h *Header, key []byte, dev io.ReaderAt, o *Options) (*Volume, er
 // NewVolume returns the data segment of h on data, a device of dataSize
 // bytes, with the volume key key (which it copies; the caller may wipe
 // its own). The key is not checked against the digest: see
-// Header.CheckVolumeKey.
+// Header.CheckVolumeKey. NewVolume does not know whether data also holds
+// the header: when it does, check that the data segment starts past the
+// header (Open and OpenWithKey refuse to write otherwise).
 func NewVolume(h *Header, key []byte, data io.ReaderAt, dataSize int64) (*Volume, error) {
 	if err := h.CheckSupported(); err != nil {
 		return nil, err
@@ -130,7 +139,7 @@ func NewVolume(h *Header, key []byte, data io.ReaderAt, dataSize int64) (*Volume
 	if seg.Dynamic {
 		size = uint64(dataSize) - seg.Offset
 		size -= size % uint64(seg.SectorSize)
-	} else if seg.Offset+size > uint64(dataSize) {
+	} else if size > uint64(dataSize)-seg.Offset {
 		return nil, fmt.Errorf("luks: data segment [%d, +%d) runs past the end of the %d-byte device", seg.Offset, size, dataSize)
 	}
 	v := &Volume{hdr: h, keyslot: -1, data: data, off: int64(seg.Offset), size: int64(size),
@@ -141,7 +150,8 @@ func NewVolume(h *Header, key []byte, data io.ReaderAt, dataSize int64) (*Volume
 }
 
 // DeviceSize returns the size of r: Size() if it has one (bytes.Reader,
-// io.SectionReader), else its end found by Seek (files and block devices).
+// io.SectionReader), else its end found by Seek (files and block devices),
+// else Stat's size. It gives NewVolume its dataSize, as Open does.
 func DeviceSize(r io.ReaderAt) (int64, error) {
 	switch d := r.(type) {
 	case interface{ Size() int64 }:
