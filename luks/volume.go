@@ -270,6 +270,9 @@ func (v *Volume) ReadAt(p []byte, off int64) (int, error) {
 	}
 	want := len(p)
 	n := int(min(int64(len(p)), v.size-off))
+	if n == 0 {
+		return 0, nil
+	}
 	p = p[:n]
 	ss := int64(v.sectorSize)
 	done := 0
@@ -342,6 +345,9 @@ func (v *Volume) WriteAt(p []byte, off int64) (int, error) {
 	}
 	ss := int64(v.sectorSize)
 	n := len(p)
+	if n == 0 {
+		return 0, nil // nothing to read, modify or write back
+	}
 	done := 0
 	partial := func(at int64, data []byte) (int, error) {
 		r := at % ss

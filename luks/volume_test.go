@@ -261,3 +261,50 @@ func TestCloseWipesCipher(t *testing.T) {
 	buf := make([]byte, c.SectorSize())
 	c.Encrypt(buf, buf, 0)
 }
+
+// countingDevice counts the writes that reach a device.
+type countingDevice struct {
+	*writerAtBuffer
+	writes int
+}
+
+func (c *countingDevice) WriteAt(p []byte, off int64) (int, error) {
+	c.writes++
+	return c.writerAtBuffer.WriteAt(p, off)
+}
+
+// TestZeroLengthIO: empty reads and writes anywhere in the volume, its end
+// included, succeed without touching the device, in memory and on a
+// mapped file (where an empty write at the end used to slice past the
+// mapping and panic).
+func TestZeroLengthIO(t *testing.T) {
+	const size = 2 << 20
+	for _, onFile := range []bool{false, true} {
+		t.Run(map[bool]string{false: "memory", true: "file"}[onFile], func(t *testing.T) {
+			dev, h, key := memImage(t, CreateOptions{KDF: fastKDF["pbkdf2"]}, size)
+			counted := &countingDevice{writerAtBuffer: dev}
+			var data io.ReaderAt = counted
+			if onFile {
+				data = imageFile(t, dev.b.Bytes())
+			}
+			v, err := NewVolume(h, key, data, dev.Size())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			for _, off := range []int64{0, 4095, size / 2, size - 1, size} {
+				if n, err := v.WriteAt(nil, off); n != 0 || err != nil {
+					t.Errorf("WriteAt(nil, %d) = %d, %v; want 0, nil", off, n, err)
+				}
+				if off < size {
+					if n, err := v.ReadAt(nil, off); n != 0 || err != nil {
+						t.Errorf("ReadAt(nil, %d) = %d, %v; want 0, nil", off, n, err)
+					}
+				}
+			}
+			if counted.writes != 0 {
+				t.Errorf("empty writes reached the device %d times", counted.writes)
+			}
+		})
+	}
+}
