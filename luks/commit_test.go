@@ -2,6 +2,7 @@ package luks
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -210,7 +211,7 @@ func TestDataOverlapRefusedForWriting(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := Open(w, []byte("p"), nil)
-			if err == nil || !strings.Contains(err.Error(), "overlaps the header") {
+			if !errors.Is(err, ErrDataOverlapsHeader) {
 				t.Fatalf("Open for writing: %v", err)
 			}
 			v, err := Open(w, []byte("p"), &Options{ReadOnly: true})

@@ -34,6 +34,12 @@ var (
 	ErrNoKey = errors.New("luks: no key available with this passphrase")
 	// ErrWrongKey means a given volume key does not match the digest.
 	ErrWrongKey = errors.New("luks: volume key does not match the header's digest")
+	// ErrDataOverlapsHeader means a volume was to be opened for writing
+	// on the device that holds its header, and its data segment starts
+	// inside that header or its keyslots (as a detached header's data,
+	// at offset 0, does): a write would destroy them. Open it read-only,
+	// or give the header in Options.Header.
+	ErrDataOverlapsHeader = errors.New("luks: the data segment overlaps the header and keyslots on the same device")
 )
 
 // Header is a parsed LUKS1 or LUKS2 header: everything luksDump shows.

@@ -237,7 +237,7 @@ func (h *Header) checkDataApart() error {
 		return err
 	}
 	if end := h.headerEnd(); seg.Offset < end {
-		return fmt.Errorf("luks: the data segment at %d overlaps the header and keyslots (bytes 0 to %d) on the same device: refused for writing (a detached header's data goes with Options.Header; else open read-only)", seg.Offset, end)
+		return fmt.Errorf("%w (data at byte %d, header and keyslots up to byte %d): refused for writing (a detached header's data goes with Options.Header; else open read-only)", ErrDataOverlapsHeader, seg.Offset, end)
 	}
 	return nil
 }

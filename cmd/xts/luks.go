@@ -73,6 +73,8 @@ func luksError(err error) error {
 		return exit.Errorf(exitPermission, "No key available with this passphrase.")
 	case errors.Is(err, luks.ErrWrongKey):
 		return exit.Errorf(exitPermission, "Volume key does not match the volume.")
+	case errors.Is(err, luks.ErrDataOverlapsHeader):
+		return exit.Errorf(exitUsage, "the data segment starts inside the header or keyslots on the same file (a detached header's data?): writing would destroy them, so it opens only with --readonly")
 	case errors.Is(err, luks.ErrNotLUKS), errors.Is(err, luks.ErrCorrupt):
 		return exit.With(exitUsage, err)
 	}

@@ -139,7 +139,9 @@ func runLUKSDecrypt(e *env, args []string) error {
 func (o *unlockOptions) open(g *guard.Guard, e *env, img, hdev *os.File, h *luks.Header, name string, readOnly bool) (*luks.Volume, error) {
 	var opts luks.Options
 	opts.ReadOnly = readOnly
-	if hdev != img {
+	if !sameFile(hdev, img) {
+		// A detached header. --header naming the image itself is not
+		// one: then luks checks that writes cannot reach the header.
 		opts.Header = hdev
 	}
 	if err := h.CheckSupported(); err != nil {
@@ -172,4 +174,15 @@ func (o *unlockOptions) open(g *guard.Guard, e *env, img, hdev *os.File, h *luks
 		return luksError(err)
 	})
 	return v, err
+}
+
+// sameFile reports whether a and b are the same file (also when opened
+// twice).
+func sameFile(a, b *os.File) bool {
+	if a == b {
+		return true
+	}
+	sa, errA := a.Stat()
+	sb, errB := b.Stat()
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }

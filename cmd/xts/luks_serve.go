@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/fastxts/xts/cmd/xts/internal/exit"
 	"os"
 
 	"github.com/fastxts/xts/internal/nbd"
@@ -50,11 +49,6 @@ func runLUKSServe(e *env, args []string) error {
 	if err := lockImage(img, !so.readOnly); err != nil {
 		return err
 	}
-	if !so.readOnly {
-		if err := checkNoOverlap(h, img, hdev); err != nil {
-			return err
-		}
-	}
 	v, err := openForServe(e, &o, img, hdev, h, pos[0], so.readOnly)
 	if err != nil {
 		return err
@@ -70,41 +64,6 @@ func openForServe(e *env, o *unlockOptions, img, hdev *os.File, h *luks.Header, 
 	g := e.guard("luks serve")
 	defer g.Stop()
 	return o.open(g, e, img, hdev, h, name, readOnly)
-}
-
-// metadataEnd is where the header and keyslot areas end on the header's
-// device.
-func metadataEnd(h *luks.Header) uint64 {
-	end := uint64(592) // the LUKS1 header
-	if h.Version == 2 {
-		end = 2*h.HeaderSize + h.Config.KeyslotsSize
-	}
-	for _, k := range h.Keyslots {
-		if k.Active || h.Version == 2 {
-			end = max(end, k.Area.Offset+k.Area.Size)
-		}
-	}
-	return end
-}
-
-// checkNoOverlap refuses a data segment that overlaps the header or the
-// keyslots on the same file: a client writing there would destroy them.
-func checkNoOverlap(h *luks.Header, img, hdev *os.File) error {
-	if hdev != img {
-		a, errA := img.Stat()
-		b, errB := hdev.Stat()
-		if errA != nil || errB != nil || !os.SameFile(a, b) {
-			return nil // a detached header: the image holds only data
-		}
-	}
-	seg, err := h.DataSegment()
-	if err != nil {
-		return err
-	}
-	if end := metadataEnd(h); seg.Offset < end {
-		return exit.Errorf(exitUsage, "the data segment starts at byte %d, inside the header and keyslots (up to byte %d): serving it read-write would let clients overwrite them; use --readonly", seg.Offset, end)
-	}
-	return nil
 }
 
 // volumeBackend serves a luks.Volume: reads and writes at any offset go
