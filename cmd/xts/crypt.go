@@ -66,6 +66,23 @@ type cryptOptions struct {
 	chunkSize int
 }
 
+// flags declares the key and cipher flags of plain dm-crypt mode
+// (cryptsetup open --type plain's), shared by encrypt, decrypt and serve;
+// offsetWhat and sizeHelp say what --offset and --size mean to the command.
+func (o *cryptOptions) flags(fs *cmdFlags, offsetWhat, sizeHelp string) {
+	o.key.flags(fs)
+	fs.StringVar(&o.cipher, "cipher", "aes-xts-plain64", "`CIPHER`: aes-xts-plain64 (64-bit sector IV) or aes-xts-plain (32-bit, wraps to 0)")
+	fs.alias("c", "cipher")
+	fs.IntVar(&o.num.sectorSize, "sector-size", 512, "encryption sector size in `BYTES`: 512, 1024, 2048 or 4096")
+	fs.BoolVar(&o.num.large, "iv-large-sectors", false, "count IVs in sectors of --sector-size rather than 512-byte units")
+	fs.Uint64Var(&o.num.skip, "skip", 0, "IV of the first sector, in 512-byte `SECTORS` (cryptsetup --skip)")
+	fs.alias("p", "skip")
+	fs.Uint64Var(&o.offset, "offset", 0, "512-byte `SECTORS` "+offsetWhat+" (cryptsetup --offset)")
+	fs.alias("o", "offset")
+	fs.Uint64Var(&o.size, "size", 0, sizeHelp)
+	fs.alias("b", "size")
+}
+
 func runCrypt(e *env, args []string, encrypt bool) error {
 	name, verb := "decrypt", "Decrypts"
 	if encrypt {
@@ -76,17 +93,7 @@ func runCrypt(e *env, args []string, encrypt bool) error {
 		o.chunkSize = defaultChunkSize
 	}
 	fs := newFlagSet(name, fmt.Sprintf(cryptUsageFmt, name, verb), e.stdout)
-	o.key.flags(fs)
-	fs.StringVar(&o.cipher, "cipher", "aes-xts-plain64", "`CIPHER`: aes-xts-plain64 (64-bit sector IV) or aes-xts-plain (32-bit, wraps to 0)")
-	fs.alias("c", "cipher")
-	fs.IntVar(&o.num.sectorSize, "sector-size", 512, "encryption sector size in `BYTES`: 512, 1024, 2048 or 4096")
-	fs.BoolVar(&o.num.large, "iv-large-sectors", false, "count IVs in sectors of --sector-size rather than 512-byte units")
-	fs.Uint64Var(&o.num.skip, "skip", 0, "IV of the first sector, in 512-byte `SECTORS` (cryptsetup --skip)")
-	fs.alias("p", "skip")
-	fs.Uint64Var(&o.offset, "offset", 0, "512-byte `SECTORS` at the start of the input to leave out (cryptsetup --offset)")
-	fs.alias("o", "offset")
-	fs.Uint64Var(&o.size, "size", 0, "process only this many 512-byte `SECTORS` after --offset; 0: all (cryptsetup --size)")
-	fs.alias("b", "size")
+	o.flags(fs, "at the start of the input to leave out", "process only this many 512-byte `SECTORS` after --offset; 0: all (cryptsetup --size)")
 	fs.BoolVar(&o.force, "force", false, "replace OUTPUT if it exists")
 	fs.BoolVar(&o.verbose, "v", false, "print the throughput at the end")
 	pos, err := parseFlags(fs, args)

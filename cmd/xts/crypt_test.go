@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/fastxts/xts/internal/sector/ivmodel"
 	"os"
 	"path/filepath"
 	"testing"
@@ -46,13 +47,13 @@ func dmCases() []dmCase {
 		// The 512-byte count wraps mod 2^64 before the --iv-large-sectors
 		// shift (issue 9, item 12): --skip 2^64-8 gives sector 1 IV 0.
 		{"4096 large IVs 2^64 wrap", []string{"--sector-size", "4096", "--iv-large-sectors", "--skip", fmt.Sprint(uint64(1<<64 - 8))}, 4096, 6, 0,
-			func(k uint64) uint64 { return dmIV(1<<64-8, k, 4096, true, false) }},
+			func(k uint64) uint64 { return ivmodel.IV(1<<64-8, k, 4096, true, false) }},
 		{"4096 large IVs 2^64 wrap, several chunks", []string{"--sector-size", "4096", "--iv-large-sectors", "--skip", fmt.Sprint(uint64(1<<64 - 8*300))}, 4096, 800, 0,
-			func(k uint64) uint64 { return dmIV(1<<64-8*300, k, 4096, true, false) }},
+			func(k uint64) uint64 { return ivmodel.IV(1<<64-8*300, k, 4096, true, false) }},
 		{"2048 small IVs 2^64 wrap", []string{"--sector-size", "2048", "--skip", fmt.Sprint(uint64(1<<64 - 12))}, 2048, 8, 0,
-			func(k uint64) uint64 { return dmIV(1<<64-12, k, 2048, false, false) }},
+			func(k uint64) uint64 { return ivmodel.IV(1<<64-12, k, 2048, false, false) }},
 		{"4096 large plain 2^64 wrap", []string{"--sector-size", "4096", "--iv-large-sectors", "--cipher", "aes-xts-plain", "--skip", fmt.Sprint(uint64(1<<64 - 24))}, 4096, 8, 0,
-			func(k uint64) uint64 { return dmIV(1<<64-24, k, 4096, true, true) }},
+			func(k uint64) uint64 { return ivmodel.IV(1<<64-24, k, 4096, true, true) }},
 	}
 }
 

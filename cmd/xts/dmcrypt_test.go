@@ -2,32 +2,12 @@ package main
 
 import (
 	"errors"
-	"math/big"
+	"github.com/fastxts/xts/internal/sector/ivmodel"
 	"testing"
 )
 
-// dmIV is an independent model of the IV dm-crypt gives data sector k:
-// the sector's 512-byte number skip + k*(sectorSize/512), computed exactly
-// in big integers and then reduced mod 2^64 as the kernel's sector_t is,
-// then divided by the sector size in 512-byte units with
-// --iv-large-sectors, then cut to 32 bits for aes-xts-plain.
-func dmIV(skip, k uint64, sectorSize int, large, plain32 bool) uint64 {
-	units := big.NewInt(int64(sectorSize / 512))
-	v := new(big.Int).SetUint64(k)
-	v.Mul(v, units)
-	v.Add(v, new(big.Int).SetUint64(skip))
-	v.Mod(v, new(big.Int).Lsh(big.NewInt(1), 64))
-	if large {
-		v.Quo(v, units)
-	}
-	if plain32 {
-		v.Mod(v, new(big.Int).Lsh(big.NewInt(1), 32))
-	}
-	return v.Uint64()
-}
-
 // TestIVModel checks that the flags' numbering, through internal/sector,
-// gives every sector the IV of dmIV, within the runs the cipher makes,
+// gives every sector the IV of ivmodel.IV, within the runs the cipher makes,
 // around both wraps. (internal/sector tests the rules themselves, and
 // where the runs are cut, against its own model.)
 func TestIVModel(t *testing.T) {
@@ -41,7 +21,7 @@ func TestIVModel(t *testing.T) {
 					sn := n.sector()
 					sn.Split(0, 20, func(k, c, first uint64) {
 						for j := range c {
-							want := dmIV(skip, k+j, ss, large, plain32)
+							want := ivmodel.IV(skip, k+j, ss, large, plain32)
 							if got := first + j*sn.Step(); got != want {
 								t.Errorf("%+v: sector %d gets IV %d in its run, model %d", n, k+j, got, want)
 							}

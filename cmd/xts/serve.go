@@ -29,17 +29,7 @@ func runServe(e *env, args []string) error {
 	o := cryptOptions{}
 	var so serveOptions
 	fs := newFlagSet("serve", serveUsage, e.stdout)
-	o.key.flags(fs)
-	fs.StringVar(&o.cipher, "cipher", "aes-xts-plain64", "`CIPHER`: aes-xts-plain64 (64-bit sector IV) or aes-xts-plain (32-bit, wraps to 0)")
-	fs.alias("c", "cipher")
-	fs.IntVar(&o.num.sectorSize, "sector-size", 512, "encryption sector size in `BYTES`: 512, 1024, 2048 or 4096")
-	fs.BoolVar(&o.num.large, "iv-large-sectors", false, "count IVs in sectors of --sector-size rather than 512-byte units")
-	fs.Uint64Var(&o.num.skip, "skip", 0, "IV of the first sector, in 512-byte `SECTORS` (cryptsetup --skip)")
-	fs.alias("p", "skip")
-	fs.Uint64Var(&o.offset, "offset", 0, "512-byte `SECTORS` at the start of IMAGE before the data (cryptsetup --offset)")
-	fs.alias("o", "offset")
-	fs.Uint64Var(&o.size, "size", 0, "serve only this many 512-byte `SECTORS` after --offset; 0: to the end (cryptsetup --size)")
-	fs.alias("b", "size")
+	o.flags(fs, "at the start of IMAGE before the data", "serve only this many 512-byte `SECTORS` after --offset; 0: to the end (cryptsetup --size)")
 	so.flags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {

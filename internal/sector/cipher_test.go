@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"github.com/fastxts/xts/internal/sector/ivmodel"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -15,7 +16,7 @@ import (
 )
 
 // reference encrypts or decrypts sector by sector with the standard
-// library and golang.org/x/crypto/xts, under the IVs of modelIV.
+// library and golang.org/x/crypto/xts, under the IVs of ivmodel.IV.
 func reference(t *testing.T, spec string, key []byte, n Numbering, k uint64, src []byte, encrypt bool) []byte {
 	t.Helper()
 	out := make([]byte, len(src))
@@ -25,7 +26,7 @@ func reference(t *testing.T, spec string, key []byte, n Numbering, k uint64, src
 	salt := sha256.Sum256(key)
 	essiv, _ := aes.NewCipher(salt[:])
 	for j := 0; j*ss < len(src); j++ {
-		iv := modelIV(n.Offset, k+uint64(j), ss, n.LargeIV, strings.HasSuffix(spec, "-plain"))
+		iv := ivmodel.IV(n.Offset, k+uint64(j), ss, n.LargeIV, strings.HasSuffix(spec, "-plain"))
 		d, s := out[j*ss:(j+1)*ss], src[j*ss:(j+1)*ss]
 		if strings.Contains(spec, "-xts-") {
 			c := x

@@ -2,32 +2,12 @@ package sector
 
 import (
 	"fmt"
-	"math/big"
+	"github.com/fastxts/xts/internal/sector/ivmodel"
 	"testing"
 )
 
-// modelIV is an independent model of the IV dm-crypt gives sector k: the
-// sector's 512-byte number offset + k*(sectorSize/512), computed exactly
-// in big integers and then reduced mod 2^64 as the kernel's sector_t is,
-// then divided by the sector size in 512-byte units with iv_large_sectors,
-// then cut to 32 bits for the plain IV generator.
-func modelIV(offset, k uint64, sectorSize int, large, plain32 bool) uint64 {
-	units := big.NewInt(int64(sectorSize / 512))
-	v := new(big.Int).SetUint64(k)
-	v.Mul(v, units)
-	v.Add(v, new(big.Int).SetUint64(offset))
-	v.Mod(v, new(big.Int).Lsh(big.NewInt(1), 64))
-	if large {
-		v.Quo(v, units)
-	}
-	if plain32 {
-		v.Mod(v, new(big.Int).Lsh(big.NewInt(1), 32))
-	}
-	return v.Uint64()
-}
-
 // TestIVModel checks Numbering.IV and, through Split, the IV every sector
-// of a run gets (first + j*Step, as the cipher counts) against modelIV,
+// of a run gets (first + j*Step, as the cipher counts) against ivmodel.IV,
 // around both wraps, with aligned offsets (dm-crypt) and unaligned ones
 // (a LUKS2 iv_tweak is not checked for alignment).
 func TestIVModel(t *testing.T) {
@@ -45,7 +25,7 @@ func TestIVModel(t *testing.T) {
 						}
 						covered += c
 						for j := range c {
-							want := modelIV(off, k+j, ss, large, plain32)
+							want := ivmodel.IV(off, k+j, ss, large, plain32)
 							if got := n.IV(k + j); got != want {
 								t.Errorf("%+v: IV(%d) = %d, model %d", n, k+j, got, want)
 							}
