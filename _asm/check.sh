@@ -73,8 +73,8 @@ go test -count=1 -run 'TestGeneratedAssembly(Rules|ClearsVectors)$' .
 # arm64: vet (asmdecl), no R27 in the built routines (the assembler builds
 # an immediate that does not encode in R27, behind the program's back),
 # and the rules test under qemu-aarch64.
-GOARCH=arm64 go vet ./...
-GOARCH=arm64 go test -c -o "$tmp/arm64.test" .
+CGO_ENABLED=0 GOARCH=arm64 go vet ./...
+CGO_ENABLED=0 GOARCH=arm64 go test -c -o "$tmp/arm64.test" .
 if go tool objdump -s '^github.com/fastxts/xts\.(expandKey|(en|de)crypt(Sectors)?ARMv8)\.abi0$' "$tmp/arm64.test" | grep -w R27 >&2; then
 	echo "zxts_arm64.s: the assembler expanded an instruction through R27" >&2
 	exit 1
