@@ -142,7 +142,7 @@ func parseKeyslot(id int, raw json.RawMessage) (Keyslot, error) {
 		// reencrypt and unknown types: only the area is checked; their
 		// af and kdf, if any, are shown as they are.
 		if _, err := decodeObject(what+" af", j.AF, &af); err == nil {
-			k.AF = AF{Type: af.Type, Stripes: af.Stripes, Hash: af.Hash}
+			k.AF = AF(af)
 		}
 		if _, err := decodeObject(what+" kdf", j.KDF, &kdf); err == nil {
 			k.KDF = KDF{Type: kdf.Type, Hash: kdf.Hash, Iterations: kdf.Iterations, Time: kdf.Time, Memory: kdf.Memory, CPUs: kdf.CPUs, Salt: kdf.Salt}
@@ -171,7 +171,7 @@ func parseKeyslot(id int, raw json.RawMessage) (Keyslot, error) {
 	if _, err := decodeObject(what+" af", j.AF, &af, "type", "hash", "stripes"); err != nil {
 		return k, err
 	}
-	k.AF = AF{Type: af.Type, Stripes: af.Stripes, Hash: af.Hash}
+	k.AF = AF(af)
 	if k.AF.Type != "luks1" {
 		return k, fmt.Errorf("%w: %s anti-forensic type %q (LUKS2 defines luks1)", ErrCorrupt, what, k.AF.Type)
 	}
