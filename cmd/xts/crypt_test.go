@@ -3,10 +3,11 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/fastxts/xts/internal/sector/ivmodel"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/fastxts/xts/internal/sector/ivmodel"
 )
 
 // dmCase is one dm-crypt configuration with the IV rule written out

@@ -2,8 +2,9 @@ package main
 
 import (
 	"errors"
-	"github.com/fastxts/xts/internal/sector/ivmodel"
 	"testing"
+
+	"github.com/fastxts/xts/internal/sector/ivmodel"
 )
 
 // TestIVModel checks that the flags' numbering, through internal/sector,

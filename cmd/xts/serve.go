@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/fastxts/xts/cmd/xts/internal/exit"
 	"io"
 	"os"
 	"sync"
 
+	"github.com/fastxts/xts/cmd/xts/internal/exit"
 	"github.com/fastxts/xts/internal/nbd"
 	"github.com/fastxts/xts/internal/sector"
 )

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/fastxts/xts/cmd/xts/internal/exit"
 	"log"
 	"net"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fastxts/xts/cmd/xts/internal/exit"
 	"github.com/fastxts/xts/internal/nbd"
 )
 

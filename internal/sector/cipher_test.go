@@ -7,11 +7,11 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-	"github.com/fastxts/xts/internal/sector/ivmodel"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/fastxts/xts/internal/sector/ivmodel"
 	xxts "golang.org/x/crypto/xts"
 )
 

@@ -2,8 +2,9 @@ package sector
 
 import (
 	"fmt"
-	"github.com/fastxts/xts/internal/sector/ivmodel"
 	"testing"
+
+	"github.com/fastxts/xts/internal/sector/ivmodel"
 )
 
 // TestIVModel checks Numbering.IV and, through Split, the IV every sector
