@@ -1,3 +1,5 @@
+//go:build (linux || darwin || freebsd) && !386 && !arm && !mips && !mipsle
+
 package fusefile
 
 import (
