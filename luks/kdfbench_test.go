@@ -2,7 +2,10 @@ package luks
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -20,6 +23,9 @@ func TestBenchmarkedCostAtLeastCryptsetups(t *testing.T) {
 	}
 	if raceEnabled {
 		t.Skip("-race instruments this package's Argon2 and PBKDF2 loops and slows them, so its benchmark picks cheaper keyslots than a normal build would; the comparison runs without -race")
+	}
+	if emulated, host := underEmulator(); emulated {
+		t.Skipf("this test binary (%s) runs under an emulator on a %s host while cryptsetup runs natively: the two benchmarks would not measure the same machine", runtime.GOARCH, host)
 	}
 	if puregoBuild {
 		t.Skip("-tags purego makes crypto/sha256 and the Argon2 compression portable Go, several times slower, so the benchmark rightly picks fewer iterations for the same time than cryptsetup's assembly does; the comparison runs without purego")
@@ -84,4 +90,17 @@ func TestBenchmarkedCostAtLeastCryptsetups(t *testing.T) {
 			}
 		})
 	}
+}
+
+// underEmulator reports whether this test binary runs under an emulator
+// (qemu-user): the machine's architecture, as uname -m prints it, is not
+// the one the binary was built for.
+func underEmulator() (bool, string) {
+	out, err := exec.Command("uname", "-m").Output()
+	if err != nil {
+		return false, ""
+	}
+	host := strings.TrimSpace(string(out))
+	goarch := map[string]string{"x86_64": "amd64", "aarch64": "arm64", "i686": "386", "i386": "386", "s390x": "s390x", "ppc64le": "ppc64le", "riscv64": "riscv64"}[host]
+	return goarch != "" && goarch != runtime.GOARCH, host
 }
