@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // write is one qemu-io pattern write: n bytes of b at off.
@@ -103,29 +102,8 @@ func TestLUKSServeKillAfterFlush(t *testing.T) {
 		t.Run(typ, func(t *testing.T) {
 			raw := randBytes(t, 2<<20)
 			img, pass := serveImage(t, typ, raw)
-			sock := filepath.Join(t.TempDir(), "s.sock")
-			cmd := exec.Command(toolBinary(t), "luks", "serve", "-d", pass, "--socket", sock, img)
-			var stderr syncBuffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			defer func() {
-				cmd.Process.Kill()
-				<-done
-			}()
-			deadline := time.Now().Add(30 * time.Second)
-			for {
-				if st, err := os.Stat(sock); err == nil && st.Mode()&os.ModeSocket != 0 {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("no socket after 30 s: %s", &stderr)
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			cmd, dir, _ := startServer(t, "luks", "serve", "-d", pass, "--socket", "{dir}/s.sock", img)
+			sock := filepath.Join(dir, "s.sock")
 			ws := []write{{0x5a, 1000, 9000}, {0xa5, 1<<20 + 3, 70000}}
 			uri := "nbd+unix:///?socket=" + sock
 			io := exec.Command("sh", "-c", qemuIO(ws, false))
@@ -134,8 +112,7 @@ func TestLUKSServeKillAfterFlush(t *testing.T) {
 				t.Fatalf("qemu-io: %v\n%s", err, out)
 			}
 			cmd.Process.Signal(syscall.SIGKILL)
-			<-done
-			done <- nil
+			cmd.Wait()
 			model := bytes.Clone(raw)
 			for _, w := range ws {
 				w.apply(model)

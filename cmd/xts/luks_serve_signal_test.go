@@ -13,6 +13,29 @@ import (
 	"time"
 )
 
+// startServer starts the built tool with args (toolCmd's "{dir}" and
+// "{key}" replaced) and returns it once it has printed its first line on
+// stderr, the ready line, which it also returns. A server still running
+// when the test ends is killed.
+func startServer(t *testing.T, args ...string) (cmd *exec.Cmd, dir, ready string) {
+	t.Helper()
+	cmd, dir, _ = toolCmd(t, args...)
+	cmd.Stderr = nil
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	ready, err = bufio.NewReader(stderr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no ready line (%v): %q", err, ready)
+	}
+	return cmd, dir, ready
+}
+
 // TestLUKSServeSignals runs the built command, checks the socket is 0600
 // while it serves, sends each stop signal and checks it exits 0 and
 // removes the socket.
@@ -21,20 +44,10 @@ func TestLUKSServeSignals(t *testing.T) {
 	img, pass := serveImage(t, "luks2", make([]byte, 1<<20))
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
-			cmd, dir, _ := toolCmd(t, "luks", "serve", "-d", pass, "--socket", "{dir}/s.sock", img)
+			cmd, dir, line := startServer(t, "luks", "serve", "-d", pass, "--socket", "{dir}/s.sock", img)
 			sock := filepath.Join(dir, "s.sock")
-			cmd.Stderr = nil
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Process.Kill()
-			line, err := bufio.NewReader(stderr).ReadString('\n')
-			if err != nil || !strings.Contains(line, "at nbd+unix:///?socket="+sock) {
-				t.Fatalf("ready line %q, %v", line, err)
+			if !strings.Contains(line, "at nbd+unix:///?socket="+sock) {
+				t.Fatalf("ready line %q", line)
 			}
 			fi, err := os.Lstat(sock)
 			if err != nil {
@@ -72,25 +85,16 @@ func TestLUKSServeSignalRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cmd, _, _ := toolCmd(t, "luks", "serve", "-d", pass, "--run", tt.run, img)
-			cmd.Stderr = nil
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Process.Kill()
-			if line, err := bufio.NewReader(stderr).ReadString('\n'); err != nil || !strings.Contains(line, "serving") {
-				t.Fatalf("ready line %q, %v", line, err)
+			cmd, _, line := startServer(t, "luks", "serve", "-d", pass, "--run", tt.run, img)
+			if !strings.Contains(line, "serving") {
+				t.Fatalf("ready line %q", line)
 			}
 			time.Sleep(300 * time.Millisecond) // the shell sets its trap
 			for range tt.signals {
 				cmd.Process.Signal(syscall.SIGTERM)
 				time.Sleep(300 * time.Millisecond)
 			}
-			err = waitTimeout(t, cmd, 20*time.Second)
+			err := waitTimeout(t, cmd, 20*time.Second)
 			if code, _ := exitStatus(t, err); code != 0 {
 				t.Errorf("exit %d, want 0", code)
 			}
