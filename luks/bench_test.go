@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -118,12 +117,6 @@ func unlockImage(b *testing.B, o KDFOptions) (path string, pass []byte) {
 		b.Fatal(err)
 	}
 	return path, pass
-}
-
-func rusage() (user, sys time.Duration) {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
 }
 
 // BenchmarkUnlockArgon2id unlocks an argon2id keyslot with the package;
