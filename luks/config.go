@@ -25,6 +25,10 @@ func (h *Header) SetUUID(dev ReadWriterAt, uuid string) error {
 	return h.commitSimple(dev, nh)
 }
 
+// CheckUUID reports whether u is a UUID SetUUID takes: 8-4-4-4-12 hex
+// digits, either case (nil), or an error saying what is wrong.
+func CheckUUID(u string) error { return checkUUID(u) }
+
 // SetLabel sets the LUKS2 label and subsystem, both at once, as
 // cryptsetup config --label L --subsystem S does (an empty string
 // clears one; cryptsetup clears the one not given). Each is at most 47

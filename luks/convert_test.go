@@ -99,7 +99,9 @@ func TestConvert(t *testing.T) {
 			im := pkgImage(t, CreateOptions{Version: 1, KDF: fastKDF["pbkdf2"]})
 			return im
 		}},
-		{"package-luks2", func(t *testing.T) *csImage { return pkgImage(t, CreateOptions{SectorSize: 512, KDF: fastKDF["pbkdf2"]}) }},
+		{"package-luks2", func(t *testing.T) *csImage {
+			return pkgImage(t, CreateOptions{SectorSize: 512, KDF: fastKDF["pbkdf2"]})
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
