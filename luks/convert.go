@@ -150,10 +150,14 @@ func (h *Header) toLUKS2(dev ReadWriterAt) error {
 		return err
 	}
 	sec, prim := copies[0], copies[1]
-	steps := []keyslotWrite{{offsets[0], sec}, {0, prim[:luks1SectorSize]}, {luks1SectorSize, prim[luks1SectorSize:]}}
+	return writeSteps(dev, "LUKS2", []keyslotWrite{{offsets[0], sec}, {0, prim[:luks1SectorSize]}, {luks1SectorSize, prim[luks1SectorSize:]}})
+}
+
+// writeSteps writes the steps in order, each flushed before the next.
+func writeSteps(dev ReadWriterAt, what string, steps []keyslotWrite) error {
 	for _, s := range steps {
 		if _, err := dev.WriteAt(s.data, int64(s.off)); err != nil {
-			return fmt.Errorf("luks: writing the LUKS2 header at %d: %w", s.off, err)
+			return fmt.Errorf("luks: writing the %s header at %d: %w", what, s.off, err)
 		}
 		if err := flush(dev); err != nil {
 			return err
@@ -223,20 +227,11 @@ func (h *Header) toLUKS1(dev ReadWriterAt) error {
 	if err := checkUnchanged(dev, cur); err != nil {
 		return err
 	}
-	steps := []keyslotWrite{
+	return writeSteps(dev, "LUKS1", []keyslotWrite{
 		{luks1SectorSize, phdr[luks1SectorSize:]},
 		{0, phdr[:luks1SectorSize]},
 		{luks1HeaderSize, make([]byte, 2*h.HeaderSize-luks1HeaderSize)},
-	}
-	for _, s := range steps {
-		if _, err := dev.WriteAt(s.data, int64(s.off)); err != nil {
-			return fmt.Errorf("luks: writing the LUKS1 header at %d: %w", s.off, err)
-		}
-		if err := flush(dev); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }
 
 // copiesCurrent reports whether both LUKS2 header copies on dev are

@@ -82,6 +82,24 @@ func confirm(e *env, batch bool, warning string) (bool, error) {
 	return string(line) == "YES", nil
 }
 
+// parseImage parses the flags and the one argument, IMAGE.
+func parseImage(fs *cmdFlags, args []string) (string, error) {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return "", err
+	}
+	if len(pos) != 1 {
+		return "", usagef("want IMAGE, got %d argument(s)", len(pos))
+	}
+	return pos[0], nil
+}
+
+// batchFlag defines -q, --batch-mode: no questions.
+func batchFlag(fs *cmdFlags, batch *bool) {
+	fs.BoolVar(batch, "batch-mode", false, "do not ask for confirmation")
+	fs.alias("q", "batch-mode")
+}
+
 // headerDevice is the file that holds the header: --header, else IMAGE.
 func headerDevice(image, header string) string {
 	if header != "" {
@@ -148,12 +166,9 @@ func runLUKSHeaderBackup(e *env, args []string) error {
 	fs := newFlagSet("luks header-backup", luksHeaderBackupUsage, e.stdout)
 	fs.StringVar(&file, "header-backup-file", "", "write the backup to `FILE`")
 	fs.StringVar(&header, "header", "", "detached header `FILE`")
-	pos, err := parseFlags(fs, args)
+	image, err := parseImage(fs, args)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want IMAGE, got %d argument(s)", len(pos))
 	}
 	if file == "" {
 		return usagef("Option --header-backup-file is required.")
@@ -161,7 +176,7 @@ func runLUKSHeaderBackup(e *env, args []string) error {
 	if _, err := os.Lstat(file); err == nil {
 		return exit.Errorf(exitUsage, "Requested header backup file %s already exists.", file)
 	}
-	f, h, err := readDeviceHeader(pos[0], header, false, false)
+	f, h, err := readDeviceHeader(image, header, false, false)
 	if err != nil {
 		return err
 	}
@@ -189,15 +204,11 @@ func runLUKSHeaderRestore(e *env, args []string) error {
 	fs := newFlagSet("luks header-restore", luksHeaderRestoreUsage, e.stdout)
 	fs.StringVar(&file, "header-backup-file", "", "restore the backup in `FILE`")
 	fs.StringVar(&header, "header", "", "detached header `FILE`")
-	fs.BoolVar(&batch, "batch-mode", false, "do not ask for confirmation")
-	fs.alias("q", "batch-mode")
+	batchFlag(fs, &batch)
 	fs.BoolVar(&force, "force", false, "restore a backup of another layout too (cryptsetup refuses it)")
-	pos, err := parseFlags(fs, args)
+	image, err := parseImage(fs, args)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want IMAGE, got %d argument(s)", len(pos))
 	}
 	if file == "" {
 		return usagef("Option --header-backup-file is required.")
@@ -207,7 +218,7 @@ func runLUKSHeaderRestore(e *env, args []string) error {
 		return exit.Errorf(exitUsage, "Header backup file does not contain compatible LUKS header.")
 	}
 	defer b.Close()
-	name := headerDevice(pos[0], header)
+	name := headerDevice(image, header)
 	dev, err := openDevice(name, os.O_RDWR)
 	if err != nil {
 		return err
@@ -322,18 +333,14 @@ func runLUKSUUID(e *env, args []string) error {
 	fs := newFlagSet("luks uuid", luksUUIDUsage, e.stdout)
 	fs.StringVar(&uuid, "uuid", "", "set the UUID to `UUID`")
 	fs.StringVar(&header, "header", "", "detached header `FILE`")
-	fs.BoolVar(&batch, "batch-mode", false, "do not ask for confirmation")
-	fs.alias("q", "batch-mode")
-	pos, err := parseFlags(fs, args)
+	batchFlag(fs, &batch)
+	image, err := parseImage(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usagef("want IMAGE, got %d argument(s)", len(pos))
-	}
 	setting := false
 	fs.Visit(func(f *flag.Flag) { setting = setting || f.Name == "uuid" })
-	f, h, err := readDeviceHeader(pos[0], header, setting, false)
+	f, h, err := readDeviceHeader(image, header, setting, false)
 	if err != nil {
 		return err
 	}
@@ -367,20 +374,16 @@ func runLUKSConvert(e *env, args []string) error {
 	fs.StringVar(&typ, "type", "", "convert to `luks1` or luks2")
 	fs.alias("M", "type")
 	fs.StringVar(&header, "header", "", "detached header `FILE`")
-	fs.BoolVar(&batch, "batch-mode", false, "do not ask for confirmation")
-	fs.alias("q", "batch-mode")
-	pos, err := parseFlags(fs, args)
+	batchFlag(fs, &batch)
+	image, err := parseImage(fs, args)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want IMAGE, got %d argument(s)", len(pos))
 	}
 	version := map[string]int{"luks1": 1, "luks2": 2}[typ]
 	if version == 0 {
 		return exit.Errorf(exitUsage, "Invalid LUKS type, only luks1 and luks2 are supported.")
 	}
-	f, h, err := readDeviceHeader(pos[0], header, true, false)
+	f, h, err := readDeviceHeader(image, header, true, false)
 	if err != nil {
 		return err
 	}
@@ -391,7 +394,7 @@ func runLUKSConvert(e *env, args []string) error {
 	if len(h.Config.Requirements) > 0 {
 		return exit.Errorf(exitUsage, "Operation incompatible with device marked for LUKS2 reencryption. Aborting.")
 	}
-	ok, err := confirm(e, batch, fmt.Sprintf("This operation will convert %s to %s format.\n", headerDevice(pos[0], header), strings.ToUpper(typ)))
+	ok, err := confirm(e, batch, fmt.Sprintf("This operation will convert %s to %s format.\n", headerDevice(image, header), strings.ToUpper(typ)))
 	if err != nil {
 		return err
 	}
