@@ -35,48 +35,12 @@ type keyslotWrite struct {
 // the primary copy, or a secondary copy with the higher sequence id that
 // holds every old keyslot), so every old passphrase still opens the image.
 func commit(w io.WriterAt, old, nh *Header, material []keyslotWrite) (*Header, error) {
-	var (
-		copies  [][]byte // written in order: LUKS2 secondary then primary; LUKS1 the phdr
-		offsets []uint64
-		written *Header
-		err     error
-	)
-	switch nh.Version {
-	case 1:
-		p, err := nh.luks1Phdr()
-		if err != nil {
-			return nil, err
-		}
-		b := p.encode()
-		if written, err = decodeLUKS1(b).header(); err != nil {
-			return nil, fmt.Errorf("luks: the new header is not valid: %w", err)
-		}
-		written.onDisk = b
-		copies, offsets = [][]byte{b}, []uint64{0}
-	case 2:
-		if old != nil {
-			nh.Seqid = old.Seqid + 1
-		}
-		js, err := nh.encodeJSON()
-		if err != nil {
-			return nil, err
-		}
-		sec, err := encodeLUKS2Copy(nh, js, nh.HeaderSize)
-		if err != nil {
-			return nil, err
-		}
-		prim, err := encodeLUKS2Copy(nh, js, 0)
-		if err != nil {
-			return nil, err
-		}
-		c := &copy2{bin: prim[:binHeaderSize], area: prim, seqid: nh.Seqid}
-		if written, err = parseCopy(c); err != nil {
-			return nil, fmt.Errorf("luks: the new header is not valid: %w", err)
-		}
-		written.PrimaryValid, written.SecondaryValid, written.primaryOK = true, true, true
-		copies, offsets = [][]byte{sec, prim}, []uint64{nh.HeaderSize, 0}
-	default:
-		return nil, fmt.Errorf("luks: LUKS version %d", nh.Version)
+	if old != nil && nh.Version == 2 {
+		nh.Seqid = old.Seqid + 1
+	}
+	copies, offsets, written, err := encodeHeader(nh)
+	if err != nil {
+		return nil, err
 	}
 	if err := checkMaterial(old, written, material); err != nil {
 		return nil, err
@@ -87,16 +51,56 @@ func commit(w io.WriterAt, old, nh *Header, material []keyslotWrite) (*Header, e
 		}
 	}
 	for _, m := range material {
-		if _, err = w.WriteAt(m.data, int64(m.off)); err != nil {
+		if _, err := w.WriteAt(m.data, int64(m.off)); err != nil {
 			return nil, fmt.Errorf("luks: writing keyslot material at %d: %w", m.off, err)
 		}
 	}
 	for i, b := range copies {
-		if _, err = w.WriteAt(b, int64(offsets[i])); err != nil {
+		if _, err := w.WriteAt(b, int64(offsets[i])); err != nil {
 			return nil, fmt.Errorf("luks: writing the header at %d: %w", offsets[i], err)
 		}
 	}
 	return written, nil
+}
+
+// encodeHeader encodes nh (with its own sequence id) and checks the
+// encoding as ReadHeader checks a header: it returns the bytes to write,
+// in order (LUKS2: the secondary copy, then the primary; LUKS1: the
+// phdr), their offsets, and the header as ReadHeader will read it.
+func encodeHeader(nh *Header) (copies [][]byte, offsets []uint64, written *Header, err error) {
+	switch nh.Version {
+	case 1:
+		p, err := nh.luks1Phdr()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		b := p.encode()
+		if written, err = decodeLUKS1(b).header(); err != nil {
+			return nil, nil, nil, fmt.Errorf("luks: the new header is not valid: %w", err)
+		}
+		written.onDisk = b
+		return [][]byte{b}, []uint64{0}, written, nil
+	case 2:
+		js, err := nh.encodeJSON()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		sec, err := encodeLUKS2Copy(nh, js, nh.HeaderSize)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		prim, err := encodeLUKS2Copy(nh, js, 0)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		c := &copy2{bin: prim[:binHeaderSize], area: prim, seqid: nh.Seqid}
+		if written, err = parseCopy(c); err != nil {
+			return nil, nil, nil, fmt.Errorf("luks: the new header is not valid: %w", err)
+		}
+		written.PrimaryValid, written.SecondaryValid, written.primaryOK = true, true, true
+		return [][]byte{sec, prim}, []uint64{nh.HeaderSize, 0}, written, nil
+	}
+	return nil, nil, nil, fmt.Errorf("luks: LUKS version %d", nh.Version)
 }
 
 // checkMaterial checks that each write lies inside an active keyslot

@@ -25,6 +25,11 @@ device-mapper), with cryptsetup's flags:
                                                          DIR/volume is the decrypted data segment (FUSE)
   xts luks serve    [-d F] [-S N] (--socket PATH | --listen HOST:PORT) [--readonly] [--run CMD] IMAGE
                                                          serves the decrypted data over NBD
+  xts luks header-backup  --header-backup-file F [--header HDR] IMAGE
+  xts luks header-restore --header-backup-file F [-q] [--force] [--header HDR] IMAGE
+  xts luks config   [--label L] [--subsystem S] [--priority prefer|normal|ignore -S N] IMAGE
+  xts luks uuid     [--uuid UUID] [-q] IMAGE             prints (or sets) the UUID
+  xts luks convert  --type luks1|luks2 [-q] IMAGE        LUKS1 <-> LUKS2 in place, crash-safe
 
 The passphrase comes from --key-file (all of the file, as cryptsetup reads
 it; - for standard input), or is asked for on the terminal (one line of
@@ -56,11 +61,21 @@ func runLUKS(e *env, args []string) (string, error) {
 		return name, runLUKSMount(e, rest)
 	case "serve":
 		return name, runLUKSServe(e, rest)
+	case "header-backup":
+		return name, runLUKSHeaderBackup(e, rest)
+	case "header-restore":
+		return name, runLUKSHeaderRestore(e, rest)
+	case "config":
+		return name, runLUKSConfig(e, rest)
+	case "uuid":
+		return name, runLUKSUUID(e, rest)
+	case "convert":
+		return name, runLUKSConvert(e, rest)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(e.stdout, luksUsage)
 		return "luks", errHelpShown
 	}
-	return "luks", usagef("unknown subcommand %q: want dump, decrypt, encrypt, add-key or mount", sub)
+	return "luks", usagef("unknown subcommand %q: want dump, decrypt, encrypt, add-key, mount, serve, header-backup, header-restore, config, uuid or convert", sub)
 }
 
 // luksError gives errors of package luks cryptsetup's exit statuses and

@@ -20,6 +20,7 @@ type Spec struct {
 	Force  bool        // replace an existing file
 	Input  os.FileInfo // the input, if it is a file: never overwritten (may be nil)
 	Stdout io.Writer   // standard output, written when Path is "-"
+	Mode   os.FileMode // a new file's permissions; 0: 0600 (a replaced file's own with Force)
 }
 
 // Output is one output of a command: a file that appears only when the
@@ -54,7 +55,7 @@ func (g *Guard) Create(spec Spec) (*Output, error) {
 		if err != nil {
 			return nil, err
 		}
-		if o, err = g.createFile(path, spec.Force); err != nil {
+		if o, err = g.createFile(path, spec.Force, spec.Mode); err != nil {
 			return nil, err
 		}
 	}
@@ -103,7 +104,7 @@ func checkOutput(path string, force bool, in os.FileInfo) (string, error) {
 // link or rename cannot cross file systems). It is created with mode 0600:
 // a decrypted image is as secret as the key. When force replaces an
 // existing file, the new one gets the old one's mode.
-func (g *Guard) createFile(path string, force bool) (*Output, error) {
+func (g *Guard) createFile(path string, force bool, mode os.FileMode) (*Output, error) {
 	dir := filepath.Dir(path)
 	o := &Output{g: g, path: path, force: force}
 	f, err := openUnnamed(dir)
@@ -125,7 +126,13 @@ func (g *Guard) createFile(path string, force bool) (*Output, error) {
 		g.addTemp(o.tmp)
 	}
 	o.f = f
-	if fi, err := os.Stat(path); err == nil && force {
+	if mode != 0 {
+		if err := f.Chmod(mode); err != nil {
+			o.discard()
+			return nil, fmt.Errorf("output: %w", err)
+		}
+	}
+	if fi, err := os.Stat(path); err == nil && force && mode == 0 {
 		if err := f.Chmod(fi.Mode().Perm()); err != nil {
 			o.discard()
 			return nil, fmt.Errorf("output: %w", err)
