@@ -21,6 +21,12 @@ import (
 // "Keyslot N is not active.").
 var ErrInactiveKeyslot = errors.New("luks: keyslot is not active")
 
+// inactiveError is ErrInactiveKeyslot naming the keyslot.
+type inactiveError int
+
+func (e inactiveError) Error() string        { return fmt.Sprintf("luks: keyslot %d is not active", int(e)) }
+func (e inactiveError) Is(target error) bool { return target == ErrInactiveKeyslot }
+
 // KillSlot removes keyslot id and wipes its area (cryptsetup
 // luksKillSlot). It asks for no passphrase: a caller that must be
 // authorised checks one first, as cryptsetup does. A bound keyslot, an
@@ -226,7 +232,7 @@ func (h *Header) checkRemovable(id int) error {
 		}
 	}
 	if !ok || !k.Active {
-		return fmt.Errorf("%w: keyslot %d", ErrInactiveKeyslot, id)
+		return inactiveError(id)
 	}
 	if h.Version == 2 && k.Type != "luks2" {
 		return fmt.Errorf("%w: keyslot %d of type %q", ErrUnsupported, id, k.Type)

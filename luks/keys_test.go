@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -381,5 +382,349 @@ func TestKeyVerbsMatchCryptsetup(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// powerLossVerb is a key verb on the in-memory image of
+// TestKeyVerbsPowerLoss (keyslots 0, 1, 2 for keyPasses) and what its
+// writes do, phase by phase: after dropAt writes the removed passphrase
+// no longer opens, after addAt the new one opens.
+type powerLossVerb struct {
+	name          string
+	do            func(h *Header, dev ReadWriterAt) error
+	removed       []string
+	writes        [3]int // LUKS1, LUKS2 (index by version)
+	dropAt, addAt [3]int
+	newSlot       [3]int
+}
+
+var powerLossVerbs = []powerLossVerb{
+	{name: "kill-slot", removed: []string{"one"}, writes: [3]int{1: 2, 2: 3}, dropAt: [3]int{1: 1, 2: 1},
+		do: func(h *Header, dev ReadWriterAt) error { return h.KillSlot(dev, 1) }},
+	{name: "remove-key", removed: []string{"two"}, writes: [3]int{1: 2, 2: 3}, dropAt: [3]int{1: 1, 2: 1},
+		do: func(h *Header, dev ReadWriterAt) error { _, err := h.RemoveKey(dev, []byte("two")); return err }},
+	// change-key: keyslot material, then LUKS2 both header copies or
+	// LUKS1 a header that adds the slot and one that drops the old.
+	{name: "change-key", removed: []string{"one"}, writes: [3]int{1: 4, 2: 4}, dropAt: [3]int{1: 3, 2: 2}, addAt: [3]int{1: 2, 2: 2},
+		newSlot: [3]int{1: 3, 2: 1},
+		do: func(h *Header, dev ReadWriterAt) error {
+			_, err := h.ChangeKey(dev, []byte("one"), []byte(newPass), AnyKeyslot, fastKDF["pbkdf2"])
+			return err
+		}},
+	{name: "erase", removed: keyPasses, writes: [3]int{1: 4, 2: 5}, dropAt: [3]int{1: 1, 2: 1},
+		do: func(h *Header, dev ReadWriterAt) error { return h.Erase(dev) }},
+}
+
+// TestKeyVerbsPowerLoss: a power loss at any point of a key verb (after
+// any prefix of its writes, or within a write, some of its 512-byte
+// sectors written and not the others) leaves an image whose header reads
+// and that every passphrase not being removed opens, in its own keyslot;
+// for change-key the old or the new passphrase opens at every point.
+// Phase by phase (after whole writes): the removed passphrase opens until
+// the header without it is written and never after; the new one opens
+// from the header that adds it on. cryptsetup agrees at every phase.
+func TestKeyVerbsPowerLoss(t *testing.T) {
+	_, csErr := exec.LookPath("cryptsetup")
+	for _, version := range []int{1, 2} {
+		for _, v := range powerLossVerbs {
+			t.Run(fmt.Sprintf("luks%d/%s", version, v.name), func(t *testing.T) {
+				var b bytes.Buffer
+				dev := &writeLog{writerAtBuffer: &writerAtBuffer{&b}}
+				h, key, err := Create(dev, []byte("zero"), &CreateOptions{Version: version, KDF: fastKDF["pbkdf2"]})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, p := range keyPasses[1:] {
+					if _, err := h.AddKey(dev, key, []byte(p), i+1, fastKDF["pbkdf2"]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				dev.WriteAt(make([]byte, 4096), int64(h.Segments[0].Offset))
+				base := bytes.Clone(b.Bytes())
+				dev.writes = nil
+				if err := v.do(h, dev); err != nil {
+					t.Fatal(err)
+				}
+				if len(dev.writes) != v.writes[version] {
+					t.Fatalf("%d writes, want %d", len(dev.writes), v.writes[version])
+				}
+				path := filepath.Join(t.TempDir(), "img")
+				f, err := os.Create(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				f.Write(base)
+				img := bytes.Clone(base)
+				memo := map[string]map[string]int{}
+				for _, st := range crashStates(dev.writes) {
+					for _, w := range st.landed {
+						copy(img[w.off:], w.data)
+					}
+					n, whole := len(st.landed), strings.HasPrefix(st.name, "after")
+					want := map[string]int{}
+					for i, p := range keyPasses {
+						want[p] = i
+						if slices.Contains(v.removed, p) && n >= v.dropAt[version] {
+							want[p] = -1
+						}
+					}
+					want[newPass] = -1
+					if v.addAt[version] > 0 && n >= v.addAt[version] {
+						want[newPass] = v.newSlot[version]
+					}
+					// A tear inside a header write leaves the keyslot
+					// areas as the writes before it left them: the
+					// result is known once that header has been seen.
+					hh, err := ReadHeader(bytes.NewReader(img))
+					if err != nil {
+						t.Fatalf("%s: ReadHeader: %v", st.name, err)
+					}
+					memoKey := fmt.Sprint(n, whole, hh.Seqid, string(hh.JSON), hh.onDisk)
+					headerWrite := n < len(dev.writes) && (dev.writes[n].off == 0 || version == 2 && dev.writes[n].off == hh.HeaderSize)
+					got, seen := memo[memoKey]
+					if !seen || !headerWrite {
+						got = memOpens(t, st.name, img, whole, v.removed, v.newSlot[version])
+						memo[memoKey] = got
+					}
+					for p, w := range want {
+						g, asked := got[p]
+						if !asked {
+							continue
+						}
+						if whole && g != w || !whole && !slices.Contains(v.removed, p) && p != newPass && g != w {
+							t.Fatalf("%s: passphrase %q opens keyslot %d, want %d", st.name, p, g, w)
+						}
+					}
+					if v.addAt[version] > 0 && got["one"] < 0 && got[newPass] < 0 {
+						t.Fatalf("%s: neither the old nor the new passphrase opens", st.name)
+					}
+					if whole && csErr == nil && !testing.Short() {
+						for _, w := range dev.writes {
+							f.WriteAt(img[w.off:w.off+uint64(len(w.data))], int64(w.off))
+						}
+						if cso := csOpens(t, path, allPasses[:len(keyPasses)]); !mapsEqual(cso, want, keyPasses) {
+							t.Fatalf("%s: cryptsetup opens %v, want %v", st.name, cso, want)
+						}
+					}
+					for _, w := range dev.writes {
+						copy(img[w.off:], base[w.off:w.off+uint64(len(w.data))])
+					}
+				}
+			})
+		}
+	}
+	if testing.Short() {
+		t.Log("-short: the phases checked by the package only (cryptsetup too in the full run)")
+	}
+}
+
+func mapsEqual(a, b map[string]int, keys []string) bool {
+	for _, k := range keys {
+		if a[k] != b[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// memOpens reads the header of img and maps passphrases to the keyslot
+// each opens (-1: none): every passphrase when all is set, else those not
+// in removed, each tried in its own keyslot only (fast), and, for
+// change-key, "one" in keyslot 1 and the new one in newSlot.
+func memOpens(t *testing.T, name string, img []byte, all bool, removed []string, newSlot int) map[string]int {
+	t.Helper()
+	r := bytes.NewReader(img)
+	h, err := ReadHeader(r)
+	if err != nil {
+		t.Fatalf("%s: ReadHeader: %v", name, err)
+	}
+	out := map[string]int{}
+	try := func(p string, slot int) {
+		key, id, err := h.Unlock(r, []byte(p), slot)
+		clear(key)
+		out[p] = id
+		if err != nil && !errors.Is(err, ErrNoKey) && !strings.Contains(err.Error(), "not active") {
+			t.Fatalf("%s: Unlock(%q): %v", name, p, err)
+		}
+	}
+	for i, p := range keyPasses {
+		switch {
+		case all:
+			try(p, AnyKeyslot)
+		case !slices.Contains(removed, p):
+			try(p, i)
+		}
+	}
+	switch {
+	case all:
+		try(newPass, AnyKeyslot)
+	case newSlot > 0:
+		try(newPass, newSlot)
+		try("one", 1)
+	}
+	return out
+}
+
+// TestKeyVerbRefusals: a key verb that is refused writes nothing: the
+// image bytes and the caller's Header stay as they were.
+func TestKeyVerbRefusals(t *testing.T) {
+	l2, l1 := craftBase(t)
+	full := func(t *testing.T, img []byte) { // LUKS1 with all 8 slots in use
+		dev := &writerAtBuffer{bytes.NewBuffer(img)}
+		h, err := ReadHeader(dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, _, err := h.Unlock(dev, []byte("zero"), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 2; i < 8; i++ {
+			if _, err := h.AddKey(dev, key, []byte("more"), i, fastKDF["pbkdf2"]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	stale := func(h *Header, dev ReadWriterAt) error { // another Header changes the image first
+		other, err := ReadHeader(dev)
+		if err != nil {
+			return err
+		}
+		if err := other.KillSlot(dev, 1); err != nil {
+			return err
+		}
+		return h.KillSlot(dev, 0)
+	}
+	change := func(old string, slot int) func(h *Header, dev ReadWriterAt) error {
+		return func(h *Header, dev ReadWriterAt) error {
+			_, err := h.ChangeKey(dev, []byte(old), []byte(newPass), slot, fastKDF["pbkdf2"])
+			return err
+		}
+	}
+	kill := func(id int) func(h *Header, dev ReadWriterAt) error {
+		return func(h *Header, dev ReadWriterAt) error { return h.KillSlot(dev, id) }
+	}
+	remove := func(pass string) func(h *Header, dev ReadWriterAt) error {
+		return func(h *Header, dev ReadWriterAt) error { _, err := h.RemoveKey(dev, []byte(pass)); return err }
+	}
+	cases := []struct {
+		name    string
+		img     []byte
+		edit    func(t *testing.T, img []byte)
+		verb    func(h *Header, dev ReadWriterAt) error
+		is      error
+		message string
+	}{
+		{"luks2-kill-inactive", l2, nil, kill(5), ErrInactiveKeyslot, "keyslot 5"},
+		{"luks1-kill-inactive", l1, nil, kill(5), ErrInactiveKeyslot, "keyslot 5"},
+		{"luks2-kill-32", l2, nil, kill(32), nil, "out of range (0 to 31)"},
+		{"luks1-kill-8", l1, nil, kill(8), nil, "out of range (0 to 7)"},
+		{"luks2-kill-negative", l2, nil, kill(-1), nil, "out of range"},
+		{"luks2-remove-wrong", l2, nil, remove("wrong"), ErrNoKey, ""},
+		{"luks1-remove-wrong", l1, nil, remove("wrong"), ErrNoKey, ""},
+		{"luks2-change-wrong", l2, nil, change("wrong", AnyKeyslot), ErrNoKey, ""},
+		{"luks1-change-wrong", l1, nil, change("wrong", AnyKeyslot), ErrNoKey, ""},
+		{"luks2-change-other-slot", l2, nil, change("one", 0), ErrNoKey, ""},
+		{"luks2-change-inactive", l2, nil, change("one", 4), ErrInactiveKeyslot, ""},
+		{"luks1-change-inactive", l1, nil, change("one", 4), ErrInactiveKeyslot, ""},
+		{"luks1-kill-odd-state", l1, phdrEdit(func(p *luks1Phdr) { p.slots[1].state = 7 }), kill(1), nil, "neither enabled nor disabled"},
+		{"luks1-change-odd-state", l1, phdrEdit(func(p *luks1Phdr) { p.slots[1].state = 7 }), change("one", 1), nil, "neither enabled nor disabled"},
+		{"luks1-change-no-free-slot", l1, full, change("one", AnyKeyslot), nil, "no free LUKS1 keyslot"},
+		{"luks2-change-no-room", smallLUKS2(t), nil, change("p", AnyKeyslot), nil, "no room for the new keyslot"},
+		{"luks2-requirement", l2, jsonEdit(set(p("config", "requirements"), map[string]any{"mandatory": []any{"x-future"}})), kill(1), ErrUnsupported, "x-future"},
+		{"luks2-requirement-erase", l2, jsonEdit(set(p("config", "requirements"), map[string]any{"mandatory": []any{"x-future"}})), func(h *Header, dev ReadWriterAt) error { return h.Erase(dev) }, ErrUnsupported, ""},
+		{"luks2-stale-header", l2, nil, stale, nil, "changed since it was read"},
+		{"luks1-stale-header", l1, nil, stale, nil, "changed since it was read"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			img := bytes.Clone(tc.img)
+			if tc.edit != nil {
+				tc.edit(t, img)
+			}
+			dev := &writerAtBuffer{bytes.NewBuffer(img)}
+			h, err := ReadHeader(dev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before, snapshot := bytes.Clone(img), fmt.Sprintf("%+v", *h)
+			err = tc.verb(h, dev)
+			if strings.HasSuffix(tc.name, "stale-header") {
+				// The other Header's change is on the image; h's must not be.
+				before = nil
+				if after, rerr := ReadHeader(dev); rerr != nil || keyIDs(after) != "[0]" {
+					t.Fatalf("after the refusal: keyslots %s, %v; want [0]", keyIDs(after), rerr)
+				}
+			}
+			if err == nil || tc.is != nil && !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.message) {
+				t.Fatalf("got %v; want %v %q", err, tc.is, tc.message)
+			}
+			if before != nil && !bytes.Equal(dev.b.Bytes(), before) {
+				t.Fatal("the refused verb changed the image")
+			}
+			if fmt.Sprintf("%+v", *h) != snapshot {
+				t.Fatal("the refused verb changed the caller's Header")
+			}
+		})
+	}
+}
+
+func keyIDs(h *Header) string {
+	ids := []int{}
+	if h == nil {
+		return "none"
+	}
+	for _, k := range h.Keyslots {
+		if k.Active {
+			ids = append(ids, k.ID)
+		}
+	}
+	return fmt.Sprint(ids)
+}
+
+// TestEraseLUKS1OddSlot: luksErase of a LUKS1 image with a slot whose
+// state is neither enabled nor disabled leaves the same header as
+// cryptsetup's own luksErase (that slot's state and fields kept, every
+// other slot disabled with zero iterations and salt); the package also
+// wipes that slot's key material.
+func TestEraseLUKS1OddSlot(t *testing.T) {
+	_, l1 := craftBase(t)
+	phdrEdit(func(p *luks1Phdr) { p.slots[1].state = 7 })(t, l1)
+	dev := &writerAtBuffer{bytes.NewBuffer(bytes.Clone(l1))}
+	h, err := ReadHeader(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Erase(dev); err != nil {
+		t.Fatal(err)
+	}
+	out := dev.b.Bytes()
+	p := decodeLUKS1(out)
+	for i, s := range p.slots {
+		want := uint32(l1SlotInactive)
+		if i == 1 {
+			want = 7
+		}
+		if s.state != want || i != 1 && (s.iterations != 0 || s.salt != [32]byte{}) {
+			t.Fatalf("slot %d: state %#x, %d iterations", i, s.state, s.iterations)
+		}
+	}
+	k, _ := h.Keyslot(1)
+	for off := k.Area.Offset; off < k.Area.Offset+k.Area.Size; off += 512 {
+		if bytes.Equal(out[off:off+512], l1[off:off+512]) {
+			t.Fatalf("the odd slot's material at %d is still there", off)
+		}
+	}
+	needCryptsetup(t)
+	path := filepath.Join(t.TempDir(), "img")
+	writeFile(t, path, l1)
+	cs(t, "luksErase", "--batch-mode", path)
+	theirs, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(theirs[:luks1HeaderSize], out[:luks1HeaderSize]) {
+		t.Fatal("the header differs from cryptsetup's luksErase result")
 	}
 }
