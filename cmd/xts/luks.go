@@ -21,6 +21,12 @@ device-mapper), with cryptsetup's flags:
   xts luks encrypt  [-d F] [--type luks2|luks1] [-c CIPHER] [-s BITS] [PBKDF flags] RAW OUT
                                                          a new image whose data segment is RAW
   xts luks add-key  [-d F] [-S N] [PBKDF flags] IMAGE [NEW-KEY-FILE]
+  xts luks remove-key [-d F] [-q] [--force] IMAGE [KEY-FILE]
+                                                         removes the keyslot the passphrase opens
+  xts luks kill-slot  [-d F] [-q] [--force] IMAGE N      removes keyslot N (a remaining passphrase authorises)
+  xts luks change-key [-d F] [-S N] [PBKDF flags] IMAGE [NEW-KEY-FILE]
+                                                         the new keyslot is written before the old goes
+  xts luks erase    [-q] IMAGE                           removes every keyslot (asks for YES)
   xts luks mount    [-d F] [-S N] [--header HDR] [--readonly] IMAGE DIR
                                                          DIR/volume is the decrypted data segment (FUSE)
   xts luks serve    [-d F] [-S N] (--socket PATH | --listen HOST:PORT) [--readonly] [--run CMD] IMAGE
@@ -39,7 +45,7 @@ Run 'xts luks COMMAND --help' for a command's flags.
 func runLUKS(e *env, args []string) (string, error) {
 	if len(args) == 0 {
 		fmt.Fprint(e.stderr, luksUsage)
-		return "luks", usagef("want a subcommand: dump, decrypt, encrypt, add-key or mount")
+		return "luks", usagef("want a subcommand: dump, decrypt, encrypt, add-key, remove-key, kill-slot, change-key, erase, mount or serve")
 	}
 	sub, rest := args[0], args[1:]
 	name := "luks " + sub
@@ -52,6 +58,14 @@ func runLUKS(e *env, args []string) (string, error) {
 		return name, runLUKSEncrypt(e, rest)
 	case "add-key":
 		return name, runLUKSAddKey(e, rest)
+	case "remove-key":
+		return name, runLUKSRemoveKey(e, rest)
+	case "kill-slot":
+		return name, runLUKSKillSlot(e, rest)
+	case "change-key":
+		return name, runLUKSChangeKey(e, rest)
+	case "erase":
+		return name, runLUKSErase(e, rest)
 	case "mount":
 		return name, runLUKSMount(e, rest)
 	case "serve":
@@ -60,7 +74,7 @@ func runLUKS(e *env, args []string) (string, error) {
 		fmt.Fprint(e.stdout, luksUsage)
 		return "luks", errHelpShown
 	}
-	return "luks", usagef("unknown subcommand %q: want dump, decrypt, encrypt, add-key or mount", sub)
+	return "luks", usagef("unknown subcommand %q: want dump, decrypt, encrypt, add-key, remove-key, kill-slot, change-key, erase, mount or serve", sub)
 }
 
 // luksError gives errors of package luks cryptsetup's exit statuses and
