@@ -146,14 +146,11 @@ func runLUKSRemoveKey(e *env, args []string) error {
 	}
 	g := e.guard("luks remove-key")
 	defer g.Stop()
-	img, hdev, h, err := openHeader(pos[0], k.header, true)
+	img, hdev, h, err := openSupported(pos[0], k.header)
 	if err != nil {
 		return err
 	}
 	defer closeBoth(img, hdev)
-	if err := h.CheckSupported(); err != nil {
-		return err
-	}
 	pass, err := k.pass.passphrase(e, "Enter passphrase to be deleted: ", false)
 	if err != nil {
 		return err
@@ -206,14 +203,11 @@ func runLUKSChangeKey(e *env, args []string) error {
 	}
 	g := e.guard("luks change-key")
 	defer g.Stop()
-	img, hdev, h, err := openHeader(pos[0], k.header, true)
+	img, hdev, h, err := openSupported(pos[0], k.header)
 	if err != nil {
 		return err
 	}
 	defer closeBoth(img, hdev)
-	if err := h.CheckSupported(); err != nil {
-		return err
-	}
 	if h.Version == 1 && kdf.kdf == "" {
 		ko.Type = "pbkdf2"
 	}
@@ -235,12 +229,7 @@ func runLUKSChangeKey(e *env, args []string) error {
 	}); err != nil {
 		return err
 	}
-	var np []byte
-	if len(pos) == 2 {
-		np, err = readKeyFile(pos[1], 0, 0, e.stdin)
-	} else {
-		np, err = promptPass(e, "Enter new passphrase: ", true)
-	}
+	np, err := newPassphrase(e, pos[1:], "Enter new passphrase: ")
 	if err != nil {
 		return err
 	}
@@ -285,6 +274,29 @@ func runLUKSErase(e *env, args []string) error {
 		return err
 	}
 	return finishKeyVerb(hdev, -1, h.Erase(hdev))
+}
+
+// openSupported is openHeader for writing, refusing a header whose
+// volume this package does not open (CheckSupported).
+func openSupported(image, header string) (img, hdev *os.File, h *luks.Header, err error) {
+	img, hdev, h, err = openHeader(image, header, true)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := h.CheckSupported(); err != nil {
+		closeBoth(img, hdev)
+		return nil, nil, nil, err
+	}
+	return img, hdev, h, nil
+}
+
+// newPassphrase reads a new passphrase: all of the key file named in
+// file (NEW-KEY-FILE) when there is one, else asked for twice.
+func newPassphrase(e *env, file []string, prompt string) ([]byte, error) {
+	if len(file) > 0 {
+		return readKeyFile(file[0], 0, 0, e.stdin)
+	}
+	return promptPass(e, prompt, true)
 }
 
 // finishKeyVerb gives a key verb's error cryptsetup's words, or flushes
