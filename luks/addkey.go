@@ -78,19 +78,10 @@ func (h *Header) withKeyslotLUKS2(key, pass []byte, slot int, o KDFOptions) (*He
 		return nil, keyslotWrite{}, -1, err
 	}
 	seg := h.Segments[0]
-	areaSize := roundUp(uint64(len(key))*afStripes, keyslotAlign)
-	off, err := h.freeArea(areaSize)
+	ks, mat, err := h.sealLUKS2Keyslot(id, key, pass, seg.Encryption, len(key), o)
 	if err != nil {
 		return nil, keyslotWrite{}, -1, err
 	}
-	kdf, err := newKDF(o, len(key))
-	if err != nil {
-		return nil, keyslotWrite{}, -1, err
-	}
-	ks := Keyslot{ID: id, Active: true, Type: "luks2", KeySize: len(key), Priority: PriorityNormal,
-		AF:   AF{Type: "luks1", Stripes: afStripes, Hash: o.Hash},
-		Area: Area{Type: "raw", Offset: off, Size: areaSize, Encryption: seg.Encryption, KeySize: len(key)},
-		KDF:  kdf}
 	nh := h.clone()
 	d := -1
 	for i := range nh.Digests {
@@ -106,11 +97,32 @@ func (h *Header) withKeyslotLUKS2(key, pass []byte, slot int, o KDFOptions) (*He
 	slices.Sort(nh.Digests[d].Keyslots)
 	nh.Keyslots = append(nh.Keyslots, ks)
 	sortByID(nh.Keyslots, func(k *Keyslot) int { return k.ID })
+	return nh, mat, id, nil
+}
+
+// sealLUKS2Keyslot returns a LUKS2 keyslot with the given id for pass,
+// holding key, in the first gap of the keyslots area that fits it (apart
+// from every keyslot of h), its area encrypted with enc under a key of
+// areaKeySize bytes; and its material.
+func (h *Header) sealLUKS2Keyslot(id int, key, pass []byte, enc string, areaKeySize int, o KDFOptions) (Keyslot, keyslotWrite, error) {
+	areaSize := roundUp(uint64(len(key))*afStripes, keyslotAlign)
+	off, err := h.freeArea(areaSize)
+	if err != nil {
+		return Keyslot{}, keyslotWrite{}, err
+	}
+	kdf, err := newKDF(o, len(key))
+	if err != nil {
+		return Keyslot{}, keyslotWrite{}, err
+	}
+	ks := Keyslot{ID: id, Active: true, Type: "luks2", KeySize: len(key), Priority: PriorityNormal,
+		AF:   AF{Type: "luks1", Stripes: afStripes, Hash: o.Hash},
+		Area: Area{Type: "raw", Offset: off, Size: areaSize, Encryption: enc, KeySize: areaKeySize},
+		KDF:  kdf}
 	area, err := sealKeyslot(key, pass, &ks)
 	if err != nil {
-		return nil, keyslotWrite{}, -1, err
+		return Keyslot{}, keyslotWrite{}, err
 	}
-	return nh, keyslotWrite{off, area}, id, nil
+	return ks, keyslotWrite{off, area}, nil
 }
 
 // freeArea returns the offset of the first gap of size bytes, aligned to

@@ -8,7 +8,10 @@
 // `cryptsetup luksDump` shows. Header.Unlock turns a passphrase into the
 // volume key; NewVolume gives io.ReaderAt and io.WriterAt access to the
 // decrypted data segment. Open does all three. Create makes a new image
-// and Header.AddKey adds a keyslot.
+// and Header.AddKey adds a keyslot; Header.KillSlot, RemoveKey,
+// ChangeKey and Erase remove keyslots (the header first, then the area
+// wiped), as cryptsetup's luksKillSlot, luksRemoveKey, luksChangeKey and
+// luksErase do.
 //
 // Supported: keyslot KDFs pbkdf2 (sha1, sha256, sha512), argon2i and
 // argon2id; data and keyslot ciphers aes-xts-plain64, aes-xts-plain,

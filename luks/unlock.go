@@ -79,6 +79,14 @@ func (h *Header) Unlock(dev io.ReaderAt, passphrase []byte, slot int) (key []byt
 	if err != nil {
 		return nil, -1, err
 	}
+	return h.tryKeyslots(dev, passphrase, slots)
+}
+
+// tryKeyslots returns the volume key that passphrase opens in the first
+// of slots that it opens, and that keyslot's id; ErrNoKey if it opens
+// none, or the first error of a keyslot that could not be tried when no
+// keyslot could be.
+func (h *Header) tryKeyslots(dev io.ReaderAt, passphrase []byte, slots []*Keyslot) (key []byte, keyslot int, err error) {
 	var firstErr error
 	tried := 0
 	for _, k := range slots {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/fastxts/xts/cmd/xts/internal/exit"
 	"github.com/fastxts/xts/luks"
@@ -21,6 +22,12 @@ device-mapper), with cryptsetup's flags:
   xts luks encrypt  [-d F] [--type luks2|luks1] [-c CIPHER] [-s BITS] [PBKDF flags] RAW OUT
                                                          a new image whose data segment is RAW
   xts luks add-key  [-d F] [-S N] [PBKDF flags] IMAGE [NEW-KEY-FILE]
+  xts luks remove-key [-d F] [-q] [--force] IMAGE [KEY-FILE]
+                                                         removes the keyslot the passphrase opens
+  xts luks kill-slot  [-d F] [-q] [--force] IMAGE N      removes keyslot N (a remaining passphrase authorises)
+  xts luks change-key [-d F] [-S N] [PBKDF flags] IMAGE [NEW-KEY-FILE]
+                                                         the new keyslot is written before the old goes
+  xts luks erase    [-q] IMAGE                           removes every keyslot (asks for YES)
   xts luks mount    [-d F] [-S N] [--header HDR] [--readonly] IMAGE DIR
                                                          DIR/volume is the decrypted data segment (FUSE)
   xts luks serve    [-d F] [-S N] (--socket PATH | --listen HOST:PORT) [--readonly] [--run CMD] IMAGE
@@ -39,43 +46,57 @@ Run 'xts luks COMMAND --help' for a command's flags.
 
 ` + exitHelp
 
+// luksCommands lists the luks subcommands in the order the usage shows
+// them: the one place a new verb is added.
+var luksCommands = []struct {
+	name string
+	run  func(*env, []string) error
+}{
+	{"dump", runLUKSDump},
+	{"decrypt", runLUKSDecrypt},
+	{"encrypt", runLUKSEncrypt},
+	{"add-key", runLUKSAddKey},
+	{"remove-key", runLUKSRemoveKey},
+	{"kill-slot", runLUKSKillSlot},
+	{"change-key", runLUKSChangeKey},
+	{"erase", runLUKSErase},
+	{"mount", runLUKSMount},
+	{"serve", runLUKSServe},
+	{"header-backup", runLUKSHeaderBackup},
+	{"header-restore", runLUKSHeaderRestore},
+	{"config", runLUKSConfig},
+	{"uuid", runLUKSUUID},
+	{"convert", runLUKSConvert},
+}
+
+// luksCommandList is "dump, decrypt, ... or convert", for messages.
+func luksCommandList() string {
+	names := make([]string, len(luksCommands))
+	for i, c := range luksCommands {
+		names[i] = c.name
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
 // runLUKS runs one luks subcommand and returns its name for messages
 // ("luks decrypt") and its error.
 func runLUKS(e *env, args []string) (string, error) {
 	if len(args) == 0 {
 		fmt.Fprint(e.stderr, luksUsage)
-		return "luks", usagef("want a subcommand: dump, decrypt, encrypt, add-key or mount")
+		return "luks", usagef("want a subcommand: %s", luksCommandList())
 	}
 	sub, rest := args[0], args[1:]
-	name := "luks " + sub
 	switch sub {
-	case "dump":
-		return name, runLUKSDump(e, rest)
-	case "decrypt":
-		return name, runLUKSDecrypt(e, rest)
-	case "encrypt":
-		return name, runLUKSEncrypt(e, rest)
-	case "add-key":
-		return name, runLUKSAddKey(e, rest)
-	case "mount":
-		return name, runLUKSMount(e, rest)
-	case "serve":
-		return name, runLUKSServe(e, rest)
-	case "header-backup":
-		return name, runLUKSHeaderBackup(e, rest)
-	case "header-restore":
-		return name, runLUKSHeaderRestore(e, rest)
-	case "config":
-		return name, runLUKSConfig(e, rest)
-	case "uuid":
-		return name, runLUKSUUID(e, rest)
-	case "convert":
-		return name, runLUKSConvert(e, rest)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(e.stdout, luksUsage)
 		return "luks", errHelpShown
 	}
-	return "luks", usagef("unknown subcommand %q: want dump, decrypt, encrypt, add-key, mount, serve, header-backup, header-restore, config, uuid or convert", sub)
+	for _, c := range luksCommands {
+		if c.name == sub {
+			return "luks " + sub, c.run(e, rest)
+		}
+	}
+	return "luks", usagef("unknown subcommand %q: want %s", sub, luksCommandList())
 }
 
 // luksError gives errors of package luks cryptsetup's exit statuses and

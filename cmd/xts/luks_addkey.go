@@ -49,14 +49,11 @@ func runLUKSAddKey(e *env, args []string) error {
 
 	g := e.guard("luks add-key")
 	defer g.Stop()
-	img, hdev, h, err := openHeader(pos[0], header, true)
+	img, hdev, h, err := openSupported(pos[0], header)
 	if err != nil {
 		return err
 	}
 	defer closeBoth(img, hdev)
-	if err := h.CheckSupported(); err != nil {
-		return err
-	}
 	if h.Version == 1 && kdf.kdf == "" {
 		ko.Type = "pbkdf2"
 	}
@@ -80,12 +77,7 @@ func runLUKSAddKey(e *env, args []string) error {
 	}
 	defer clear(key)
 	unlock := time.Since(start)
-	var np []byte
-	if len(pos) == 2 {
-		np, err = readKeyFile(pos[1], 0, 0, e.stdin)
-	} else {
-		np, err = promptPass(e, "Enter new passphrase for key slot: ", true)
-	}
+	np, err := newPassphrase(e, pos[1:], "Enter new passphrase for key slot: ")
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -62,25 +61,6 @@ any point, and keeps the key material where it is (so cryptsetup may not
 convert the result back; xts does). LUKS2 headers that LUKS1 cannot describe
 are refused with cryptsetup's reason.
 `
-
-// confirm asks cryptsetup's question after warning, on a terminal (not
-// with -q, and not when standard input is not a terminal: cryptsetup then
-// goes ahead too), and reports whether the answer was YES.
-func confirm(e *env, batch bool, warning string) (bool, error) {
-	f, ok := e.stdin.(*os.File)
-	if batch || !ok || !isTerminal(f) {
-		return true, nil
-	}
-	fmt.Fprintf(e.stderr, "\nWARNING!\n========\n%s\n\nAre you sure? (Type 'yes' in capital letters): ", warning)
-	line, err := e.readLine()
-	if err != nil && !errors.Is(err, io.EOF) {
-		var x *exit.Error
-		if !errors.As(err, &x) {
-			return false, err
-		}
-	}
-	return string(line) == "YES", nil
-}
 
 // parseImage parses the flags and the one argument, IMAGE.
 func parseImage(fs *cmdFlags, args []string) (string, error) {
@@ -256,7 +236,7 @@ func runLUKSHeaderRestore(e *env, args []string) error {
 			warning += "\nWARNING: real device header has different UUID than backup!"
 		}
 	}
-	ok, err := confirm(e, batch, warning)
+	ok, err := confirmOnTerminal(e, batch, warning)
 	if err != nil {
 		return err
 	}
@@ -352,7 +332,7 @@ func runLUKSUUID(e *env, args []string) error {
 	if luks.CheckUUID(uuid) != nil {
 		return exit.Errorf(exitUsage, "Wrong LUKS UUID format provided.")
 	}
-	ok, err := confirm(e, batch, "Do you really want to change UUID of device?")
+	ok, err := confirmOnTerminal(e, batch, "Do you really want to change UUID of device?")
 	if err != nil {
 		return err
 	}
@@ -394,7 +374,7 @@ func runLUKSConvert(e *env, args []string) error {
 	if len(h.Config.Requirements) > 0 {
 		return exit.Errorf(exitUsage, "Operation incompatible with device marked for LUKS2 reencryption. Aborting.")
 	}
-	ok, err := confirm(e, batch, fmt.Sprintf("This operation will convert %s to %s format.\n", headerDevice(image, header), strings.ToUpper(typ)))
+	ok, err := confirmOnTerminal(e, batch, fmt.Sprintf("This operation will convert %s to %s format.\n", headerDevice(image, header), strings.ToUpper(typ)))
 	if err != nil {
 		return err
 	}
