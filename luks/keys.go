@@ -103,6 +103,9 @@ func (h *Header) ChangeKey(dev ReadWriterAt, oldPass, newPass []byte, slot int, 
 			return -1, err
 		}
 	}
+	if slot == AnyKeyslot {
+		slot = AnyKeyslotOrUnbound // luksChangeKey changes unbound keyslots too
+	}
 	key, id, err := h.Unlock(dev, oldPass, slot)
 	if err != nil {
 		return -1, err

@@ -8,8 +8,16 @@ import (
 	"strings"
 )
 
-// AnyKeyslot asks Unlock to try every usable keyslot.
+// AnyKeyslot asks Unlock to try every usable keyslot that holds the key
+// of the data segment. Unbound keyslots (cryptsetup luksAddKey --unbound:
+// they hold a key of no segment in use) are left out, as cryptsetup
+// leaves them out when it opens a device: the key one of them holds
+// would decrypt the volume to garbage.
 const AnyKeyslot = -1
+
+// AnyKeyslotOrUnbound asks Unlock to try every active keyslot, unbound
+// ones too, as cryptsetup luksChangeKey does.
+const AnyKeyslotOrUnbound = -2
 
 // CheckSupported returns an error naming the first feature of h that this
 // package refuses to open: a mandatory requirement flag (such as a
@@ -45,10 +53,10 @@ func (h *Header) CheckSupported() error {
 }
 
 // slotOrder lists the keyslots Unlock tries: the one named, or every
-// active one of priority prefer, then those of priority normal, each
-// group in ascending id order.
+// active one (AnyKeyslot: bound to the data segment) of priority prefer,
+// then those of priority normal, each group in ascending id order.
 func (h *Header) slotOrder(slot int) ([]*Keyslot, error) {
-	if slot != AnyKeyslot {
+	if slot != AnyKeyslot && slot != AnyKeyslotOrUnbound {
 		k, ok := h.Keyslot(slot)
 		if !ok || !k.Active {
 			return nil, fmt.Errorf("luks: keyslot %d is not active", slot)
@@ -58,7 +66,11 @@ func (h *Header) slotOrder(slot int) ([]*Keyslot, error) {
 	var out []*Keyslot
 	for _, p := range []int{PriorityPrefer, PriorityNormal} {
 		for i := range h.Keyslots {
-			if k := &h.Keyslots[i]; k.Active && k.Priority == p {
+			k := &h.Keyslots[i]
+			if slot == AnyKeyslot && h.Version == 2 && !h.Bound(k.ID) {
+				continue
+			}
+			if k.Active && k.Priority == p {
 				out = append(out, k)
 			}
 		}
@@ -69,8 +81,10 @@ func (h *Header) slotOrder(slot int) ([]*Keyslot, error) {
 // Unlock returns the volume key that passphrase opens and the keyslot
 // that held it. dev is the device that holds the header (the image, or
 // the detached header file). slot is a keyslot id, or AnyKeyslot to try
-// the keyslots in priority order. A passphrase that opens no keyslot
-// gives ErrNoKey.
+// the keyslots in priority order (AnyKeyslotOrUnbound: unbound ones too).
+// A passphrase that opens no keyslot gives ErrNoKey. A keyslot named by
+// its id may be unbound: its key is then not the volume key (Open refuses
+// such a keyslot; Header.Bound tells).
 func (h *Header) Unlock(dev io.ReaderAt, passphrase []byte, slot int) (key []byte, keyslot int, err error) {
 	if err := h.CheckSupported(); err != nil {
 		return nil, -1, err

@@ -74,6 +74,9 @@ func Open(dev io.ReaderAt, passphrase []byte, o *Options) (*Volume, error) {
 		return nil, err
 	}
 	defer clear(key)
+	if h.Version == 2 && !h.Bound(ks) {
+		return nil, fmt.Errorf("luks: keyslot %d is unbound: it holds the key of no segment in use, not the volume key", ks)
+	}
 	v, err := openVolume(h, key, dev, o)
 	if err != nil {
 		return nil, err

@@ -220,7 +220,11 @@ func runLUKSChangeKey(e *env, args []string) error {
 	defer clear(old)
 	// The old passphrase is checked before the new one is asked for.
 	if err := g.Interruptible(func() error {
-		key, _, err := h.Unlock(hdev, old, slot)
+		try := slot
+		if try == luks.AnyKeyslot {
+			try = luks.AnyKeyslotOrUnbound // as luks.Header.ChangeKey tries them
+		}
+		key, _, err := h.Unlock(hdev, old, try)
 		clear(key)
 		return luksError(err)
 	}); err != nil {
