@@ -21,6 +21,9 @@ device-mapper), with cryptsetup's flags:
   xts luks encrypt  [-d F] [--type luks2|luks1] [-c CIPHER] [-s BITS] [PBKDF flags] RAW OUT
                                                          a new image whose data segment is RAW
   xts luks add-key  [-d F] [-S N] [PBKDF flags] IMAGE [NEW-KEY-FILE]
+  xts luks reencrypt [-d F] [-S N] [--encrypt|--decrypt] [--header HDR] [--reduce-device-size SIZE]
+                    [--resilience R] [--hotzone-size SIZE] [--init-only|--resume-only] [-c CIPHER] IMAGE
+                                                         reencrypts IMAGE in place (cryptsetup reencrypt)
   xts luks mount    [-d F] [-S N] [--header HDR] [--readonly] IMAGE DIR
                                                          DIR/volume is the decrypted data segment (FUSE)
   xts luks serve    [-d F] [-S N] (--socket PATH | --listen HOST:PORT) [--readonly] [--run CMD] IMAGE
@@ -52,6 +55,8 @@ func runLUKS(e *env, args []string) (string, error) {
 		return name, runLUKSEncrypt(e, rest)
 	case "add-key":
 		return name, runLUKSAddKey(e, rest)
+	case "reencrypt":
+		return name, runLUKSReencrypt(e, rest)
 	case "mount":
 		return name, runLUKSMount(e, rest)
 	case "serve":
