@@ -135,6 +135,7 @@ type step struct {
 	init     bool           // the run that starts the reencryption (else --resume-only)
 	initOnly bool           // --init-only
 	sig      syscall.Signal // sent at a random point; 0: runs to the end
+	twice    bool           // sig again a millisecond later
 }
 
 func (st step) String() string {
@@ -283,6 +284,10 @@ func (m *matrixImage) runOnce(t *testing.T, st step, rng *rand.Rand, writes uint
 			if seq >= start+writes {
 				time.Sleep(pause)
 				cmd.Process.Signal(st.sig)
+				if st.twice {
+					time.Sleep(time.Millisecond)
+					cmd.Process.Signal(st.sig)
+				}
 				res.interrupted = true
 				select {
 				case err = <-done:
@@ -730,4 +735,34 @@ func unlistedHotzone(file string) bool {
 		return true
 	}
 	return false
+}
+
+// TestLUKSReencryptSIGINT: xts luks reencrypt stopped by SIGINT (and by
+// SIGINT twice, which does not cut the hotzone in flight short) exits 1
+// with "Reencryption interrupted." saying the image is resumable, and
+// leaves the reencryption in progress; a third run finishes it with the
+// known content.
+func TestLUKSReencryptSIGINT(t *testing.T) {
+	needCryptsetup(t)
+	toolBinary(t)
+	m := newMatrixImage(t, reencSetup{"rotate", "checksum"}, knownContent(5, matrixData))
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, st := range []step{{tool: "xts", init: true, sig: syscall.SIGINT}, {tool: "xts", sig: syscall.SIGINT, twice: true}} {
+		res := m.runStep(t, st, rng, 3)
+		if !res.interrupted || res.code != 1 || !strings.Contains(res.stderr, "xts luks reencrypt: Reencryption interrupted. (SIGINT; the image is resumable") {
+			t.Fatalf("%s: interrupted %v, exit %d, stderr %q", st, res.interrupted, res.code, res.stderr)
+		}
+		if st.twice && !strings.Contains(res.stderr, "xts luks reencrypt: SIGINT again: stopping after the step in flight") {
+			t.Fatalf("%s: stderr %q", st, res.stderr)
+		}
+		if !m.inProgress(t) {
+			t.Fatalf("%s: no reencryption in progress after the interruption", st)
+		}
+	}
+	if res := m.runStep(t, step{tool: "xts"}, rng, 0); res.code != 0 {
+		t.Fatalf("resume: exit %d: %s", res.code, res.stderr)
+	}
+	if err := m.verifyContent(t); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,6 +124,9 @@ func TestLUKSReencryptRefusals(t *testing.T) {
 		{"slot-inactive", "luks2", "", []string{"-d", "{dir}/pass", "-S", "5", "{dir}/img"}, exitUsage, "Keyslot 5 is not active."},
 		{"resume-nothing", "luks2", "", []string{"--resume-only", "-d", "{dir}/pass", "{dir}/img"}, exitUsage, "Device reencryption not in progress."},
 		{"empty-passphrase", "luks2", "", []string{"{dir}/img"}, exitUsage, "no passphrase"},
+		{"wrong-passphrase", "luks2", "not it\n", []string{"{dir}/img"}, exitPermission, "No key available with this passphrase."},
+		{"wrong-passphrase-slot", "luks2-2slots", "", []string{"-d", "{dir}/pass", "-S", "1", "{dir}/img"}, exitPermission, "No key available with this passphrase."},
+		{"wrong-passphrase-decrypt", "luks2-detached", "", []string{"--decrypt", "--header", "{dir}/hdr", "-d", "{dir}/pass2", "{dir}/img"}, exitPermission, "No key available with this passphrase."},
 		{"init-twice", "luks2-init", "", []string{"--init-only", "-d", "{dir}/pass", "{dir}/img"}, exitUsage, "LUKS2 reencryption already initialized. Aborting operation."},
 		{"in-progress-encrypt", "luks2-init", "", []string{"--encrypt", "--header", "{dir}/img", "-d", "{dir}/pass", "{dir}/img"}, exitUsage, "Device is not in LUKS2 encryption. Conflicting option --encrypt."},
 		{"in-progress-decrypt", "luks2-init", "", []string{"--decrypt", "--header", "{dir}/img", "-d", "{dir}/pass", "{dir}/img"}, exitUsage, "Device is not in LUKS2 decryption. Conflicting option --decrypt."},
@@ -209,4 +213,59 @@ func TestLUKSReencryptHelp(t *testing.T) {
 			t.Fatalf("exit %d, stdout lacks %q:\n%s", r.code, want, r.stdout)
 		}
 	}
+}
+
+// TestLUKSReencryptRotateInProcess: a rotation with --key-slot keeps only
+// that keyslot's passphrase (as cryptsetup does), under a new volume
+// key, with the data unchanged; --init-only then a plain run (which
+// resumes) does the same.
+func TestLUKSReencryptRotateInProcess(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		runs [][]string
+	}{
+		{"journal-slot1", [][]string{{"-d", "{dir}/pass2", "-S", "1", "--resilience", "journal", "-v"}}},
+		{"init-then-resume", [][]string{{"-d", "{dir}/pass2", "-S", "1", "--init-only"}, {"-d", "{dir}/pass2", "--batch-mode"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			reencFixture(t, dir, "luks2-2slots")
+			img := filepath.Join(dir, "img")
+			before := decryptAll(t, dir, "pass")
+			for _, args := range tc.runs {
+				a := []string{"luks", "reencrypt", "--pbkdf", "pbkdf2", "--pbkdf-force-iterations", "1000"}
+				for _, x := range args {
+					a = append(a, strings.ReplaceAll(x, "{dir}", dir))
+				}
+				r := runCmd(t, nil, append(a, img)...)
+				if r.code != 0 {
+					t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
+				}
+				if slices.Contains(args, "-v") && !strings.Contains(r.stderr, "xts luks reencrypt: finished reencrypting") {
+					t.Errorf("-v: stderr %q", r.stderr)
+				}
+			}
+			if got := decryptAll(t, dir, "pass2"); !bytes.Equal(got, before) {
+				t.Fatal("the data changed")
+			}
+			r := runCmd(t, nil, "luks", "decrypt", "-d", filepath.Join(dir, "pass"), img, filepath.Join(dir, "out-old"))
+			if r.code != exitPermission {
+				t.Fatalf("the other keyslot's passphrase still opens the image: exit %d %s", r.code, r.stderr)
+			}
+		})
+	}
+}
+
+// decryptAll is the decrypted data segment of dir/img (xts luks decrypt
+// with the passphrase in dir/passFile).
+func decryptAll(t *testing.T, dir, passFile string) []byte {
+	t.Helper()
+	out := filepath.Join(dir, "out-"+passFile)
+	os.Remove(out)
+	r := runCmd(t, nil, "luks", "decrypt", "-d", filepath.Join(dir, passFile), filepath.Join(dir, "img"), out)
+	if r.code != 0 {
+		t.Fatalf("luks decrypt: exit %d: %s", r.code, r.stderr)
+	}
+	defer os.Remove(out)
+	return readFile(t, out)
 }
