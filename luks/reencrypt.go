@@ -95,8 +95,6 @@ func Reencrypt(ctx context.Context, data, hdr ReadWriterAt, passphrase []byte, o
 	return ResumeReencrypt(ctx, data, hdr, passphrase, o)
 }
 
-
-
 // initReencrypt builds and commits the header of a new reencryption.
 func initReencrypt(data, hdr ReadWriterAt, passphrase []byte, o ReencryptOptions) (*Header, error) {
 	if o.Mode == "" {
