@@ -97,6 +97,9 @@ func Reencrypt(ctx context.Context, data, hdr ReadWriterAt, passphrase []byte, o
 
 // initReencrypt builds and commits the header of a new reencryption.
 func initReencrypt(data, hdr ReadWriterAt, passphrase []byte, o ReencryptOptions) (*Header, error) {
+	if o.ReduceDeviceSize != 0 || o.Resilience == "datashift" {
+		return initDatashift(data, hdr, passphrase, o)
+	}
 	if o.Mode == "" {
 		o.Mode = "reencrypt"
 	}
@@ -112,13 +115,8 @@ func initReencrypt(data, hdr ReadWriterAt, passphrase []byte, o ReencryptOptions
 			return nil, err
 		}
 	case "journal", "none":
-	case "datashift":
-		return nil, fmt.Errorf("%w: datashift resilience (encrypt --reduce-device-size)", ErrUnsupported)
 	default:
 		return nil, fmt.Errorf("luks: resilience %q (checksum, journal or none)", o.Resilience)
-	}
-	if o.ReduceDeviceSize != 0 {
-		return nil, fmt.Errorf("%w: encrypt with --reduce-device-size (datashift)", ErrUnsupported)
 	}
 	switch o.Mode {
 	case "reencrypt":

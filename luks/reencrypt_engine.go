@@ -366,9 +366,6 @@ func readReencrypt(hdr ReadWriterAt) (*Header, *reencState, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if st.resilience == "datashift" {
-		return nil, nil, fmt.Errorf("%w: datashift resilience (reencrypt_datashift)", ErrUnsupported)
-	}
 	return h, st, nil
 }
 
@@ -376,6 +373,9 @@ func resumeReencrypt(ctx context.Context, data, hdr ReadWriterAt, passphrase []b
 	h, st, err := readReencrypt(hdr)
 	if err != nil {
 		return err
+	}
+	if st.resilience == "datashift" {
+		return resumeDatashift(ctx, data, hdr, h, st, passphrase, o)
 	}
 	devSize, err := DeviceSize(data)
 	if err != nil {

@@ -177,7 +177,8 @@ func parseReencrypt(h *Header) (*reencState, error) {
 	if st.prev.Type != want[0] || st.final.Type != want[1] {
 		return nil, reencErr("mode %s with a %s previous and a %s final segment", st.mode, st.prev.Type, st.final.Type)
 	}
-	if st.prev.Dynamic != st.final.Dynamic || (!st.prev.Dynamic && st.prev.Size != st.final.Size) {
+	// (datashift: a fixed previous segment, a dynamic final one.)
+	if st.resilience != "datashift" && (st.prev.Dynamic != st.final.Dynamic || (!st.prev.Dynamic && st.prev.Size != st.final.Size)) {
 		return nil, reencErr("the backup segments differ in size")
 	}
 	if st.resilience != "datashift" && st.prev.Offset != st.final.Offset {
@@ -385,8 +386,8 @@ func (st *reencState) checkHotzone(n uint64) error {
 // (when the final segment is crypt), the keyslot's mode, direction and
 // area type, the area's offset and size (64-bit big-endian), for
 // checksum resilience the hash name and the checksum block size
-// (32-bit), for datashift the shift (64-bit), then backup-previous and
-// backup-final each as: type, offset (64-bit), size ("dynamic" or
+// (32-bit), for datashift the shift (64-bit), then backup-previous,
+// backup-final and (datashift) backup-moved-segment each as: type, offset (64-bit), size ("dynamic" or
 // 64-bit), and for crypt iv_tweak (64-bit), encryption and sector size
 // (32-bit). Strings go without length or terminator, as cryptsetup 2.6.1
 // puts them.
@@ -412,7 +413,7 @@ func reencryptDigestData(st *reencState, oldKey, newKey []byte) []byte {
 	case "datashift":
 		b.Write(binary.BigEndian.AppendUint64(nil, a.ShiftSize))
 	}
-	for _, s := range []*Segment{&st.prev, &st.final} {
+	for _, s := range append([]*Segment{&st.prev, &st.final}, others(st)...) {
 		b.WriteString(s.Type)
 		b.Write(binary.BigEndian.AppendUint64(nil, s.Offset))
 		if s.Dynamic {
@@ -427,6 +428,16 @@ func reencryptDigestData(st *reencState, oldKey, newKey []byte) []byte {
 		}
 	}
 	return b.Bytes()
+}
+
+// others returns st's other backup segments (datashift's moved
+// segment), which the verification digest covers after the two.
+func others(st *reencState) []*Segment {
+	var out []*Segment
+	for i := range st.others {
+		out = append(out, &st.others[i])
+	}
+	return out
 }
 
 // digestValue computes the verification digest of st under d's
