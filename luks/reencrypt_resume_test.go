@@ -12,10 +12,10 @@ import (
 	"testing"
 )
 
-// memDev is a fixed-size device in memory that records its writes in
+// loggedDev is a fixed-size device in memory that records its writes in
 // log (shared by the devices of one image: each write's offset carries
 // the device's tag above bit 40).
-type memDev struct {
+type loggedDev struct {
 	b   []byte
 	tag uint64
 	log *[]keyslotWrite
@@ -23,18 +23,18 @@ type memDev struct {
 
 const devTagShift = 40
 
-func (m *memDev) Size() int64 { return int64(len(m.b)) }
+func (m *loggedDev) Size() int64 { return int64(len(m.b)) }
 
-func (m *memDev) ReadAt(p []byte, off int64) (int, error) {
+func (m *loggedDev) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 || off+int64(len(p)) > int64(len(m.b)) {
-		return 0, fmt.Errorf("memDev: read [%d, +%d) past %d", off, len(p), len(m.b))
+		return 0, fmt.Errorf("loggedDev: read [%d, +%d) past %d", off, len(p), len(m.b))
 	}
 	return copy(p, m.b[off:]), nil
 }
 
-func (m *memDev) WriteAt(p []byte, off int64) (int, error) {
+func (m *loggedDev) WriteAt(p []byte, off int64) (int, error) {
 	if off < 0 || off+int64(len(p)) > int64(len(m.b)) {
-		return 0, fmt.Errorf("memDev: write [%d, +%d) past %d", off, len(p), len(m.b))
+		return 0, fmt.Errorf("loggedDev: write [%d, +%d) past %d", off, len(p), len(m.b))
 	}
 	*m.log = append(*m.log, keyslotWrite{m.tag<<devTagShift | uint64(off), bytes.Clone(p)})
 	return copy(m.b[off:], p), nil
@@ -190,11 +190,11 @@ func TestReencryptPowerLoss(t *testing.T) {
 			im := c.image(t, 1<<20)
 			orig := readFile(t, im.img)
 			var log []keyslotWrite
-			data := &memDev{b: bytes.Clone(orig), log: &log}
+			data := &loggedDev{b: bytes.Clone(orig), log: &log}
 			hdr, origHdr := data, orig
 			if c.detached {
 				origHdr = readFile(t, im.hdr)
-				hdr = &memDev{b: bytes.Clone(origHdr), tag: 1, log: &log}
+				hdr = &loggedDev{b: bytes.Clone(origHdr), tag: 1, log: &log}
 			}
 			if err := Reencrypt(context.Background(), data, hdr, im.pass, c.options()); err != nil {
 				t.Fatal(err)
@@ -420,7 +420,7 @@ func TestReencryptLUKS1Refused(t *testing.T) {
 // checksum resilience, the default hotzone.
 func BenchmarkReencrypt(b *testing.B) {
 	const size = 64 << 20
-	base := &memDev{b: make([]byte, size+16<<20), log: new([]keyslotWrite)}
+	base := &loggedDev{b: make([]byte, size+16<<20), log: new([]keyslotWrite)}
 	if _, _, err := Create(base, []byte("bench"), &CreateOptions{KDF: reencKDF}); err != nil {
 		b.Fatal(err)
 	}
