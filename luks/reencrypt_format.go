@@ -289,7 +289,7 @@ func (st *reencState) progress(devSize uint64) (reencProgress, error) {
 		inPrev := st.prevDigest != nil && slices.Contains(st.prevDigest.Segments, s.ID)
 		switch {
 		case hasFlag(s, flagInReencryption):
-			if !matches(s, &st.final, off) || inFinal != (st.finalDigest != nil) || inPrev != (st.prevDigest != nil) || s.Dynamic {
+			if !matches(s, &st.final, off) || inFinal != (st.finalDigest != nil) || inPrev != (st.prevDigest != nil) {
 				return reencProgress{}, reencErr("hotzone segment %d does not match the final segment and both digests", s.ID)
 			}
 			kinds = append(kinds, 'H')
@@ -317,9 +317,6 @@ func (st *reencState) progress(devSize uint64) (reencProgress, error) {
 			}
 			at += s.Size
 		}
-	}
-	if !st.regular[len(st.regular)-1].Dynamic && (L == 0 && st.final.Dynamic) {
-		return reencProgress{}, reencErr("the last segment has a fixed size but the data is dynamic")
 	}
 	if L != 0 && at != start+L {
 		return reencProgress{}, reencErr("the segments end at %d, the data at %d", at, start+L)
@@ -502,7 +499,7 @@ func (st *reencState) withProgress(h *Header, p reencProgress) *Header {
 	var segs []Segment
 	var prevIDs, finalIDs []int
 	for i, x := range parts {
-		dyn := i == len(parts)-1 && st.final.Dynamic
+		dyn := i == len(parts)-1 && st.final.Dynamic && x.kind != 'H' // cryptsetup's repair refuses a dynamic hotzone
 		base := &st.prev
 		if x.kind != 'P' {
 			base = &st.final
