@@ -45,7 +45,8 @@ func csAddKey(t *testing.T, im *csImage, slot int, pass string) {
 	cs(t, append(append(args, im.hdrArgs()...), im.img, nk)...)
 }
 
-func readHeaderFile(t *testing.T, path string) (*Header, *os.File) {
+// openHeaderFile opens path for reading and writing and reads its header.
+func openHeaderFile(t *testing.T, path string) (*Header, *os.File) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
@@ -108,7 +109,7 @@ func TestBackupMatchesCryptsetup(t *testing.T) {
 				c.edit(t, im)
 			}
 			// Ours first: cryptsetup's backup repairs a damaged copy on the device.
-			h, f := readHeaderFile(t, im.headerDev)
+			h, f := openHeaderFile(t, im.headerDev)
 			var ours bytes.Buffer
 			if err := h.Backup(f, &ours); err != nil {
 				t.Fatal(err)

@@ -30,7 +30,7 @@ func TestHeaderConfig(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			im := c.make(t)
 			csAddKey(t, im, 2, "two")
-			h, f := readHeaderFile(t, im.headerDev)
+			h, f := openHeaderFile(t, im.headerDev)
 			const u = "0123ABCD-4567-89ab-CDEF-0123456789AB"
 			if err := h.SetUUID(f, u); err != nil {
 				t.Fatal(err)

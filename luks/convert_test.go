@@ -44,7 +44,7 @@ func checkImage(t *testing.T, im *csImage, version int, key []byte, passes ...st
 	if !strings.Contains(dump, fmt.Sprintf("Version:       \t%d", version)) {
 		t.Fatalf("cryptsetup luksDump does not show version %d:\n%s", version, dump)
 	}
-	h, f := readHeaderFile(t, im.headerDev)
+	h, f := openHeaderFile(t, im.headerDev)
 	if h.Version != version {
 		t.Fatalf("ReadHeader: version %d, want %d", h.Version, version)
 	}
@@ -112,7 +112,7 @@ func TestConvert(t *testing.T) {
 			im := c.make(t)
 			csAddKey(t, im, 3, "three")
 			key := withData(t, im)
-			h, f := readHeaderFile(t, im.headerDev)
+			h, f := openHeaderFile(t, im.headerDev)
 			from := h.Version
 			to := 3 - from
 			if err := h.Convert(f, to); err != nil {
@@ -132,7 +132,7 @@ func TestConvert(t *testing.T) {
 			if out, err := csRun(append(append([]string{"convert", "--batch-mode", "--type", fmt.Sprintf("luks%d", from)}, im.hdrArgs()...), im.img)...); err == nil {
 				t.Logf("cryptsetup converted our result back")
 				checkImage(t, im, from, key, string(im.pass), "three")
-				h, f = readHeaderFile(t, im.headerDev)
+				h, f = openHeaderFile(t, im.headerDev)
 				if err := h.Convert(f, to); err != nil {
 					t.Fatal(err)
 				}
@@ -140,7 +140,7 @@ func TestConvert(t *testing.T) {
 				t.Fatalf("cryptsetup's refused conversion changed the header: %s", out)
 			}
 			// The package converts its result back.
-			h, f = readHeaderFile(t, im.headerDev)
+			h, f = openHeaderFile(t, im.headerDev)
 			if h.Version == to {
 				if err := h.Convert(f, from); err != nil {
 					t.Fatal(err)
@@ -152,7 +152,7 @@ func TestConvert(t *testing.T) {
 			csAddKey(t, im, 3, "three")
 			key = withData(t, im)
 			cs(t, append(append([]string{"convert", "--batch-mode", "--type", fmt.Sprintf("luks%d", to)}, im.hdrArgs()...), im.img)...)
-			h, f = readHeaderFile(t, im.headerDev)
+			h, f = openHeaderFile(t, im.headerDev)
 			if err := h.Convert(f, from); err != nil {
 				t.Fatal(err)
 			}
@@ -211,7 +211,7 @@ func TestConvertRefusals(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			im := c.make(t)
 			before, _ := os.ReadFile(im.img)
-			h, f := readHeaderFile(t, im.img)
+			h, f := openHeaderFile(t, im.img)
 			err := h.Convert(f, 1)
 			var ce *ConvertError
 			if !errors.As(err, &ce) || !errors.Is(err, ErrUnsupported) {

@@ -22,7 +22,7 @@ var (
 	segmentMembers = []string{"type", "offset", "size", "iv_tweak", "encryption", "sector_size", "flags"}
 	digestMembers  = []string{"type", "keyslots", "segments", "hash", "iterations", "salt", "digest"}
 	tokenMembers   = []string{"type", "keyslots"}
-	configMembers  = []string{"json_size", "keyslots_size", "flags"}
+	configMembers  = []string{"json_size", "keyslots_size", "flags", "requirements"}
 )
 
 // overlay returns the object orig (nil for none) with the members in
@@ -85,8 +85,8 @@ func (h *Header) encodeJSON() ([]byte, error) {
 	var err error
 	if top["keyslots"], err = encodeSection(top["keyslots"], h.Keyslots, func(k *Keyslot) int { return k.ID },
 		func(k *Keyslot) (any, []string) {
-			if k.Type != "luks2" {
-				// Other types (reencrypt, unknown) are kept as read.
+			if k.Type != "luks2" && k.Type != "reencrypt" {
+				// Other types (unknown) are kept as read.
 				return struct{}{}, nil
 			}
 			return k.toJSON(), keyslotMembers
@@ -108,6 +108,11 @@ func (h *Header) encodeJSON() ([]byte, error) {
 		return nil, err
 	}
 	c := jsonConfig{JSONSize: u64(h.Config.JSONSize), KeyslotsSize: u64(h.Config.KeyslotsSize), Flags: h.Config.Flags}
+	if len(h.Config.Requirements) > 0 {
+		c.Requirements = &struct {
+			Mandatory []string `json:"mandatory,omitempty"`
+		}{h.Config.Requirements}
+	}
 	if top["config"], err = overlay(top["config"], c, configMembers); err != nil {
 		return nil, err
 	}

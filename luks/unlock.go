@@ -29,7 +29,7 @@ func (h *Header) CheckSupported() error {
 	if len(h.Config.Requirements) > 0 {
 		r := h.Config.Requirements[0]
 		if strings.HasPrefix(r, "online") || r == "offline-reencrypt" {
-			return fmt.Errorf("%w: a reencryption is in progress (requirement flag %q); finish it with cryptsetup reencrypt", ErrUnsupported, r)
+			return fmt.Errorf("%w: a reencryption is in progress (requirement flag %q); resume it first (ResumeReencrypt, xts luks reencrypt --resume-only, cryptsetup reencrypt --resume-only)", ErrUnsupported, r)
 		}
 		return fmt.Errorf("%w: mandatory requirement flag %q", ErrUnsupported, r)
 	}

@@ -28,6 +28,9 @@ device-mapper), with cryptsetup's flags:
   xts luks change-key [-d F] [-S N] [PBKDF flags] IMAGE [NEW-KEY-FILE]
                                                          the new keyslot is written before the old goes
   xts luks erase    [-q] IMAGE                           removes every keyslot (asks for YES)
+  xts luks reencrypt [-d F] [-S N] [--encrypt|--decrypt] [--header HDR] [--reduce-device-size SIZE]
+                    [--resilience R] [--hotzone-size SIZE] [--init-only|--resume-only] [-c CIPHER] IMAGE
+                                                         reencrypts IMAGE in place (cryptsetup reencrypt)
   xts luks mount    [-d F] [-S N] [--header HDR] [--readonly] IMAGE DIR
                                                          DIR/volume is the decrypted data segment (FUSE)
   xts luks serve    [-d F] [-S N] (--socket PATH | --listen HOST:PORT) [--readonly] [--run CMD] IMAGE
@@ -60,6 +63,7 @@ var luksCommands = []struct {
 	{"kill-slot", runLUKSKillSlot},
 	{"change-key", runLUKSChangeKey},
 	{"erase", runLUKSErase},
+	{"reencrypt", runLUKSReencrypt},
 	{"mount", runLUKSMount},
 	{"serve", runLUKSServe},
 	{"header-backup", runLUKSHeaderBackup},

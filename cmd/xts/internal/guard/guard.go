@@ -52,6 +52,12 @@ type Config struct {
 	Exit      func(code int)       // ends the process after a second signal; nil: os.Exit
 	Sync      func(*os.File) error // flushes a file to disk; nil: (*os.File).Sync
 	NoUnnamed bool                 // use the hidden temporary file even where unnamed files work
+	// InPlace, for a command that works in place in steps a later run
+	// resumes (xts luks reencrypt), says what a signal leaves behind
+	// ("the image is resumable"): a second signal then only says so
+	// with this text and does not end the process, which stops at the
+	// end of the step in flight as after the first.
+	InPlace string
 }
 
 // abortSignals abort a command: Ctrl-C, kill, a closed terminal or ssh
@@ -150,6 +156,10 @@ func (g *Guard) received(s syscall.Signal) {
 	if g.sig == 0 {
 		g.sig = s
 		g.cancel()
+		return
+	}
+	if g.cfg.InPlace != "" {
+		fmt.Fprintf(g.cfg.Stderr, "xts %s: %s again: stopping after the step in flight; %s\n", g.cfg.Command, SignalName(s), g.cfg.InPlace)
 		return
 	}
 	// The second signal: the user means it.

@@ -277,3 +277,26 @@ func TestAbortAndStopLeaveNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestInPlaceSecondSignal: with Config.InPlace a second signal does not
+// end the process; it says what is left behind, and the context ended
+// with the first.
+func TestInPlaceSecondSignal(t *testing.T) {
+	var stderr bytes.Buffer
+	var exits []int
+	g := Start(Config{Stderr: &stderr, Command: "luks reencrypt", InPlace: "the image is resumable",
+		Exit: func(code int) { exits = append(exits, code) }})
+	t.Cleanup(g.Stop)
+	g.received(syscall.SIGINT)
+	g.received(syscall.SIGTERM)
+	if len(exits) != 0 {
+		t.Fatalf("exited %v after the second signal", exits)
+	}
+	if g.Context().Err() == nil || g.Signal() != syscall.SIGINT {
+		t.Fatalf("context %v, signal %v: want ended by SIGINT", g.Context().Err(), g.Signal())
+	}
+	want := "xts luks reencrypt: SIGTERM again: stopping after the step in flight; the image is resumable\n"
+	if stderr.String() != want {
+		t.Fatalf("stderr %q, want %q", stderr.String(), want)
+	}
+}

@@ -1,0 +1,445 @@
+package luks
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"hash"
+	"runtime"
+	"sync"
+
+	"github.com/fastxts/xts/internal/sector"
+)
+
+// The reencryption engine: hotzone after hotzone, each one
+//
+//  1. its old raw data read (the next one read ahead while this one is
+//     written);
+//  2. the resilience data written to the reencrypt keyslot's area:
+//     checksums of its old blocks (computed in parallel), or a copy of
+//     it (journal), or nothing (none);
+//  3. the header committed with the hotzone marked in-reencryption (and
+//     the hotzone before it merged into the part done), then synced;
+//  4. the hotzone decrypted with the old key and encrypted with the new
+//     (EncryptSectors/DecryptSectors spread over every core), written
+//     and synced.
+//
+// With checksum or none resilience the commit of step 3 is the only one
+// per hotzone: the next hotzone's checksums overwrite those of one that
+// is wholly written and synced, and a block of new data matches a
+// checksum of another hotzone's old block only by a SHA collision, so a
+// crash then still recovers it as new. A journal must not be overwritten
+// while its hotzone is recorded, so journal resilience commits again after
+// each hotzone ("done"), as cryptsetup does.
+//
+// Recovery of a recorded hotzone (a crash, or cryptsetup killed):
+// checksum: each block whose checksum matches is still old and is
+// reencrypted, the others are kept; journal: the copy is written back,
+// then the hotzone reencrypted; none: the hotzone is taken as old and
+// reencrypted: a crash while it was being written loses the blocks
+// written (none survives no crash; cryptsetup documents the same).
+
+func syncDev(d any) error {
+	if s, ok := d.(interface{ Sync() error }); ok {
+		if err := s.Sync(); err != nil {
+			return fmt.Errorf("luks: sync: %w", err)
+		}
+	}
+	return nil
+}
+
+// reencRun is one run of the engine.
+type reencRun struct {
+	data, hdr    ReadWriterAt
+	h            *Header
+	st           *reencState
+	p            reencProgress
+	oldC, newC   *sector.Cipher // nil for linear
+	align        uint64
+	maxHot       uint64
+	hashFn       func() hash.Hash
+	progressFn   func(done, total uint64)
+	checksumArea []byte
+}
+
+func (r *reencRun) commit(nh *Header) error {
+	w, err := commit(r.hdr, r.h, nh, nil)
+	if err != nil {
+		return err
+	}
+	r.h = w
+	if r.st, err = parseReencrypt(w); err != nil {
+		return err
+	}
+	return syncDev(r.hdr)
+}
+
+// transform turns the old raw data of [off, off+len(buf)) into the new,
+// in place.
+func (r *reencRun) transform(buf []byte, off uint64) {
+	if r.oldC != nil {
+		r.oldC.Decrypt(buf, buf, off/uint64(r.st.prev.SectorSize))
+	}
+	if r.newC != nil {
+		r.newC.Encrypt(buf, buf, off/uint64(r.st.final.SectorSize))
+	}
+}
+
+// checksums computes the checksum of every block of buf in parallel.
+func (r *reencRun) checksums(buf []byte) []byte {
+	bs := r.st.keyslot.Area.SectorSize
+	n := (len(buf) + bs - 1) / bs
+	hs := r.hashFn().Size()
+	out := make([]byte, n*hs)
+	workers := min(runtime.GOMAXPROCS(0), n)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hh := r.hashFn()
+			for i := w; i < n; i += workers {
+				hh.Reset()
+				hh.Write(buf[i*bs : min(len(buf), (i+1)*bs)])
+				hh.Sum(out[i*hs : i*hs])
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func (r *reencRun) readData(buf []byte, off uint64) error {
+	if _, err := r.data.ReadAt(buf, int64(r.st.dataStart()+off)); err != nil {
+		return fmt.Errorf("luks: reading the data at %d: %w", r.st.dataStart()+off, err)
+	}
+	return nil
+}
+
+func (r *reencRun) writeData(buf []byte, off uint64) error {
+	if _, err := r.data.WriteAt(buf, int64(r.st.dataStart()+off)); err != nil {
+		return fmt.Errorf("luks: writing the data at %d: %w", r.st.dataStart()+off, err)
+	}
+	return syncDev(r.data)
+}
+
+func (r *reencRun) writeArea(b []byte) error {
+	if _, err := r.hdr.WriteAt(b, int64(r.st.keyslot.Area.Offset)); err != nil {
+		return fmt.Errorf("luks: writing the reencryption area: %w", err)
+	}
+	return syncDev(r.hdr)
+}
+
+// recover brings a recorded hotzone to its new state on disk (the header
+// still records it).
+func (r *reencRun) recover() error {
+	lo, hi := r.p.Lo, r.p.Hi
+	buf := make([]byte, hi-lo)
+	defer clear(buf)
+	switch r.st.resilience {
+	case "checksum":
+		if err := r.readData(buf, lo); err != nil {
+			return err
+		}
+		stored := make([]byte, len(r.checksums(buf)))
+		if _, err := r.hdr.ReadAt(stored, int64(r.st.keyslot.Area.Offset)); err != nil {
+			return fmt.Errorf("luks: reading the checksums: %w", err)
+		}
+		now := r.checksums(buf)
+		bs, hs := r.st.keyslot.Area.SectorSize, r.hashFn().Size()
+		// Runs of old blocks are reencrypted; blocks already new are kept.
+		for i := 0; i*bs < len(buf); {
+			if subtle.ConstantTimeCompare(now[i*hs:(i+1)*hs], stored[i*hs:(i+1)*hs]) != 1 {
+				i++
+				continue
+			}
+			j := i
+			for j*bs < len(buf) && subtle.ConstantTimeCompare(now[j*hs:(j+1)*hs], stored[j*hs:(j+1)*hs]) == 1 {
+				j++
+			}
+			a, b := i*bs, min(len(buf), j*bs)
+			r.transform(buf[a:b], lo+uint64(a))
+			i = j
+		}
+	case "journal":
+		if _, err := r.hdr.ReadAt(buf, int64(r.st.keyslot.Area.Offset)); err != nil {
+			return fmt.Errorf("luks: reading the journal: %w", err)
+		}
+		if err := r.writeData(buf, lo); err != nil {
+			return err
+		}
+		r.transform(buf, lo)
+	case "none":
+		if err := r.readData(buf, lo); err != nil {
+			return err
+		}
+		r.transform(buf, lo)
+	default:
+		return fmt.Errorf("%w: %s resilience", ErrUnsupported, r.st.resilience)
+	}
+	return r.writeData(buf, lo)
+}
+
+// next returns the next hotzone after the progress p, or ok false.
+func (r *reencRun) next() (lo, hi uint64, ok bool) {
+	if r.st.direction == "forward" {
+		if r.p.Hi >= r.p.Length {
+			return 0, 0, false
+		}
+		return r.p.Hi, min(r.p.Length, r.p.Hi+r.maxHot), true
+	}
+	if r.p.Lo == 0 {
+		return 0, 0, false
+	}
+	return r.p.Lo - min(r.p.Lo, r.maxHot), r.p.Lo, true
+}
+
+// settle returns the progress with the recorded hotzone counted as done.
+func (r *reencRun) settle() reencProgress {
+	p := r.p
+	if r.st.direction == "forward" {
+		p.Lo = p.Hi
+	} else {
+		p.Hi = p.Lo
+	}
+	p.Hot = false
+	return p
+}
+
+func (r *reencRun) report() {
+	if r.progressFn != nil {
+		p := r.settle()
+		r.progressFn(p.Done(r.st.direction == "forward"), p.Length)
+	}
+}
+
+type readResult struct {
+	buf    []byte
+	lo, hi uint64
+	err    error
+}
+
+// run does the hotzones to the end, or until ctx is cancelled.
+func (r *reencRun) run(ctx context.Context) error {
+	if r.p.Hot {
+		if err := r.recover(); err != nil {
+			return err
+		}
+		if r.st.resilience == "journal" {
+			if err := r.commit(r.st.withProgress(r.h, r.settle())); err != nil {
+				return err
+			}
+			r.p = r.settle()
+		}
+		r.report()
+	}
+	bufs := [2][]byte{make([]byte, r.maxHot), make([]byte, r.maxHot)}
+	defer clear(bufs[0])
+	defer clear(bufs[1])
+	read := func(i int, lo, hi uint64) chan readResult {
+		c := make(chan readResult, 1)
+		go func() {
+			b := bufs[i][:hi-lo]
+			c <- readResult{b, lo, hi, r.readData(b, lo)}
+		}()
+		return c
+	}
+	lo, hi, ok := r.next()
+	var pending chan readResult
+	if ok {
+		pending = read(0, lo, hi)
+	}
+	for turn := 0; pending != nil; turn++ {
+		if err := ctx.Err(); err != nil {
+			<-pending
+			if r.p.Hot {
+				if err2 := r.commit(r.st.withProgress(r.h, r.settle())); err2 != nil {
+					return err2
+				}
+			}
+			return fmt.Errorf("luks: reencryption stopped (resume it with ResumeReencrypt): %w", err)
+		}
+		cur := <-pending
+		if cur.err != nil {
+			return cur.err
+		}
+		pending = nil
+		// Resilience data, then the header recording this hotzone.
+		switch r.st.resilience {
+		case "checksum":
+			if err := r.writeArea(r.checksums(cur.buf)); err != nil {
+				return err
+			}
+		case "journal":
+			if err := r.writeArea(cur.buf); err != nil {
+				return err
+			}
+		}
+		p := r.settle()
+		p.Lo, p.Hi, p.Hot = cur.lo, cur.hi, true
+		if err := r.commit(r.st.withProgress(r.h, p)); err != nil {
+			return err
+		}
+		r.p = p
+		// Read the next hotzone while this one is written.
+		if nlo, nhi, ok := r.next(); ok {
+			pending = read((turn+1)%2, nlo, nhi)
+		}
+		r.transform(cur.buf, cur.lo)
+		if err := r.writeData(cur.buf, cur.lo); err != nil {
+			if pending != nil {
+				<-pending
+			}
+			return err
+		}
+		if r.st.resilience == "journal" {
+			if err := r.commit(r.st.withProgress(r.h, r.settle())); err != nil {
+				if pending != nil {
+					<-pending
+				}
+				return err
+			}
+			r.p = r.settle()
+		}
+		r.report()
+	}
+	return r.finish()
+}
+
+// finish commits the final header and wipes the freed keyslot areas.
+func (r *reencRun) finish() error {
+	nh, wipe := r.st.finalHeader(r.h)
+	wipe = append(wipe, r.st.keyslot.Area)
+	w, err := commit(r.hdr, r.h, nh, nil)
+	if err != nil {
+		return err
+	}
+	r.h = w
+	if err := syncDev(r.hdr); err != nil {
+		return err
+	}
+	for _, a := range wipe {
+		if err := writeZeros(r.hdr, int64(a.Offset), int64(a.Size)); err != nil {
+			return fmt.Errorf("luks: wiping a freed keyslot area: %w", err)
+		}
+	}
+	return syncDev(r.hdr)
+}
+
+// unlockDigest returns the key of digest d that passphrase opens in one
+// of its keyslots (slot: that keyslot only, unless AnyKeyslot).
+func unlockDigest(h *Header, dev ReadWriterAt, d *Digest, passphrase []byte, slot int) ([]byte, int, error) {
+	var firstErr error
+	for _, id := range d.Keyslots {
+		if slot != AnyKeyslot && id != slot {
+			continue
+		}
+		k, ok := h.Keyslot(id)
+		if !ok || k.Type != "luks2" {
+			continue
+		}
+		key, err := h.openKeyslot(dev, k, passphrase)
+		if err == nil {
+			return key, id, nil
+		}
+		if !errors.Is(err, ErrNoKey) && firstErr == nil {
+			firstErr = fmt.Errorf("keyslot %d: %w", id, err)
+		}
+	}
+	if firstErr != nil {
+		return nil, -1, firstErr
+	}
+	return nil, -1, ErrNoKey
+}
+
+// checkReencryptHeader reads and checks hdr's header for a resume.
+func readReencrypt(hdr ReadWriterAt) (*Header, *reencState, error) {
+	h, err := ReadHeader(hdr)
+	if err != nil {
+		return nil, nil, err
+	}
+	if h.Version == 1 {
+		return nil, nil, fmt.Errorf("%w: LUKS1 reencryption (convert the image to LUKS2 first: cryptsetup convert --type luks2)", ErrUnsupported)
+	}
+	st, err := parseReencrypt(h)
+	if err != nil {
+		return nil, nil, err
+	}
+	return h, st, nil
+}
+
+func resumeReencrypt(ctx context.Context, data, hdr ReadWriterAt, passphrase []byte, o ReencryptOptions) error {
+	h, st, err := readReencrypt(hdr)
+	if err != nil {
+		return err
+	}
+	if st.resilience == "datashift" {
+		return resumeDatashift(ctx, data, hdr, h, st, passphrase, o)
+	}
+	devSize, err := DeviceSize(data)
+	if err != nil {
+		return err
+	}
+	p, err := st.progress(uint64(devSize))
+	if err != nil {
+		return err
+	}
+	var oldKey, newKey []byte
+	defer func() { clear(oldKey); clear(newKey) }()
+	if st.prevDigest != nil {
+		if oldKey, _, err = unlockDigest(h, hdr, st.prevDigest, passphrase, AnyKeyslot); err != nil {
+			return fmt.Errorf("luks: the old volume key: %w", err)
+		}
+	}
+	if st.finalDigest != nil {
+		if newKey, _, err = unlockDigest(h, hdr, st.finalDigest, passphrase, AnyKeyslot); err != nil {
+			return fmt.Errorf("luks: the new volume key: %w", err)
+		}
+	}
+	if err := st.verify(oldKey, newKey); err != nil {
+		return err
+	}
+	r := &reencRun{data: data, hdr: hdr, h: h, st: st, p: p, progressFn: o.Progress}
+	for _, s := range []*Segment{&st.prev, &st.final} {
+		if s.Type == "crypt" {
+			r.align = max(r.align, uint64(s.SectorSize))
+		}
+	}
+	if r.align == 0 {
+		r.align = 512
+	}
+	if p.Length%r.align != 0 {
+		return fmt.Errorf("luks: the data (%d bytes) is not a whole number of %d-byte sectors", p.Length, r.align)
+	}
+	if st.prevDigest != nil {
+		if r.oldC, err = newSegmentCipher(st.prev.Encryption, oldKey, st.prev.SectorSize, st.prev.IVTweak); err != nil {
+			return err
+		}
+		defer r.oldC.Wipe()
+	}
+	if st.finalDigest != nil {
+		if r.newC, err = newSegmentCipher(st.final.Encryption, newKey, st.final.SectorSize, st.final.IVTweak); err != nil {
+			return err
+		}
+		defer r.newC.Wipe()
+	}
+	hz := o.HotzoneSize
+	if hz == 0 {
+		hz = DefaultHotzoneSize
+	}
+	a := &st.keyslot.Area
+	switch st.resilience {
+	case "checksum":
+		r.hashFn, _ = hashFunc(a.Hash)
+		r.align = max(r.align, uint64(a.SectorSize))
+		hz = min(hz, a.Size/uint64(r.hashFn().Size())*uint64(a.SectorSize))
+	case "journal":
+		hz = min(hz, a.Size)
+	}
+	r.maxHot = hz / r.align * r.align
+	if r.maxHot == 0 {
+		return fmt.Errorf("luks: the reencryption area (%d bytes) is too small for one %d-byte hotzone", a.Size, r.align)
+	}
+	return r.run(ctx)
+}
