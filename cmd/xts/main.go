@@ -7,7 +7,7 @@
 //	xts info                       CPU features and implementations
 //	xts encrypt [flags] IN OUT     dm-crypt plain-mode image encryption
 //	xts decrypt [flags] IN OUT     and decryption
-//	xts luks dump|decrypt|encrypt|add-key ...  LUKS images without root
+//	xts luks dump|decrypt|encrypt|add-key|reencrypt|... LUKS images without root
 //	xts help [COMMAND]             usage
 //	xts --version                  module version from the build info
 //
@@ -42,7 +42,9 @@ Usage:
   xts encrypt -d KEYFILE [flags] INPUT OUTPUT     dm-crypt plain-mode encryption (cryptsetup's flags)
   xts decrypt -d KEYFILE [flags] INPUT OUTPUT     and decryption
   xts serve -d KEYFILE [flags] (--socket P|--listen A) IMAGE   a plain-mode image's plaintext over NBD
-  xts luks dump|decrypt|encrypt|add-key|serve [flags] ...  LUKS1/LUKS2 images without root (cryptsetup's flags)
+  xts luks COMMAND [flags] ...                    LUKS1/LUKS2 images without root, cryptsetup's verbs and flags:
+                                                  dump, decrypt, encrypt, keys, headers, convert, reencrypt,
+                                                  serve, mount ('xts luks --help' lists them)
   xts help [COMMAND]                              this text, or a command's flags
   xts --version                                   the module version this binary was built from
 
