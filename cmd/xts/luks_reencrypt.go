@@ -281,12 +281,9 @@ func runLUKSReencrypt(e *env, args []string) error {
 	var o reencryptOptions
 	fs := newFlagSet("luks reencrypt", luksReencryptUsage, e.stdout)
 	o.flags(fs)
-	pos, err := parseFlags(fs, args)
+	image, err := parseImage(fs, args)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want IMAGE, got %d argument(s)", len(pos))
 	}
 	if err := o.check(); err != nil {
 		return err
@@ -295,7 +292,6 @@ func runLUKSReencrypt(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	image := pos[0]
 	g := guard.Start(guard.Config{Stderr: e.stderr, Command: "luks reencrypt", Sync: e.sync,
 		InPlace: "the image is resumable (run the command again, or with --resume-only)"})
 	defer g.Stop()

@@ -27,12 +27,9 @@ func runLUKSServe(e *env, args []string) error {
 	fs := newFlagSet("luks serve", luksServeUsage, e.stdout)
 	o.flags(fs)
 	so.flags(fs)
-	pos, err := parseFlags(fs, args)
+	image, err := parseImage(fs, args)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want IMAGE, got %d argument(s)", len(pos))
 	}
 	if err := o.check(); err != nil {
 		return err
@@ -41,7 +38,7 @@ func runLUKSServe(e *env, args []string) error {
 		return err
 	}
 
-	img, hdev, h, err := openHeader(pos[0], o.header, !so.readOnly)
+	img, hdev, h, err := openHeader(image, o.header, !so.readOnly)
 	if err != nil {
 		return err
 	}
@@ -49,12 +46,12 @@ func runLUKSServe(e *env, args []string) error {
 	if err := lockImage(img, !so.readOnly); err != nil {
 		return err
 	}
-	v, err := openForServe(e, &o, img, hdev, h, pos[0], so.readOnly)
+	v, err := openForServe(e, &o, img, hdev, h, image, so.readOnly)
 	if err != nil {
 		return err
 	}
 	defer v.Close() // wipes the key
-	return serveExport(e, "luks serve", &volumeBackend{v: v, img: img, readOnly: so.readOnly}, pos[0], &so)
+	return serveExport(e, "luks serve", &volumeBackend{v: v, img: img, readOnly: so.readOnly}, image, &so)
 }
 
 // openForServe unlocks the header as xts luks decrypt does (its passphrase
