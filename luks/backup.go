@@ -235,7 +235,11 @@ func (h *Header) liveSpans() (hdr span, areas []span) {
 // RestoreHeader writes the header backup (what Header.Backup or
 // cryptsetup luksHeaderBackup wrote) to dev, as cryptsetup
 // luksHeaderRestore does: afterwards dev's first BackupSize bytes (LUKS1:
-// up to the end of the key material) are the backup's, and only the backup's passphrases open it. Unless force, a
+// up to the end of the key material) are the backup's, and only the
+// backup's passphrases open it. A LUKS2 backup whose header copies
+// differ (one damaged, or older) is restored with the copy ReadHeader
+// reads from it in both places, as cryptsetup leaves the device: no
+// damaged copy is written. Unless force, a
 // backup that does not match the header on dev (CompareBackup: no header,
 // another version, data offset, header area size, key size, sector size
 // or UUID) is refused with a *BackupMismatchError (ErrBackupMismatch) and
@@ -282,6 +286,11 @@ func RestoreHeader(dev ReadWriterAt, backup io.ReaderAt, force bool) (*Header, e
 		// cryptsetup writes a LUKS1 backup up to the end of its key
 		// material, not the padding after it.
 		img = img[:bh.luks1MaterialEnd()]
+	} else if err := bh.repairCopies(img); err != nil {
+		// A backup with one header copy damaged (or older) restores
+		// as the copy in use in both places, as cryptsetup leaves the
+		// device (it repairs the copy when it reloads the header).
+		return nil, err
 	}
 	cur := make([]byte, len(img))
 	if _, err := dev.ReadAt(cur, 0); err != nil && !errors.Is(err, io.EOF) {

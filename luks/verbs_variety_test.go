@@ -582,10 +582,6 @@ func varVerbs() []varVerb {
 			},
 			same: func(t *testing.T, ours, theirs *varImage) {
 				sameState(t, ours, theirs)
-				a, b := copiesValid(t, ours), copiesValid(t, theirs)
-				if a != b {
-					t.Errorf("after the restore the header copies are %s, cryptsetup's %s", a, b)
-				}
 			}},
 		{name: "uuid",
 			pkg: func(t *testing.T, im, c *varImage, h *Header, f *os.File) error { return h.SetUUID(f, testUUID) },
@@ -716,7 +712,15 @@ func runVarVerb(t *testing.T, im *varImage, vb varVerb, passes []string, before 
 		}
 		ourErr = vb.pkg(t, im, ours, h, f)
 	}()
+	// Which header copies are valid, before cryptsetup (which repairs a
+	// damaged copy whenever it opens an image) touches the result.
+	oursCopies := copiesValid(t, ours)
 	out, csErr := csRun(vb.cs(t, im, theirs)...)
+	if ourErr == nil && csErr == nil && vb.name != "header-backup" { // Backup does not repair the device, cryptsetup's does
+		if theirsCopies := copiesValid(t, theirs); oursCopies != theirsCopies {
+			t.Errorf("afterwards the header copies are %s, cryptsetup's %s", oursCopies, theirsCopies)
+		}
+	}
 	reason := im.v.refuse[vb.name]
 	if vb.refuses != nil && reason == "" {
 		reason = vb.refuses(im)
