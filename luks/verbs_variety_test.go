@@ -952,3 +952,58 @@ func TestVerbsPowerLossOnVariants(t *testing.T) {
 		})
 	}
 }
+
+// TestRestoreRefusesBeforeWriting: a restore refused because a keyslot
+// of the backup lies where the device's header has another one (LUKS1:
+// keyslots cannot move; LUKS2 with room for two keyslots: no free place
+// for an intermediate header) writes nothing, although another keyslot
+// of the backup (killed on the device since, its area wiped) lies where
+// the device keeps nothing. (RestoreHeader used to write that one
+// first, then refuse.) With force it restores, and the backup's
+// passphrases open.
+func TestRestoreRefusesBeforeWriting(t *testing.T) {
+	needCryptsetup(t)
+	byName := map[string]variant{}
+	for _, v := range variants() {
+		byName[v.name] = v
+	}
+	for _, name := range []string{"l1-256", "l2-keyslots-tight"} {
+		t.Run(name, func(t *testing.T) {
+			im := makeVariant(t, byName[name])
+			bak := im.backupOf(t)
+			c := im.copyTo(t)
+			add := func(slot int, auth, pass string) {
+				cs(t, append(append(append([]string{"luksAddKey", "--batch-mode", "-S", strconv.Itoa(slot), "--key-file", c.passFile(auth)}, fastPBKDF2...), c.csArgs()...), c.passFile(pass))...)
+			}
+			kill := func(slot int) { cs(t, append(append([]string{"luksKillSlot", "--batch-mode"}, c.csArgs()...), strconv.Itoa(slot))...) }
+			// The device afterwards: keyslot 0 killed (its area wiped),
+			// keyslot 1's area holding another keyslot.
+			if im.v.version == 1 {
+				add(2, "zero", "late")
+				kill(0)
+				kill(1)
+				add(1, "late", newPass) // slot 1's place again
+			} else {
+				kill(1)
+				add(2, "zero", "late") // in keyslot 1's area, the only free one
+				kill(0)
+			}
+			before := takeSnapshot(t, c.img)
+			f := openFile(t, c.headerDev())
+			_, err := RestoreHeader(f, openFile(t, bak), false)
+			if err == nil || !strings.Contains(err.Error(), "with force") {
+				t.Fatalf("RestoreHeader: %v", err)
+			}
+			if !before.same(t, c.img) {
+				t.Fatalf("RestoreHeader refused (%v) after writing", err)
+			}
+			if _, err := RestoreHeader(f, openFile(t, bak), true); err != nil {
+				t.Fatalf("RestoreHeader with force: %v", err)
+			}
+			got, _ := c.opens(t, []string{"zero", "one", "late", newPass})
+			if got["zero"] != 0 || got["one"] != 1 || got["late"] != -1 || got[newPass] != -1 {
+				t.Fatalf("after the forced restore: %v", got)
+			}
+		})
+	}
+}
