@@ -975,7 +975,9 @@ func TestRestoreRefusesBeforeWriting(t *testing.T) {
 			add := func(slot int, auth, pass string) {
 				cs(t, append(append(append([]string{"luksAddKey", "--batch-mode", "-S", strconv.Itoa(slot), "--key-file", c.passFile(auth)}, fastPBKDF2...), c.csArgs()...), c.passFile(pass))...)
 			}
-			kill := func(slot int) { cs(t, append(append([]string{"luksKillSlot", "--batch-mode"}, c.csArgs()...), strconv.Itoa(slot))...) }
+			kill := func(slot int) {
+				cs(t, append(append([]string{"luksKillSlot", "--batch-mode"}, c.csArgs()...), strconv.Itoa(slot))...)
+			}
 			// The device afterwards: keyslot 0 killed (its area wiped),
 			// keyslot 1's area holding another keyslot.
 			if im.v.version == 1 {
