@@ -70,6 +70,11 @@ func variants() []variant {
 			cs(t, append(append(append([]string{"luksAddKey", "--batch-mode", "--unbound", "-s", "256", "-S", "4", "--key-file", im.passFile("zero")}, fastPBKDF2...), im.csArgs()...), im.passFile(unboundPass))...)
 			im.unbound = true
 		}},
+		// Keyslot 1 of priority ignore: tried only when named.
+		{name: "l2-priority-ignore", version: 2, size: luks2Size, args: with(l2, "--sector-size", "512"), setup: func(t *testing.T, im *varImage) {
+			cs(t, append([]string{"config", "--batch-mode", "--priority", "ignore", "-S", "1"}, im.csArgs()...)...)
+			im.passes["one"] = -1 // cryptsetup open without --key-slot does not try it
+		}},
 		{name: "l2-detached", version: 2, detached: true, size: 1 << 20, args: with(l2, "--sector-size", "512"), short: true},
 		{name: "l2-secondary-damaged", version: 2, size: luks2Size, args: with(l2, "--sector-size", "512"), setup: func(t *testing.T, im *varImage) {
 			im.damage(t, 16384+4096+100) // the secondary copy's JSON
@@ -449,6 +454,12 @@ func (im *varImage) backupOf(t *testing.T) string {
 func varVerbs() []varVerb {
 	kill1 := func(im *varImage, before map[string]int) map[string]int { return without(before, "one") }
 	unchanged := func(im *varImage, before map[string]int) map[string]int { return before }
+	// oneOpens: as before, but keyslot 1 is tried without being named.
+	oneOpens := func(im *varImage, before map[string]int) map[string]int {
+		w := maps2(before)
+		w["one"] = 1
+		return w
+	}
 	changeArgs := func(c *varImage, slot string) []string {
 		a := append([]string{"luksChangeKey", "--batch-mode", "--key-file", c.passFile("one")}, fastPBKDF2...)
 		if slot != "" {
@@ -509,8 +520,11 @@ func varVerbs() []varVerb {
 			want: func(im *varImage, before map[string]int) map[string]int {
 				w := without(before, "one")
 				w[newPass] = 1
-				if im.v.version == 1 {
+				switch {
+				case im.v.version == 1:
 					w[newPass] = lowestFree(im)
+				case before["one"] < 0:
+					w[newPass] = -1 // keyslot 1 keeps its priority ignore
 				}
 				return w
 			},
@@ -610,13 +624,13 @@ func varVerbs() []varVerb {
 			cs: func(t *testing.T, im, c *varImage) []string {
 				return append([]string{"config", "--batch-mode", "--priority", "prefer", "-S", "1"}, c.csArgs()...)
 			},
-			want: unchanged, same: sameState},
+			want: oneOpens, same: sameState},
 		{name: "convert",
 			pkg: func(t *testing.T, im, c *varImage, h *Header, f *os.File) error { return h.Convert(f, 3-h.Version) },
 			cs: func(t *testing.T, im, c *varImage) []string {
 				return append([]string{"convert", "--batch-mode", "--type", fmt.Sprintf("luks%d", 3-im.v.version)}, c.csArgs()...)
 			},
-			want: unchanged, more: true,
+			want: oneOpens, more: true, // LUKS1 has no priorities
 			same: func(t *testing.T, ours, theirs *varImage) {
 				a, b := varState(t, ours), varState(t, theirs)
 				if a[:5] != b[:5] {

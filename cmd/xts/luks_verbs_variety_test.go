@@ -139,7 +139,7 @@ func TestLUKSVerbsOnVariants(t *testing.T) {
 		name    string
 		xts, cs []string // IMG, K* and BAK are replaced
 		// keys are the key files asked about afterwards
-		keys []string
+		keys  []string
 		luks2 bool
 	}
 	verbs := []verb{
