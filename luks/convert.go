@@ -127,6 +127,16 @@ func (h *Header) toLUKS2(dev ReadWriterAt) error {
 		}
 		cur = w
 	}
+	// A detached header's file must hold the whole LUKS2 keyslots area
+	// (cryptsetup refuses a shorter one): moved key material can end
+	// up to 4095 bytes short of it.
+	if end := 2*nh.HeaderSize + nh.Config.KeyslotsSize; h.Segments[0].Offset == 0 {
+		if size, err := DeviceSize(dev); err == nil && uint64(size) < end {
+			if _, err := dev.WriteAt(make([]byte, end-uint64(size)), size); err != nil {
+				return fmt.Errorf("luks: extending the detached header to %d bytes: %w", end, err)
+			}
+		}
+	}
 	if err := checkUnchanged(dev, cur); err != nil {
 		return err
 	}
