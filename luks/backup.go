@@ -365,7 +365,11 @@ func RestoreHeader(dev ReadWriterAt, backup io.ReaderAt, force bool) (*Header, e
 			return nil, err
 		}
 	}
-	if err := w.header(bh, cur); err != nil {
+	// The copy in force on the device is written over last: its primary,
+	// unless the device's header was read from its secondary copy (the
+	// primary damaged or older) and no intermediate header repaired both.
+	primaryFirst := inter == nil && dh != nil && dh.Version == 2 && !dh.primaryOK
+	if err := w.header(bh, cur, primaryFirst); err != nil {
 		return nil, err
 	}
 	for _, s := range reserved {
@@ -421,14 +425,18 @@ func (w *restoreWriter) writeIfDiffers(s span, cur []byte) error {
 
 // header writes the backup's header itself. LUKS2: the secondary copy,
 // then the primary's first sector (its magic: from then on a torn rest
-// leaves the primary invalid, the secondary in force), then its rest.
+// leaves the primary invalid, the secondary in force), then its rest;
+// with primaryFirst (the device's secondary copy is the one in force),
+// the primary first, then the secondary.
 // LUKS1: the phdr's second sector if it differs, then its first.
-func (w *restoreWriter) header(bh *Header, cur []byte) error {
+func (w *restoreWriter) header(bh *Header, cur []byte, primaryFirst bool) error {
 	var steps []span
-	if bh.Version == 2 {
-		n := bh.HeaderSize
+	switch n := bh.HeaderSize; {
+	case bh.Version == 2 && primaryFirst:
+		steps = []span{{0, luks1SectorSize}, {luks1SectorSize, n}, {n, 2 * n}}
+	case bh.Version == 2:
 		steps = []span{{n, 2 * n}, {0, luks1SectorSize}, {luks1SectorSize, n}}
-	} else {
+	default:
 		steps = []span{{luks1SectorSize, luks1HeaderSize}, {0, luks1SectorSize}}
 	}
 	for _, s := range steps {

@@ -105,6 +105,11 @@ func variants() []variant {
 			extra:  map[int]string{2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"},
 			refuse: map[string]string{"convert": "no free room before the data"}},
 		{name: "l1-detached", version: 1, detached: true, size: 1 << 20, args: l1},
+		// Eight 512-bit slots in a detached header: converting moves slot
+		// 0's material past the last one's (the header file grows).
+		{name: "l1-detached-all-slots", version: 1, detached: true, size: 1 << 20, args: l1,
+			extra:  map[int]string{2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"},
+			refuse: map[string]string{"change-key": "no free LUKS1 keyslot"}},
 	}
 }
 
@@ -904,9 +909,10 @@ func TestVerbsPowerLossOnVariants(t *testing.T) {
 		_, err := RestoreHeader(d, openFile(t, im.bak), false)
 		return err
 	}
-	// lateSlot: before a restore, cryptsetup kills keyslot 1 and adds
-	// "late" there (LUKS2: its area is where the backup's keyslot 1
-	// lies), or adds "late" to LUKS1 slot 2.
+	// Before a restore, cryptsetup kills keyslot 1 and adds "late"
+	// there (LUKS2: its area is where the backup's keyslot 1 lies), or
+	// (LUKS1, a damaged copy: damaged again after cryptsetup repaired
+	// it) adds "late" to keyslot 2.
 	cases := []struct {
 		variant, verb string
 		op            func(im *varImage, d *writeLog) error
@@ -925,6 +931,10 @@ func TestVerbsPowerLossOnVariants(t *testing.T) {
 		{"l1-align-1", "change-key", changeKey("seven"), [][]string{{"zero", "seven"}, {"zero", newPass}}, false},
 		{"l1-512", "convert", convert, [][]string{{"zero", "one"}}, false},
 		{"l1-512", "header-restore", restore, [][]string{{"zero", "one", "late"}, {"zero", "one"}}, false},
+		// A damaged copy is repaired (both copies made current) first.
+		{"l2-secondary-damaged", "convert", convert, [][]string{{"zero", "one"}}, false},
+		{"l2-primary-damaged", "change-key", changeKey("one"), [][]string{{"zero", "one"}, {"zero", newPass}}, false},
+		{"l2-primary-damaged", "header-restore", restore, [][]string{{"zero", "one", "late"}, {"zero", "one"}}, false},
 	}
 	if testing.Short() {
 		t.Log("-short: two of the cases (l2-meta64k change-key, l1-align-1 convert); the full run has all of them")
@@ -940,11 +950,14 @@ func TestVerbsPowerLossOnVariants(t *testing.T) {
 			if c.verb == "header-restore" {
 				im.bak = im.backupOf(t)
 				args := w.csArgs()
-				if c.variant[:2] == "l2" {
+				if c.variant[:2] == "l2" && !im.v.damaged() {
 					cs(t, append(append([]string{"luksKillSlot", "--batch-mode"}, args...), "1")...)
 					cs(t, append(append(append([]string{"luksAddKey", "--batch-mode", "-S", "1", "--key-file", w.passFile("zero")}, fastPBKDF2...), args...), w.passFile("late"))...)
 				} else {
 					cs(t, append(append(append([]string{"luksAddKey", "--batch-mode", "-S", "2", "--key-file", w.passFile("zero")}, fastPBKDF2...), args...), w.passFile("late"))...)
+				}
+				if im.v.damaged() {
+					im.v.setup(t, w) // cryptsetup repaired it: damage it again
 				}
 			}
 			f := openFile(t, w.img)
