@@ -365,23 +365,7 @@ func (c *varImage) opens(t *testing.T, passes []string) (map[string]int, *Header
 // csOpens is opens by cryptsetup open --test-passphrase.
 func (c *varImage) csOpens(t *testing.T, passes []string) map[string]int {
 	t.Helper()
-	out := map[string]int{}
-	for _, p := range passes {
-		o, err := csRun(append([]string{"open", "--test-passphrase", "--batch-mode", "-v", "--key-file", c.passFile(p)}, c.csArgs()...)...)
-		out[p] = -1
-		if err != nil {
-			if !strings.Contains(o, "No key available") && !strings.Contains(o, "No usable keyslot is available") {
-				t.Fatalf("cryptsetup open --test-passphrase %s with %q: %v\n%s", c.img, p, err, o)
-			}
-			continue
-		}
-		m := unlockedRE.FindStringSubmatch(o)
-		if m == nil {
-			t.Fatalf("cryptsetup open --test-passphrase -v: no keyslot named:\n%s", o)
-		}
-		out[p], _ = strconv.Atoi(m[1])
-	}
-	return out
+	return csOpensArgs(t, c.dir, passes, c.csArgs())
 }
 
 // varVerb is one verb run by the package and by cryptsetup on copies of
@@ -491,6 +475,45 @@ func (im *varImage) backupOf(t *testing.T) string {
 	return bak
 }
 
+// changeKey is the change-key verb from "one" to newPass, with the
+// keyslot named (slot 1) or not (AnyKeyslot).
+func changeKey(name string, slot int) varVerb {
+	return varVerb{name: name,
+		pkg: func(t *testing.T, im, c *varImage, h *Header, f *os.File) error {
+			_, err := h.ChangeKey(f, []byte("one"), []byte(newPass), slot, fastKDF["pbkdf2"])
+			return err
+		},
+		cs: func(t *testing.T, im, c *varImage) []string {
+			a := append([]string{"luksChangeKey", "--batch-mode", "--key-file", c.passFile("one")}, fastPBKDF2...)
+			if slot != AnyKeyslot {
+				a = append(a, "-S", strconv.Itoa(slot))
+			}
+			return append(append(a, c.csArgs()...), c.passFile(newPass))
+		},
+		want: func(im *varImage, before map[string]int) map[string]int {
+			w := without(before, "one")
+			w[newPass] = 1
+			switch {
+			case im.v.version == 1:
+				w[newPass] = lowestFree(im)
+			case slot != AnyKeyslot && before["one"] < 0:
+				w[newPass] = -1 // keyslot 1 keeps its priority ignore
+			}
+			return w
+		},
+		refuses: func(im *varImage) string {
+			if im.v.version == 1 && lowestFree(im) > 7 {
+				return "no free LUKS1 keyslot"
+			}
+			return ""
+		},
+		same: func(t *testing.T, ours, theirs *varImage) {
+			if ours.v.version == 2 {
+				sameState(t, ours, theirs)
+			}
+		}}
+}
+
 func varVerbs() []varVerb {
 	kill1 := func(im *varImage, before map[string]int) map[string]int { return without(before, "one") }
 	unchanged := func(im *varImage, before map[string]int) map[string]int { return before }
@@ -499,13 +522,6 @@ func varVerbs() []varVerb {
 		w := maps2(before)
 		w["one"] = 1
 		return w
-	}
-	changeArgs := func(c *varImage, slot string) []string {
-		a := append([]string{"luksChangeKey", "--batch-mode", "--key-file", c.passFile("one")}, fastPBKDF2...)
-		if slot != "" {
-			a = append(a, "-S", slot)
-		}
-		return append(append(a, c.csArgs()...), c.passFile(newPass))
 	}
 	return []varVerb{
 		{name: "kill-slot",
@@ -526,59 +542,8 @@ func varVerbs() []varVerb {
 				return append([]string{"luksRemoveKey", "--batch-mode", "--key-file", c.passFile("one")}, c.csArgs()...)
 			},
 			want: kill1, same: sameState},
-		{name: "change-key",
-			pkg: func(t *testing.T, im, c *varImage, h *Header, f *os.File) error {
-				_, err := h.ChangeKey(f, []byte("one"), []byte(newPass), AnyKeyslot, fastKDF["pbkdf2"])
-				return err
-			},
-			cs: func(t *testing.T, im, c *varImage) []string { return changeArgs(c, "") },
-			want: func(im *varImage, before map[string]int) map[string]int {
-				w := without(before, "one")
-				w[newPass] = 1
-				if im.v.version == 1 {
-					w[newPass] = lowestFree(im)
-				}
-				return w
-			},
-			refuses: func(im *varImage) string {
-				if im.v.version == 1 && lowestFree(im) > 7 {
-					return "no free LUKS1 keyslot"
-				}
-				return ""
-			},
-			same: func(t *testing.T, ours, theirs *varImage) {
-				if ours.v.version == 2 {
-					sameState(t, ours, theirs)
-				}
-			}},
-		{name: "change-key-slot",
-			pkg: func(t *testing.T, im, c *varImage, h *Header, f *os.File) error {
-				_, err := h.ChangeKey(f, []byte("one"), []byte(newPass), 1, fastKDF["pbkdf2"])
-				return err
-			},
-			cs: func(t *testing.T, im, c *varImage) []string { return changeArgs(c, "1") },
-			want: func(im *varImage, before map[string]int) map[string]int {
-				w := without(before, "one")
-				w[newPass] = 1
-				switch {
-				case im.v.version == 1:
-					w[newPass] = lowestFree(im)
-				case before["one"] < 0:
-					w[newPass] = -1 // keyslot 1 keeps its priority ignore
-				}
-				return w
-			},
-			refuses: func(im *varImage) string {
-				if im.v.version == 1 && lowestFree(im) > 7 {
-					return "no free LUKS1 keyslot"
-				}
-				return ""
-			},
-			same: func(t *testing.T, ours, theirs *varImage) {
-				if ours.v.version == 2 {
-					sameState(t, ours, theirs)
-				}
-			}},
+		changeKey("change-key", AnyKeyslot),
+		changeKey("change-key-slot", 1),
 		{name: "erase",
 			pkg: func(t *testing.T, im, c *varImage, h *Header, f *os.File) error { return h.Erase(f) },
 			cs: func(t *testing.T, im, c *varImage) []string {
@@ -769,19 +734,8 @@ func runVarVerb(t *testing.T, im *varImage, vb varVerb, passes []string, before 
 			base.hdrSnap.write(t, theirs.hdr)
 		}
 	}
-	var ourErr error
-	func() {
-		f, err := os.OpenFile(ours.headerDev(), os.O_RDWR, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		h, err := ReadHeader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ourErr = vb.pkg(t, im, ours, h, f)
-	}()
+	h, f := readHeaderFile(t, ours.headerDev())
+	ourErr := vb.pkg(t, im, ours, h, f)
 	// Which header copies are valid, before cryptsetup (which repairs a
 	// damaged copy whenever it opens an image) touches the result.
 	oursCopies := copiesValid(t, ours)
