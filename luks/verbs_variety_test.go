@@ -93,6 +93,8 @@ func variants() []variant {
 		{name: "l2-meta64k-primary-damaged", version: 2, size: luks2Size, args: with(l2, "--luks2-metadata-size", "64k", "--sector-size", "512"),
 			setup: func(t *testing.T, im *varImage) { im.damage(t, 300) }},
 		{name: "l2-cbc-essiv", verbs: keyVerbs, version: 2, size: luks2Size, args: with(l2, "-c", "aes-cbc-essiv:sha256", "-s", "256", "--sector-size", "512")},
+		// Keyslots encrypted otherwise than the data.
+		{name: "l2-keyslot-cipher", verbs: keyVerbs, version: 2, size: luks2Size, args: with(l2, "--keyslot-cipher", "aes-cbc-essiv:sha256", "--keyslot-key-size", "128", "--sector-size", "512")},
 		{name: "l2-xts-plain-256", verbs: keyVerbs, version: 2, size: luks2Size, args: with(l2, "-c", "aes-xts-plain", "-s", "256", "--sector-size", "512")},
 		{name: "l2-xts-plain-512", verbs: keyVerbs, version: 2, size: luks2Size, args: with(l2, "-c", "aes-xts-plain", "-s", "512")},
 		{name: "l1-align-1", version: 1, size: 3 << 20, args: with(l1, "--align-payload", "1"), extra: map[int]string{7: "seven"}},
@@ -430,7 +432,7 @@ func varState(t *testing.T, c *varImage) string {
 	fmt.Fprintf(&b, "LUKS%d uuid %s label %q subsystem %q keyslots", h.Version, h.UUID, h.Label, h.Subsystem)
 	for _, k := range h.Keyslots {
 		if k.Active {
-			fmt.Fprintf(&b, " %d/%d", k.ID, k.Priority)
+			fmt.Fprintf(&b, " %d/%d/%s-%d/%s-%s", k.ID, k.Priority, k.Area.Encryption, k.Area.KeySize, k.AF.Hash, k.KDF.Type)
 		}
 	}
 	for _, d := range h.Digests {
