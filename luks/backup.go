@@ -235,7 +235,11 @@ func (h *Header) liveSpans() (hdr span, areas []span) {
 // RestoreHeader writes the header backup (what Header.Backup or
 // cryptsetup luksHeaderBackup wrote) to dev, as cryptsetup
 // luksHeaderRestore does: afterwards dev's first BackupSize bytes (LUKS1:
-// up to the end of the key material) are the backup's, and only the backup's passphrases open it. Unless force, a
+// up to the end of the key material) are the backup's, and only the
+// backup's passphrases open it. A LUKS2 backup whose header copies
+// differ (one damaged, or older) is restored with the copy ReadHeader
+// reads from it in both places, as cryptsetup leaves the device: no
+// damaged copy is written. Unless force, a
 // backup that does not match the header on dev (CompareBackup: no header,
 // another version, data offset, header area size, key size, sector size
 // or UUID) is refused with a *BackupMismatchError (ErrBackupMismatch) and
@@ -254,16 +258,20 @@ func (h *Header) liveSpans() (hdr span, areas []span) {
 // header has a different keyslot, that keyslot is first committed, with
 // the rest of the backup's header, at a free place (an intermediate
 // header the backup's passphrases open), and the backup's own bytes
-// follow as above. A LUKS1 backup whose keyslot material differs from an
-// active keyslot of the old header at the same place is refused unless
-// force (LUKS1 keyslots cannot move). LUKS1 only: when the phdr's second
+// follow as above; where the keyslots area has no free place for it, the
+// restore is refused unless force. A LUKS1 backup whose keyslot material
+// differs from an active keyslot of the old header at the same place is
+// refused unless force (LUKS1 keyslots cannot move). Every refusal comes
+// before the first write. LUKS1 only: when the phdr's second
 // sector (the end of slot 6 and slot 7) differs, there is one state with
 // the old first sector and the backup's second: it opens with the old
 // passphrases of slots 0 to 5 and the backup's of slot 7.
 //
-// With force and a different layout or version, or a device without a
-// header, the backup is written in the same order but the old header's
-// passphrases may stop opening before the backup's are in force.
+// With force and a different layout or version, a device without a
+// header, or a keyslot that cannot be restored through a crash safely
+// (written in place), the backup is written in the same order but the
+// old header's passphrases may stop opening before the backup's are in
+// force.
 func RestoreHeader(dev ReadWriterAt, backup io.ReaderAt, force bool) (*Header, error) {
 	bh, img, err := readBackup(backup)
 	if err != nil {
@@ -282,6 +290,11 @@ func RestoreHeader(dev ReadWriterAt, backup io.ReaderAt, force bool) (*Header, e
 		// cryptsetup writes a LUKS1 backup up to the end of its key
 		// material, not the padding after it.
 		img = img[:bh.luks1MaterialEnd()]
+	} else if err := bh.repairCopies(img); err != nil {
+		// A backup with one header copy damaged (or older) restores
+		// as the copy in use in both places, as cryptsetup leaves the
+		// device (it repairs the copy when it reloads the header).
+		return nil, err
 	}
 	cur := make([]byte, len(img))
 	if _, err := dev.ReadAt(cur, 0); err != nil && !errors.Is(err, io.EOF) {
@@ -315,6 +328,20 @@ func RestoreHeader(dev ReadWriterAt, backup io.ReaderAt, force bool) (*Header, e
 		}
 	}
 	w := &restoreWriter{dev: dev, img: img}
+	// Every refusal comes before the first write.
+	var inter *intermediatePlan
+	if len(conflict) > 0 {
+		switch {
+		case bh.Version == 2:
+			p, err := planIntermediate(bh, img, bAreas, conflict, oldAreas)
+			if err != nil && !force {
+				return nil, err
+			}
+			inter = p // nil without room, with force: written in place
+		case !force:
+			return nil, fmt.Errorf("luks: the backup's keyslot material at %d lies where the device's header has another keyslot: a crash while restoring could leave neither header's passphrases working (LUKS1 keyslots cannot move); restore with force to write it anyway", bAreas[conflict[0]].lo)
+		}
+	}
 	for _, s := range first {
 		if err := w.write(s); err != nil {
 			return nil, err
@@ -322,17 +349,11 @@ func RestoreHeader(dev ReadWriterAt, backup io.ReaderAt, force bool) (*Header, e
 	}
 	// reserved: where the header in force between the steps keeps its keyslots.
 	reserved := oldAreas
-	if len(conflict) > 0 {
-		if bh.Version != 2 && !force {
-			return nil, fmt.Errorf("luks: the backup's keyslot material at %d lies where the device's header has another keyslot: a crash while restoring could leave neither header's passphrases working (LUKS1 keyslots cannot move); restore with force to write it anyway", bAreas[conflict[0]].lo)
+	if inter != nil {
+		if _, err := commit(w.dev, dh, inter.nh, inter.mat); err != nil {
+			return nil, err
 		}
-		if bh.Version == 2 {
-			moved, err := w.intermediate(dh, bh, bAreas, conflict, oldAreas)
-			if err != nil {
-				return nil, err
-			}
-			reserved = moved
-		}
+		reserved = inter.moved
 	}
 	// The rest of the backup outside its header and the reserved areas.
 	rest := subtract([]span{{bhdr.hi, uint64(len(img))}}, reserved)
@@ -344,7 +365,11 @@ func RestoreHeader(dev ReadWriterAt, backup io.ReaderAt, force bool) (*Header, e
 			return nil, err
 		}
 	}
-	if err := w.header(bh, cur); err != nil {
+	// The copy in force on the device is written over last: its primary,
+	// unless the device's header was read from its secondary copy (the
+	// primary damaged or older) and no intermediate header repaired both.
+	primaryFirst := inter == nil && dh != nil && dh.Version == 2 && !dh.primaryOK
+	if err := w.header(bh, cur, primaryFirst); err != nil {
 		return nil, err
 	}
 	for _, s := range reserved {
@@ -400,14 +425,18 @@ func (w *restoreWriter) writeIfDiffers(s span, cur []byte) error {
 
 // header writes the backup's header itself. LUKS2: the secondary copy,
 // then the primary's first sector (its magic: from then on a torn rest
-// leaves the primary invalid, the secondary in force), then its rest.
+// leaves the primary invalid, the secondary in force), then its rest;
+// with primaryFirst (the device's secondary copy is the one in force),
+// the primary first, then the secondary.
 // LUKS1: the phdr's second sector if it differs, then its first.
-func (w *restoreWriter) header(bh *Header, cur []byte) error {
+func (w *restoreWriter) header(bh *Header, cur []byte, primaryFirst bool) error {
 	var steps []span
-	if bh.Version == 2 {
-		n := bh.HeaderSize
+	switch n := bh.HeaderSize; {
+	case bh.Version == 2 && primaryFirst:
+		steps = []span{{0, luks1SectorSize}, {luks1SectorSize, n}, {n, 2 * n}}
+	case bh.Version == 2:
 		steps = []span{{n, 2 * n}, {0, luks1SectorSize}, {luks1SectorSize, n}}
-	} else {
+	default:
 		steps = []span{{luks1SectorSize, luks1HeaderSize}, {0, luks1SectorSize}}
 	}
 	for _, s := range steps {
@@ -421,41 +450,43 @@ func (w *restoreWriter) header(bh *Header, cur []byte) error {
 	return nil
 }
 
-// intermediate commits the backup's LUKS2 header with its conflicting
-// keyslots (those whose material lies in old's keyslots) moved to free
-// areas, their material written there first, and returns those areas.
-func (w *restoreWriter) intermediate(dh, bh *Header, bAreas []span, conflict []int, oldAreas []span) ([]span, error) {
-	nh := bh.clone()
+// intermediatePlan is the backup's LUKS2 header with its conflicting
+// keyslots (those whose material lies in the device header's keyslots)
+// moved to free areas, their material to write there first, and those
+// areas: committed before the backup's own bytes are written.
+type intermediatePlan struct {
+	nh    *Header
+	mat   []keyslotWrite
+	moved []span
+}
+
+// planIntermediate plans the intermediate header of a LUKS2 restore, or
+// says why there is none (no free room).
+func planIntermediate(bh *Header, img []byte, bAreas []span, conflict []int, oldAreas []span) (*intermediatePlan, error) {
+	p := &intermediatePlan{nh: bh.clone()}
 	taken := append(append([]span(nil), oldAreas...), bAreas...)
-	var (
-		mat   []keyslotWrite
-		moved []span
-	)
 	active := 0
 	idx := map[int]int{} // index among active keyslots -> index in nh.Keyslots
-	for i := range nh.Keyslots {
-		if nh.Keyslots[i].Active {
+	for i := range p.nh.Keyslots {
+		if p.nh.Keyslots[i].Active {
 			idx[active] = i
 			active++
 		}
 	}
 	for _, c := range conflict {
-		k := &nh.Keyslots[idx[c]]
+		k := &p.nh.Keyslots[idx[c]]
 		s := bAreas[c]
-		off, ok := freeSpan(taken, 2*nh.HeaderSize, 2*nh.HeaderSize+nh.Config.KeyslotsSize, s.hi-s.lo)
+		off, ok := freeSpan(taken, 2*p.nh.HeaderSize, 2*p.nh.HeaderSize+p.nh.Config.KeyslotsSize, s.hi-s.lo)
 		if !ok {
-			return nil, fmt.Errorf("luks: the backup's keyslot %d lies where the device's header has another keyslot, and there is no free room to restore it through a crash safely", k.ID)
+			return nil, fmt.Errorf("luks: the backup's keyslot %d lies where the device's header has another keyslot, and there is no free room to restore it through a crash safely (nothing written; restore with force to write it in place anyway)", k.ID)
 		}
 		k.Area.Offset = off
 		ns := span{off, off + s.hi - s.lo}
 		taken = append(taken, ns)
-		moved = append(moved, ns)
-		mat = append(mat, keyslotWrite{off, w.img[s.lo:s.hi]})
+		p.moved = append(p.moved, ns)
+		p.mat = append(p.mat, keyslotWrite{off, img[s.lo:s.hi]})
 	}
-	if _, err := commit(w.dev, dh, nh, mat); err != nil {
-		return nil, err
-	}
-	return moved, nil
+	return p, nil
 }
 
 // freeSpan returns the lowest offset, aligned to 4096, of size bytes in

@@ -247,6 +247,8 @@ type powerLossCase struct {
 	sets [][]string
 	// final is the set that must open the state after the last write.
 	final int
+	// csEvery: cryptsetup checks one torn state in csEvery (0: 16).
+	csEvery int
 }
 
 // checkPowerLoss runs c.op on a copy of c.base and checks every crash
@@ -303,7 +305,11 @@ func checkPowerLoss(t *testing.T, c powerLossCase) []byte {
 		// cryptsetup (tens of milliseconds a passphrase): every state
 		// between writes, and one torn state in 16 unless -short.
 		between := strings.HasPrefix(st.name, "after")
-		if csErr == nil && (between || !testing.Short() && i%16 == 0) {
+		every := c.csEvery
+		if every == 0 {
+			every = 16
+		}
+		if csErr == nil && (between || !testing.Short() && i%every == 0) {
 			for _, w := range dev.writes {
 				f.WriteAt(img[w.off:w.off+uint64(len(w.data))], int64(w.off))
 			}
@@ -321,7 +327,7 @@ func checkPowerLoss(t *testing.T, c powerLossCase) []byte {
 	if csErr != nil {
 		t.Log("cryptsetup is not installed: the crash states were checked by the package only")
 	} else {
-		t.Logf("cryptsetup checked %d of the %d crash states (those between writes, and unless -short one torn state in 16), the package all", csChecked, len(states))
+		t.Logf("cryptsetup checked %d of the %d crash states (those between writes, and unless -short one torn state in %d), the package all", csChecked, len(states), max(c.csEvery, 16))
 	}
 	return final
 }

@@ -30,10 +30,13 @@ type keyslotWrite struct {
 //     changed it since it was read, commit refuses.
 //
 // Then it writes the keyslot material, then (LUKS2) the secondary header
-// copy and then the primary, each with sequence id old's plus one. A
+// copy and then the primary, each with sequence id old's plus one (the
+// primary first when old was read from the secondary copy, the primary
+// being damaged or older: the copy in force is written over last). A
 // crash before the last write leaves old in force (LUKS1: its phdr; LUKS2:
-// the primary copy, or a secondary copy with the higher sequence id that
-// holds every old keyslot), so every old passphrase still opens the image.
+// the copy old was read from, or the other copy with the higher sequence
+// id that holds every old keyslot), so every old passphrase still opens
+// the image.
 func commit(w io.WriterAt, old, nh *Header, material []keyslotWrite) (*Header, error) {
 	if old != nil && nh.Version == 2 {
 		nh.Seqid = old.Seqid + 1
@@ -55,8 +58,17 @@ func commit(w io.WriterAt, old, nh *Header, material []keyslotWrite) (*Header, e
 			return nil, fmt.Errorf("luks: writing keyslot material at %d: %w", m.off, err)
 		}
 	}
-	for i, b := range copies {
-		if _, err := w.WriteAt(b, int64(offsets[i])); err != nil {
+	order := []int{0, 1} // LUKS2: the secondary copy, then the primary
+	if len(copies) == 1 {
+		order = []int{0}
+	} else if old != nil && !old.primaryOK {
+		// The header in force was read from the secondary copy (the
+		// primary damaged or older): a torn write over it would leave
+		// no valid copy, so the primary goes first.
+		order = []int{1, 0}
+	}
+	for _, i := range order {
+		if _, err := w.WriteAt(copies[i], int64(offsets[i])); err != nil {
 			return nil, fmt.Errorf("luks: writing the header at %d: %w", offsets[i], err)
 		}
 	}

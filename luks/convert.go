@@ -41,15 +41,18 @@ func flush(dev ReadWriterAt) error {
 // LUKS1 to LUKS2: the LUKS2 header copies take the first 32 KiB, where
 // LUKS1 keyslot 0's key material begins. cryptsetup moves all key
 // material up by 28 KiB in place, which a crash in the middle can leave
-// half moved; Convert instead first swaps, in one LUKS1 header write,
-// slot 0's material with the place of a disabled slot among 1 to 5
-// (copying the material there first), then writes the LUKS2 secondary
-// copy, then the primary's first sector (its magic: the primary stays
-// invalid, the secondary in force, until the rest lands), then the rest.
-// Every other keyslot's material stays where it is. So at every point a
-// power loss leaves a LUKS1 or a LUKS2 header that every passphrase
-// opens. A LUKS1 header with slot 0 in use and slots 1 to 5 all in use
-// is refused (free one first). The LUKS2 result has 16 KiB header
+// half moved; Convert instead first moves slot 0's material (any enabled
+// slot's that lies in the first 32 KiB), in one LUKS1 header write each,
+// after copying it there: to the place of a disabled slot whose phdr
+// entry shares its 512-byte sector (slots 1 to 5 for slot 0; they swap
+// places), else to free room before the data (after the last slot's in
+// cryptsetup's layouts). Then it writes the LUKS2 secondary copy, then
+// the primary's first sector (its magic: the primary stays invalid, the
+// secondary in force, until the rest lands), then the rest. Every other
+// keyslot's material stays where it is. So at every point a power loss
+// leaves a LUKS1 or a LUKS2 header that every passphrase opens. Where
+// there is no room to move it, or the LUKS2 header cannot describe the
+// result, Convert refuses before it writes anything. The LUKS2 result has 16 KiB header
 // copies, the keyslots area up to the data (or, detached, to the end of
 // the last LUKS1 key material), sequence id 2 as cryptsetup's.
 //
@@ -89,68 +92,123 @@ func (h *Header) Convert(dev ReadWriterAt, version int) error {
 	return nil
 }
 
-// toLUKS2 converts the LUKS1 header h on dev to LUKS2.
+// toLUKS2 converts the LUKS1 header h on dev to LUKS2. Everything is
+// planned and the LUKS2 header encoded and checked before the first
+// write, so a conversion that cannot be done writes nothing.
 func (h *Header) toLUKS2(dev ReadWriterAt) error {
-	const areas = 2 * luks2MetadataSize // where the LUKS2 keyslots area starts
-	h1 := h
-	var (
-		mats []keyslotWrite
-		nh1  *Header
-	)
-	for i := range h.Keyslots {
-		k := &h.Keyslots[i]
-		if !k.Active || k.Area.Offset >= areas {
-			continue
-		}
-		if nh1 == nil {
-			nh1 = h.clone()
-		}
-		// Swap places with a disabled slot among 1 to 5 (its phdr entry
-		// in the first sector, as slot 0's: the phdr write changes one
-		// sector) whose place lies past the LUKS2 header copies.
-		j := -1
-		for c := 1; c <= 5; c++ {
-			s := &nh1.Keyslots[c]
-			if !s.Active && s.Area.Offset >= areas && decodeLUKS1(h.onDisk).slots[c].state == l1SlotInactive {
-				j = c
-				break
-			}
-		}
-		if j < 0 || k.ID != 0 {
-			return fmt.Errorf("luks: keyslot %d's key material lies in the first %d bytes, where the LUKS2 header goes, and none of slots 1 to 5 is free to take its place: remove a keyslot (luksKillSlot) first", k.ID, areas)
-		}
-		m := make([]byte, k.Area.Size)
-		if _, err := dev.ReadAt(m, int64(k.Area.Offset)); err != nil {
-			return fmt.Errorf("luks: reading keyslot %d's key material: %w", k.ID, err)
-		}
-		defer clear(m)
-		a, b := &nh1.Keyslots[k.ID], &nh1.Keyslots[j]
-		a.Area.Offset, b.Area.Offset = b.Area.Offset, a.Area.Offset
-		mats = append(mats, keyslotWrite{a.Area.Offset, m})
+	moves, final, err := h.planMoves()
+	if err != nil {
+		return err
 	}
-	if nh1 != nil {
-		w, err := commit(dev, h, nh1, mats)
+	nh, err := final.luks2Equivalent()
+	if err != nil {
+		return err
+	}
+	copies, offsets, _, err := encodeHeader(nh)
+	if err != nil {
+		return fmt.Errorf("luks: cannot convert to LUKS2 format: the LUKS2 header cannot describe this LUKS1 layout (nothing written): %w", err)
+	}
+	cur := h
+	for _, mv := range moves {
+		old, _ := cur.Keyslot(mv.id)
+		m := make([]byte, old.Area.Size)
+		if _, err := dev.ReadAt(m, int64(old.Area.Offset)); err != nil {
+			clear(m)
+			return fmt.Errorf("luks: reading keyslot %d's key material: %w", mv.id, err)
+		}
+		nk, _ := mv.next.Keyslot(mv.id)
+		w, err := commit(dev, cur, mv.next, []keyslotWrite{{nk.Area.Offset, m}})
+		clear(m)
 		if err != nil {
 			return err
 		}
 		if err := flush(dev); err != nil {
 			return err
 		}
-		h1 = w
+		cur = w
 	}
-	nh, err := h1.luks2Equivalent()
-	if err != nil {
-		return err
+	// A detached header's file must hold the whole LUKS2 keyslots area
+	// (cryptsetup refuses a shorter one): moved key material can end
+	// up to 4095 bytes short of it.
+	if end := 2*nh.HeaderSize + nh.Config.KeyslotsSize; h.Segments[0].Offset == 0 {
+		if size, err := DeviceSize(dev); err == nil && uint64(size) < end {
+			if _, err := dev.WriteAt(make([]byte, end-uint64(size)), size); err != nil {
+				return fmt.Errorf("luks: extending the detached header to %d bytes: %w", end, err)
+			}
+		}
 	}
-	copies, offsets, _, err := encodeHeader(nh)
-	if err != nil {
-		return err
-	}
-	if err := checkUnchanged(dev, h1); err != nil {
+	if err := checkUnchanged(dev, cur); err != nil {
 		return err
 	}
 	sec, prim := copies[0], copies[1]
 	return writeSteps(dev, "LUKS2", []keyslotWrite{{offsets[0], sec}, {0, prim[:luks1SectorSize]}, {luks1SectorSize, prim[luks1SectorSize:]}})
+}
+
+// keyslotMove is one LUKS1 header write of toLUKS2: keyslot id's key
+// material copied to where next (the whole LUKS1 header after the write)
+// puts it.
+type keyslotMove struct {
+	id   int
+	next *Header
+}
+
+// planMoves plans moving the key material of every enabled LUKS1 slot
+// that lies where the LUKS2 header copies go (the first 32 KiB: slot 0's
+// in cryptsetup's layouts) out of the way, one slot per LUKS1 header
+// write, each write changing one 512-byte sector of the phdr (so a torn
+// write leaves the old or the new phdr): swapped with the place of a
+// disabled slot whose entry lies in the same sector, else moved to free
+// room after 32 KiB, 4096-aligned, that the LUKS2 keyslots area covers
+// (before the data; a detached header's may grow). It returns the moves
+// and the LUKS1 header after them.
+func (h *Header) planMoves() ([]keyslotMove, *Header, error) {
+	const areas = 2 * luks2MetadataSize
+	if h.onDisk == nil {
+		return nil, nil, fmt.Errorf("luks: the LUKS1 header was not read from a device (use ReadHeader)")
+	}
+	states := decodeLUKS1(h.onDisk).slots
+	// sector of the phdr that holds slot i's key material offset
+	sector := func(i int) int { return (l1Keyslots + i*l1KeyslotSize + l1SlotMaterial) / luks1SectorSize }
+	limit := h.Segments[0].Offset / keyslotAlign * keyslotAlign
+	if h.Segments[0].Offset == 0 {
+		limit = areas + maxKeyslotsSize
+	}
+	var moves []keyslotMove
+	cur := h
+	for i := range h.Keyslots {
+		k := h.Keyslots[i]
+		if !k.Active || k.Area.Offset >= areas {
+			continue
+		}
+		next := cur.clone()
+		a := &next.Keyslots[k.ID]
+		j := -1
+		for c := range next.Keyslots {
+			s := &next.Keyslots[c]
+			if !s.Active && s.Area.Offset >= areas && states[c].state == l1SlotInactive && sector(c) == sector(k.ID) &&
+				s.Area.Offset+roundUp(s.Area.Size, keyslotAlign) <= limit {
+				j = c
+				break
+			}
+		}
+		if j >= 0 {
+			b := &next.Keyslots[j]
+			a.Area.Offset, b.Area.Offset = b.Area.Offset, a.Area.Offset
+		} else {
+			var taken []span
+			for _, o := range cur.Keyslots {
+				taken = append(taken, span{o.Area.Offset, o.Area.Offset + roundUp(o.Area.Size, keyslotAlign)})
+			}
+			off, ok := freeSpan(taken, areas, limit, roundUp(k.Area.Size, keyslotAlign))
+			if !ok {
+				return nil, nil, fmt.Errorf("luks: keyslot %d's key material lies in the first %d bytes, where the LUKS2 header goes, and there is no free room before the data to move it to (no disabled slot to swap places with, no gap): remove a keyslot (luksKillSlot) first", k.ID, areas)
+			}
+			a.Area.Offset = off
+		}
+		moves = append(moves, keyslotMove{k.ID, next})
+		cur = next
+	}
+	return moves, cur, nil
 }
 
 // writeSteps writes the steps in order, each flushed before the next.

@@ -259,7 +259,7 @@ func TestConvertPowerLoss(t *testing.T) {
 		base := pkgBase(t, CreateOptions{Version: 1}, extra)
 		dev := &writeLog{writerAtBuffer: &writerAtBuffer{bytes.NewBuffer(bytes.Clone(base))}}
 		err := must(ReadHeader(dev)).Convert(dev, 2)
-		if err == nil || !strings.Contains(err.Error(), "none of slots 1 to 5 is free") || len(dev.writes) != 0 {
+		if err == nil || !strings.Contains(err.Error(), "no free room before the data") || len(dev.writes) != 0 {
 			t.Fatalf("Convert: %v, %d writes", err, len(dev.writes))
 		}
 	})

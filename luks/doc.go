@@ -29,7 +29,9 @@
 // JSON), else the change is refused, as another tool changed it; then the
 // new keyslot material is written where no keyslot of the old header
 // lies, then the LUKS2 secondary header copy, then the primary (with the
-// sequence id one higher), or the LUKS1 header. A power loss at any point
+// sequence id one higher; the primary first when the header was read
+// from the secondary copy, the primary being damaged), or the LUKS1
+// header. A power loss at any point
 // leaves an image that every old passphrase opens. The rule for the
 // caller's *Header is the same for every such method: on success it is
 // updated in place to the header as written (as ReadHeader would now

@@ -83,9 +83,10 @@ func (h *Header) RemoveKey(dev ReadWriterAt, passphrase []byte) (int, error) {
 // the old or the new passphrase opens the image.
 //
 // LUKS2: the keyslot keeps its id (its digest, tokens and binding) and
-// gets a new area beside the old one, with priority normal, as
-// cryptsetup 2.6 does. LUKS1: the new keyslot is the lowest free one, as
-// with cryptsetup without --key-slot; with a slot given, cryptsetup
+// gets a new area beside the old one, with priority normal, or its own
+// priority when slot names it, as cryptsetup 2.6 does. LUKS1: the new
+// keyslot is the lowest free one, as with cryptsetup without
+// --key-slot; with a slot given, cryptsetup
 // rewrites that slot in place, and this package puts the key in the
 // lowest free slot too. When there is no free LUKS1 slot, or no room in
 // the LUKS2 keyslots area, it refuses: cryptsetup would overwrite the old
@@ -103,7 +104,8 @@ func (h *Header) ChangeKey(dev ReadWriterAt, oldPass, newPass []byte, slot int, 
 			return -1, err
 		}
 	}
-	if slot == AnyKeyslot {
+	named := slot != AnyKeyslot
+	if !named {
 		slot = AnyKeyslotOrUnbound // luksChangeKey changes unbound keyslots too
 	}
 	key, id, err := h.Unlock(dev, oldPass, slot)
@@ -125,6 +127,9 @@ func (h *Header) ChangeKey(dev ReadWriterAt, oldPass, newPass []byte, slot int, 
 	}
 	defer clear(mat.data)
 	nh := h.clone()
+	if named {
+		nk.Priority = old.Priority
+	}
 	k, _ := nh.Keyslot(id)
 	*k = nk
 	written, err := commit(ordered(dev), h, nh, []keyslotWrite{mat})

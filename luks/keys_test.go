@@ -126,16 +126,22 @@ var unlockedRE = regexp.MustCompile(`Key slot (\d+) unlocked`)
 // csOpens is pkgOpens by cryptsetup open --test-passphrase.
 func csOpens(t *testing.T, path string, passes []string) map[string]int {
 	t.Helper()
+	return csOpensArgs(t, t.TempDir(), passes, []string{path})
+}
+
+// csOpensArgs is csOpens of the image that args (the device, after
+// --header HDR for a detached header) name, its key files made in dir.
+func csOpensArgs(t *testing.T, dir string, passes, args []string) map[string]int {
+	t.Helper()
 	out := map[string]int{}
-	dir := t.TempDir()
 	for _, p := range passes {
-		o, err := csRun("open", "--test-passphrase", "--batch-mode", "-v", "--key-file", passFile(t, dir, p), path)
+		o, err := csRun(append([]string{"open", "--test-passphrase", "--batch-mode", "-v", "--key-file", passFile(t, dir, p)}, args...)...)
 		out[p] = -1
 		if err != nil {
 			// With an unbound keyslot tried last, cryptsetup says "No
 			// usable keyslot is available." instead.
 			if !strings.Contains(o, "No key available") && !strings.Contains(o, "No usable keyslot is available") {
-				t.Fatalf("cryptsetup open --test-passphrase %s with %q: %v\n%s", path, p, err, o)
+				t.Fatalf("cryptsetup open --test-passphrase %v with %q: %v\n%s", args, p, err, o)
 			}
 			continue
 		}

@@ -36,7 +36,9 @@ passphrases open it. A backup of another data offset or header size (LUKS1:
 key size) is refused, as cryptsetup refuses it, unless --force (not a
 cryptsetup flag). On a terminal it asks for YES first, unless -q. The writes
 are ordered so that a crash leaves the old header's or the backup's
-passphrases working.
+passphrases working; a backup whose keyslot lies where the device's header
+has another, with no free room to move it through (LUKS1 always), is
+refused unless --force (cryptsetup writes it in place).
 `
 
 const luksConfigUsage = `Usage: xts luks config [--label L] [--subsystem S] [--priority prefer|normal|ignore -S N] [--header HDR] IMAGE
@@ -243,7 +245,10 @@ func runLUKSHeaderRestore(e *env, args []string) error {
 	if !ok {
 		return exit.Errorf(exitUsage, "Operation aborted.")
 	}
-	if _, err := luks.RestoreHeader(dev, b, true); err != nil {
+	// A mismatch the user was asked about (or -q) is restored as asked;
+	// else the package refuses a restore it cannot do crash-safely
+	// (a backup's keyslot where the device has another) unless --force.
+	if _, err := luks.RestoreHeader(dev, b, force || me != nil); err != nil {
 		return luksError(err)
 	}
 	return syncDevice(dev)
