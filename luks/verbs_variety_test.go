@@ -736,7 +736,7 @@ func runVarVerb(t *testing.T, im *varImage, vb varVerb, passes []string, before 
 			base.hdrSnap.write(t, theirs.hdr)
 		}
 	}
-	h, f := readHeaderFile(t, ours.headerDev())
+	h, f := openHeaderFile(t, ours.headerDev())
 	ourErr := vb.pkg(t, im, ours, h, f)
 	// Which header copies are valid, before cryptsetup (which repairs a
 	// damaged copy whenever it opens an image) touches the result.
