@@ -387,8 +387,14 @@ func resumeReencrypt(ctx context.Context, data, hdr ReadWriterAt, passphrase []b
 	}
 	var oldKey, newKey []byte
 	defer func() { clear(oldKey); clear(newKey) }()
+	// All done but the final header: cryptsetup wipes and drops the old
+	// keyslots before it commits that, so a run killed in between leaves
+	// no old key (and, for a decryption, no key at all). Nothing is left
+	// to read or write but the header, so the old key is not needed then
+	// (nor the verification digest, which needs it).
+	allDone := !p.Hot && p.Done(st.direction == "forward") == p.Length
 	if st.prevDigest != nil {
-		if oldKey, _, err = unlockDigest(h, hdr, st.prevDigest, passphrase, AnyKeyslot); err != nil {
+		if oldKey, _, err = unlockDigest(h, hdr, st.prevDigest, passphrase, AnyKeyslot); err != nil && !(allDone && errors.Is(err, ErrNoKey)) {
 			return fmt.Errorf("luks: the old volume key: %w", err)
 		}
 	}
@@ -397,10 +403,13 @@ func resumeReencrypt(ctx context.Context, data, hdr ReadWriterAt, passphrase []b
 			return fmt.Errorf("luks: the new volume key: %w", err)
 		}
 	}
+	r := &reencRun{data: data, hdr: hdr, h: h, st: st, p: p, progressFn: o.Progress}
+	if allDone && st.prevDigest != nil && oldKey == nil {
+		return r.finish()
+	}
 	if err := st.verify(oldKey, newKey); err != nil {
 		return err
 	}
-	r := &reencRun{data: data, hdr: hdr, h: h, st: st, p: p, progressFn: o.Progress}
 	for _, s := range []*Segment{&st.prev, &st.final} {
 		if s.Type == "crypt" {
 			r.align = max(r.align, uint64(s.SectorSize))

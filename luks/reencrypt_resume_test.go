@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -115,61 +117,153 @@ func TestReencryptResumeInterop(t *testing.T) {
 	}
 }
 
-// TestReencryptCryptsetupKilled: cryptsetup SIGKILLed at chosen writes
-// (strace fault injection), then resumed by the package.
+// csStraced runs cryptsetup reencrypt (the case's mode and resilience)
+// under strace, the signal sig delivered at the entry of its n-th write
+// (write or pwrite64, any descriptor; n 0: none), and returns how many
+// writes it made.
+func (im *reencImage) csStraced(t testing.TB, c reencCase, sig string, n int) int {
+	t.Helper()
+	trace := filepath.Join(im.dir, "trace")
+	a := []string{"-f", "-o", trace, "-e", "trace=write,pwrite64"}
+	if n > 0 {
+		a = append(a, "-e", "inject=write,pwrite64:signal="+sig+":when="+strconv.Itoa(n))
+	}
+	a = append(append(a, "cryptsetup", "reencrypt", "--force-offline-reencrypt", "--batch-mode", "--key-file", im.keyFile), fastPBKDF2...)
+	a = append(append(append(a, csModeArgs(c)...), im.hdrArgs()...), im.img)
+	out, err := exec.Command("strace", a...).CombinedOutput()
+	if n == 0 && err != nil {
+		t.Fatalf("strace cryptsetup: %v\n%s", err, out)
+	}
+	tr, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writes := 0
+	for _, l := range strings.Split(string(tr), "\n") {
+		if (strings.Contains(l, " write(") || strings.Contains(l, " pwrite64(")) && !strings.Contains(l, "resumed>") {
+			writes++
+		}
+	}
+	return writes
+}
+
+// killPoints returns k write numbers spread over [1, total], at varied
+// places of the per-hotzone write cycle (the spacing is not a multiple
+// of it).
+func killPoints(total, k int) []int {
+	stride := max(1, total/(k+1))
+	if stride%2 == 0 {
+		stride++ // cycles of whole header commits (3 writes) and pairs
+	}
+	var out []int
+	for i := 1; i <= k; i++ {
+		n := (i*stride + 3*i) % total
+		if n == 0 {
+			n = total
+		}
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// TestReencryptCryptsetupKilled: cryptsetup reencrypt of every mode
+// (rotation, detached encrypt and decrypt) and resilience, SIGKILLed at
+// the entry of chosen writes (strace fault injection; none resilience,
+// which survives no crash, is interrupted with SIGTERM and SIGINT, which
+// cryptsetup handles), then resumed by the package without a cryptsetup
+// repair: every state ends with the plaintext. REENC_ALL_KILLS=1 tries
+// every write.
 func TestReencryptCryptsetupKilled(t *testing.T) {
 	if _, err := exec.LookPath("strace"); err != nil {
 		t.Skip("strace is not installed: ", err)
 	}
-	cases := []reencCase{}
-	// Rotation with checksum or journal resilience. Not yet: none
-	// (survives no crash, by design), and the encrypt and decrypt modes,
-	// whose mid-run states cryptsetup writes differently (to do).
-	for _, c := range reencCases() {
-		if c.mode == "reencrypt" && c.resilience != "none" && !strings.Contains(c.name, "512to4096") {
-			cases = append(cases, c)
-		}
-	}
-	kills := []int{3, 9, 16, 22, 30, 41}
+	k := 4
 	if testing.Short() {
-		t.Log("-short: two kill points per case")
-		kills = []int{16, 30}
+		t.Log("-short: one kill point per case")
+		k = 1
 	}
-	for _, c := range cases {
-		for _, n := range kills {
-			t.Run(fmt.Sprintf("%s/write%d", c.name, n), func(t *testing.T) {
-				im := c.image(t, 2<<20)
-				a := append([]string{"-f", "-o", os.DevNull, "-e", "trace=write,pwrite64", "-e", "inject=write,pwrite64:signal=SIGKILL:when=" + strconv.Itoa(n),
-					"cryptsetup", "reencrypt", "--force-offline-reencrypt", "--batch-mode", "--key-file", im.keyFile}, fastPBKDF2...)
-				a = append(append(append(a, csModeArgs(c)...), im.hdrArgs()...), im.img)
-				out, err := exec.Command("strace", a...).CombinedOutput()
-				if err == nil {
-					t.Logf("cryptsetup finished before write %d", n)
+	for _, c := range reencCases() {
+		if strings.Contains(c.name, "512to4096") {
+			continue // the rotation's states again
+		}
+		sigs := []string{"SIGKILL"}
+		if c.resilience == "none" {
+			sigs = []string{"SIGTERM", "SIGINT"}
+		}
+		t.Run(c.name, func(t *testing.T) {
+			im := c.image(t, 2<<20)
+			origImg := readFile(t, im.img)
+			var origHdr []byte
+			if c.mode != "encrypt" && im.hdr != "" {
+				origHdr = readFile(t, im.hdr)
+			}
+			restore := func() {
+				writeFile(t, im.img, origImg)
+				if origHdr != nil {
+					writeFile(t, im.hdr, origHdr)
+				} else if im.hdr != "" {
+					os.Remove(im.hdr)
 				}
-				_ = out
-				if _, err := os.Stat(im.hdrDev()); err != nil {
-					t.Skipf("killed before the header existed (write %d)", n)
+			}
+			total := im.csStraced(t, c, "", 0)
+			points := killPoints(total, k)
+			if os.Getenv("REENC_ALL_KILLS") != "" {
+				points = nil
+				for n := 1; n <= total; n++ {
+					points = append(points, n)
 				}
-				data, hdr := im.open(t)
-				h, err := ReadHeader(hdr)
-				if err != nil {
-					if c.mode == "encrypt" {
-						t.Logf("header not yet written at write %d: %v", n, err)
-						return
-					}
-					t.Fatal(err)
-				}
-				if _, ok := h.Reencryption(); ok {
-					if err := ResumeReencrypt(context.Background(), data, hdr, im.pass, c.options()); err != nil {
-						t.Fatal(err)
-					}
-				} else if c.mode == "encrypt" && len(h.Keyslots) == 0 {
-					return
-				}
-				im.checkContent(t)
-			})
+			}
+			t.Logf("%d writes; killed at %v", total, points)
+			for i, n := range points {
+				sig := sigs[i%len(sigs)]
+				t.Run(fmt.Sprintf("%s-write%d", sig, n), func(t *testing.T) {
+					restore()
+					im.csStraced(t, c, sig, n)
+					checkKilledState(t, im, c)
+				})
+			}
+		})
+	}
+}
+
+// checkKilledState resumes what an interrupted cryptsetup left (no
+// repair) and checks the plaintext.
+func checkKilledState(t *testing.T, im *reencImage, c reencCase) {
+	t.Helper()
+	h, err := func() (*Header, error) {
+		f, err := os.Open(im.hdrDev())
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return ReadHeader(f)
+	}()
+	if err != nil || (c.mode == "encrypt" && len(h.Keyslots) == 0) {
+		// Encrypt: killed while it made the header; the data is not
+		// yet touched.
+		if c.mode != "encrypt" {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(readFile(t, im.img), im.plain) {
+			t.Fatal("killed before its header was made, cryptsetup left the data changed")
+		}
+		return
+	}
+	r, ok := h.Reencryption()
+	if !ok && c.mode == "encrypt" && bytes.Equal(readFile(t, im.img), im.plain) {
+		// Killed after it wrote the new header (a keyslot, a crypt
+		// segment) and before it recorded the reencryption in it: the
+		// data is still all plaintext.
+		return
+	}
+	if ok {
+		data, hdr := im.open(t)
+		if err := ResumeReencrypt(context.Background(), data, hdr, im.pass, c.options()); err != nil {
+			t.Fatalf("resume of %+v: %v\n%s", r, err, h.JSON)
 		}
 	}
+	im.checkContent(t)
 }
 
 // TestReencryptPowerLoss: the package's writes recorded; the image at
