@@ -293,11 +293,13 @@ func (r *reencRun) run(ctx context.Context) error {
 			}
 			return err
 		}
-		if r.st.resilience == "journal" {
+		// Journal: the hotzone recorded done before the next journal is
+		// written; the last one goes straight to the final header (an
+		// all-done state recorded as a reencryption is what cryptsetup
+		// 2.6.1's --resume-only would process again).
+		if r.st.resilience == "journal" && pending != nil {
 			if err := r.commit(r.st.withProgress(r.h, r.settle())); err != nil {
-				if pending != nil {
-					<-pending
-				}
+				<-pending
 				return err
 			}
 			r.p = r.settle()
