@@ -293,11 +293,13 @@ func (r *reencRun) run(ctx context.Context) error {
 			}
 			return err
 		}
-		if r.st.resilience == "journal" {
+		// Journal: the hotzone recorded done before the next journal is
+		// written; the last one goes straight to the final header (an
+		// all-done state recorded as a reencryption is what cryptsetup
+		// 2.6.1's --resume-only would process again).
+		if r.st.resilience == "journal" && pending != nil {
 			if err := r.commit(r.st.withProgress(r.h, r.settle())); err != nil {
-				if pending != nil {
-					<-pending
-				}
+				<-pending
 				return err
 			}
 			r.p = r.settle()
@@ -387,8 +389,14 @@ func resumeReencrypt(ctx context.Context, data, hdr ReadWriterAt, passphrase []b
 	}
 	var oldKey, newKey []byte
 	defer func() { clear(oldKey); clear(newKey) }()
+	// All done but the final header: cryptsetup wipes and drops the old
+	// keyslots before it commits that, so a run killed in between leaves
+	// no old key (and, for a decryption, no key at all). Nothing is left
+	// to read or write but the header, so the old key is not needed then
+	// (nor the verification digest, which needs it).
+	allDone := !p.Hot && p.Done(st.direction == "forward") == p.Length
 	if st.prevDigest != nil {
-		if oldKey, _, err = unlockDigest(h, hdr, st.prevDigest, passphrase, AnyKeyslot); err != nil {
+		if oldKey, _, err = unlockDigest(h, hdr, st.prevDigest, passphrase, AnyKeyslot); err != nil && !(allDone && errors.Is(err, ErrNoKey)) {
 			return fmt.Errorf("luks: the old volume key: %w", err)
 		}
 	}
@@ -397,10 +405,13 @@ func resumeReencrypt(ctx context.Context, data, hdr ReadWriterAt, passphrase []b
 			return fmt.Errorf("luks: the new volume key: %w", err)
 		}
 	}
+	r := &reencRun{data: data, hdr: hdr, h: h, st: st, p: p, progressFn: o.Progress}
+	if allDone && st.prevDigest != nil && oldKey == nil {
+		return r.finish()
+	}
 	if err := st.verify(oldKey, newKey); err != nil {
 		return err
 	}
-	r := &reencRun{data: data, hdr: hdr, h: h, st: st, p: p, progressFn: o.Progress}
 	for _, s := range []*Segment{&st.prev, &st.final} {
 		if s.Type == "crypt" {
 			r.align = max(r.align, uint64(s.SectorSize))

@@ -28,9 +28,16 @@ package luks
 //     segment before) and "backup-final" (after), each as a whole
 //     (offset of the data start, usually "dynamic");
 //   - the digest of the old key covers the previous-parameter crypt
-//     segments, the hotzone and backup-previous; the new key's covers the
-//     final-parameter ones, the hotzone and backup-final (a linear side
-//     has no digest);
+//     segments, backup-previous, and the hotzone when that is crypt
+//     (rotation; a decryption's hotzone is linear, in no digest); the
+//     new key's covers the final-parameter ones, the hotzone and
+//     backup-final (a linear side has no digest);
+//   - at the end cryptsetup first wipes the keyslots of the old key and
+//     drops them from the header, then commits the final header: a run
+//     killed in between leaves all the data done and no old key;
+//   - an encryption with a detached header first writes a plain LUKS2
+//     header (a keyslot, a crypt segment) over the data still all
+//     plaintext, then records the reencryption in it;
 //   - a third digest (pbkdf2, bound to the reencrypt keyslot, no
 //     segments) is the verification digest: PBKDF2 of the bytes
 //     reencryptDigestData returns, under its salt and iterations. It
@@ -289,7 +296,12 @@ func (st *reencState) progress(devSize uint64) (reencProgress, error) {
 		inPrev := st.prevDigest != nil && slices.Contains(st.prevDigest.Segments, s.ID)
 		switch {
 		case hasFlag(s, flagInReencryption):
-			if !matches(s, &st.final, off) || inFinal != (st.finalDigest != nil) || inPrev != (st.prevDigest != nil) {
+			// The hotzone has the final parameters and is in the final
+			// digest; cryptsetup puts it in the old key's digest too
+			// when both are crypt (rotation), not when it is linear
+			// (decrypt; this package's first version did).
+			inPrevOK := inPrev == (st.prevDigest != nil) || (s.Type == "linear" && st.prevDigest != nil)
+			if !matches(s, &st.final, off) || inFinal != (st.finalDigest != nil) || !inPrevOK {
 				return reencProgress{}, reencErr("hotzone segment %d does not match the final segment and both digests", s.ID)
 			}
 			kinds = append(kinds, 'H')
@@ -509,7 +521,10 @@ func (st *reencState) withProgress(h *Header, p reencProgress) *Header {
 		switch x.kind {
 		case 'H':
 			s.Flags = []string{flagInReencryption}
-			prevIDs, finalIDs = append(prevIDs, s.ID), append(finalIDs, s.ID)
+			finalIDs = append(finalIDs, s.ID)
+			if st.final.Type == "crypt" {
+				prevIDs = append(prevIDs, s.ID) // as cryptsetup: not for a linear hotzone
+			}
 		case 'P':
 			prevIDs = append(prevIDs, s.ID)
 		case 'F':

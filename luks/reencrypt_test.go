@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -287,4 +288,59 @@ func TestReencryptModes(t *testing.T) {
 			im.checkContent(t)
 		})
 	}
+}
+
+// TestReencryptOtherKeyslots: a rotation with Keyslot N when several
+// keyslots are active ends as cryptsetup reencrypt --key-slot N does:
+// only the new keyslot (a fresh id) remains, the other passphrases open
+// nothing, tokens stay with their keyslot references dropped.
+func TestReencryptOtherKeyslots(t *testing.T) {
+	im := newReencImage(t, 1<<20, false, false)
+	for _, k := range []struct{ pass, slot string }{{"second", "1"}, {"third", "5"}} {
+		kf := filepath.Join(im.dir, k.pass)
+		writeFile(t, kf, []byte(k.pass))
+		cs(t, append(append([]string{"luksAddKey", "--batch-mode", "--key-file", im.keyFile, "--key-slot", k.slot}, fastPBKDF2...), im.img, kf)...)
+	}
+	cs(t, "token", "add", "--key-description", "desc", "--key-slot", "5", im.img)
+	second := filepath.Join(im.dir, "second")
+	orig := readFile(t, im.img)
+	type shape struct {
+		Keyslots []int
+		Digests  [][]int
+		Tokens   [][]int
+	}
+	shapeOf := func() shape {
+		h := readHeaderFile(t, im.img)
+		var s shape
+		for _, k := range h.Keyslots {
+			s.Keyslots = append(s.Keyslots, k.ID)
+		}
+		for _, d := range h.Digests {
+			s.Digests = append(s.Digests, d.Keyslots)
+		}
+		for _, tk := range h.Tokens {
+			s.Tokens = append(s.Tokens, append([]int{}, tk.Keyslots...))
+		}
+		return s
+	}
+	cs(t, append(append([]string{"reencrypt", "--force-offline-reencrypt", "--batch-mode", "--key-file", second, "--key-slot", "1"}, fastPBKDF2...), im.img)...)
+	want := shapeOf()
+	t.Logf("cryptsetup --key-slot 1 leaves %+v", want)
+	writeFile(t, im.img, orig)
+	data, hdr := im.open(t)
+	o := ReencryptOptions{Keyslot: 1, KDF: reencKDF}
+	if err := Reencrypt(context.Background(), data, hdr, []byte("second"), o); err != nil {
+		t.Fatal(err)
+	}
+	if got := shapeOf(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after the rotation: %+v, cryptsetup's: %+v", got, want)
+	}
+	for pass, opens := range map[string]bool{"second": true, "third": false, string(im.pass): false} {
+		if got := testPassphrase(t, im.img, "", []byte(pass), -1); got != opens {
+			t.Errorf("passphrase %q opens the rotated image: %v, want %v", pass, got, opens)
+		}
+	}
+	im.pass = []byte("second")
+	writeFile(t, im.keyFile, im.pass)
+	im.checkContent(t)
 }
