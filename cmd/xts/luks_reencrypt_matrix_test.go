@@ -473,7 +473,10 @@ func runCell(t *testing.T, s reencSetup, steps []step, rng *rand.Rand, stats *ma
 			if !m.inProgress(t) {
 				// The signal came as the run finished (cryptsetup then
 				// may exit 1 without a word).
-				if res.code != 0 && st.tool == "xts" {
+				// SIGKILL may land after the last header write, before
+				// the exit: 137 with the work done. Any other failure
+				// of ours without a reencryption left is one.
+				if res.code != 0 && st.tool == "xts" && st.sig != syscall.SIGKILL {
 					t.Fatalf("%s: exit %d and no reencryption in progress:\n%s\n%s", st, res.code, strings.Join(log, "\n"), res.stderr)
 				}
 				break
