@@ -13,13 +13,25 @@
 // wiped), as cryptsetup's luksKillSlot, luksRemoveKey, luksChangeKey and
 // luksErase do.
 //
+// Reencryption (cryptsetup reencrypt, offline): InitReencrypt records a
+// volume-key rotation, an encryption of plain data (detached header, or
+// in place with ReduceDeviceSize) or a decryption (detached header) in
+// the header, with checksum, journal or none resilience (datashift in
+// place); ResumeReencrypt runs it to the end, hotzone by hotzone,
+// recovering an interrupted hotzone first; Reencrypt does both. Each
+// resumes what the other tool started or left, cryptsetup killed
+// mid-run included (this package needs no cryptsetup repair first).
+// Header.Reencryption reports one in progress.
+//
 // Supported: keyslot KDFs pbkdf2 (sha1, sha256, sha512), argon2i and
 // argon2id; data and keyslot ciphers aes-xts-plain64, aes-xts-plain,
 // aes-cbc-essiv:sha256, aes-cbc-plain64 and aes-cbc-plain with 128- and
 // 256-bit AES; sector sizes 512 to 4096. Refused with an error naming the
-// feature: integrity protection, a reencryption in progress (and any
-// other mandatory requirement flag), ciphers other than AES, unknown KDFs
-// and anti-forensic types. Tokens are listed but ignored.
+// feature: integrity protection, any mandatory requirement flag (Open
+// and NewVolume refuse an image with a reencryption in progress, whose
+// data is half old, half new: ResumeReencrypt finishes it), ciphers
+// other than AES, unknown KDFs and anti-forensic types. Tokens are
+// listed but ignored.
 //
 // Changing a header: Create and Header.AddKey (and every verb that
 // changes a header) build the new header in memory and commit it the

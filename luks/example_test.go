@@ -1,6 +1,8 @@
 package luks_test
 
 import (
+	"context"
+	"crypto/subtle"
 	"fmt"
 	"log"
 	"os"
@@ -127,4 +129,66 @@ func ExampleCreateOptions_DataSectorSize() {
 	// 4096
 	// 512
 	// 512
+}
+
+// Rotating the volume key of an image (cryptsetup reencrypt): the data
+// is decrypted with the old key and encrypted with a new one, hotzone by
+// hotzone, with checksum resilience: a crash or a cancelled context
+// leaves an image that ResumeReencrypt (or cryptsetup reencrypt
+// --resume-only, after cryptsetup repair) finishes.
+func ExampleReencrypt() {
+	path := filepath.Join(os.TempDir(), "luks-example-reencrypt.img")
+	defer os.Remove(path)
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	cheap := luks.KDFOptions{Type: "pbkdf2", Iterations: 1000}
+	h, oldKey, err := luks.Create(f, []byte("my passphrase"), &luks.CreateOptions{KDF: cheap})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := f.Truncate(int64(h.Segments[0].Offset) + 1<<20); err != nil {
+		log.Fatal(err)
+	}
+	v, err := luks.Open(f, []byte("my passphrase"), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := v.WriteAt([]byte("kept across the rotation"), 5000); err != nil {
+		log.Fatal(err)
+	}
+	v.Close()
+
+	var calls int
+	o := luks.ReencryptOptions{
+		Keyslot:     luks.AnyKeyslot, // the one active keyslot
+		KDF:         cheap,           // for the new keyslot
+		HotzoneSize: 256 << 10,
+		Progress:    func(done, total uint64) { calls++ },
+	}
+	if err := luks.Reencrypt(context.Background(), f, f, []byte("my passphrase"), o); err != nil {
+		log.Fatal(err)
+	}
+
+	v, err = luks.Open(f, []byte("my passphrase"), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer v.Close()
+	buf := make([]byte, 24)
+	if _, err := v.ReadAt(buf, 5000); err != nil {
+		log.Fatal(err)
+	}
+	newKey, _, err := v.Header().Unlock(f, []byte("my passphrase"), luks.AnyKeyslot)
+	if err != nil {
+		log.Fatal(err)
+	}
+	rotated := subtle.ConstantTimeCompare(newKey, oldKey) == 0
+	clear(newKey)
+	clear(oldKey)
+	_, inProgress := v.Header().Reencryption()
+	fmt.Printf("%s; %d hotzones; new key: %v; still in progress: %v\n", buf, calls, rotated, inProgress)
+	// Output: kept across the rotation; 4 hotzones; new key: true; still in progress: false
 }

@@ -7,31 +7,36 @@ import (
 	"fmt"
 	"hash"
 	"runtime"
-	"sync"
 
+	"github.com/fastxts/xts/internal/parallel"
 	"github.com/fastxts/xts/internal/sector"
 )
 
 // The reencryption engine: hotzone after hotzone, each one
 //
-//  1. its old raw data read (the next one read ahead while this one is
-//     written);
-//  2. the resilience data written to the reencrypt keyslot's area:
-//     checksums of its old blocks (computed in parallel), or a copy of
-//     it (journal), or nothing (none);
-//  3. the header committed with the hotzone marked in-reencryption (and
+//  1. the resilience data written to the reencrypt keyslot's area and
+//     synced: checksums of its old blocks, or a copy of it (journal), or
+//     nothing (none);
+//  2. the header committed with the hotzone marked in-reencryption (and
 //     the hotzone before it merged into the part done), then synced;
-//  4. the hotzone decrypted with the old key and encrypted with the new
-//     (EncryptSectors/DecryptSectors spread over every core), written
-//     and synced.
+//  3. the hotzone decrypted with the old key and encrypted with the new,
+//     written and synced.
 //
-// With checksum or none resilience the commit of step 3 is the only one
+// The hotzone is read into one of two buffers (allocated once) in
+// chunks (chunkSize) spread over every core, each chunk hashed just
+// after it is read; the next hotzone is read and hashed while this one
+// is recorded, transformed (in chunks over the cores) and written in one
+// write. (A read-only mapping of the image, as Volume uses, costs more
+// here than it saves: hashing from it faults page by page.)
+//
+// With checksum or none resilience the commit of step 2 is the only one
 // per hotzone: the next hotzone's checksums overwrite those of one that
 // is wholly written and synced, and a block of new data matches a
 // checksum of another hotzone's old block only by a SHA collision, so a
 // crash then still recovers it as new. A journal must not be overwritten
 // while its hotzone is recorded, so journal resilience commits again after
-// each hotzone ("done"), as cryptsetup does.
+// each hotzone ("done"), as cryptsetup does, but the last (that one goes
+// straight to the final header).
 //
 // Recovery of a recorded hotzone (a crash, or cryptsetup killed):
 // checksum: each block whose checksum matches is still old and is
@@ -51,16 +56,19 @@ func syncDev(d any) error {
 
 // reencRun is one run of the engine.
 type reencRun struct {
-	data, hdr    ReadWriterAt
-	h            *Header
-	st           *reencState
-	p            reencProgress
-	oldC, newC   *sector.Cipher // nil for linear
-	align        uint64
-	maxHot       uint64
-	hashFn       func() hash.Hash
-	progressFn   func(done, total uint64)
-	checksumArea []byte
+	data, hdr  ReadWriterAt
+	h          *Header
+	st         *reencState
+	p          reencProgress
+	oldC, newC *sector.Cipher // nil for linear
+	align      uint64
+	maxHot     uint64
+	hashFn     func() hash.Hash
+	progressFn func(done, total uint64)
+	// Fixed for the run, read by the goroutine that reads ahead while
+	// commit replaces st.
+	start uint64 // the data start on the data device
+	block int    // checksum resilience's block size
 }
 
 func (r *reencRun) commit(nh *Header) error {
@@ -75,51 +83,102 @@ func (r *reencRun) commit(nh *Header) error {
 	return syncDev(r.hdr)
 }
 
-// transform turns the old raw data of [off, off+len(buf)) into the new,
-// in place.
-func (r *reencRun) transform(buf []byte, off uint64) {
-	if r.oldC != nil {
-		r.oldC.Decrypt(buf, buf, off/uint64(r.st.prev.SectorSize))
+// transform turns the old raw data src of [off, off+len(src)) into the
+// new in dst (the same length; they may be the same slice).
+func (r *reencRun) transform(dst, src []byte, off uint64) {
+	if r.oldC == nil {
+		r.newC.Encrypt(dst, src, off/uint64(r.st.final.SectorSize))
+		return
 	}
+	r.oldC.Decrypt(dst, src, off/uint64(r.st.prev.SectorSize))
 	if r.newC != nil {
-		r.newC.Encrypt(buf, buf, off/uint64(r.st.final.SectorSize))
+		r.newC.Encrypt(dst, dst, off/uint64(r.st.final.SectorSize))
 	}
 }
 
-// checksums computes the checksum of every block of buf in parallel.
+// sumBlocks writes the checksum of every block of b into out (the
+// hash's size each).
+func (r *reencRun) sumBlocks(hh hash.Hash, out, b []byte) {
+	bs, hs := r.block, hh.Size()
+	for i := 0; i*bs < len(b); i++ {
+		hh.Reset()
+		hh.Write(b[i*bs : min(len(b), (i+1)*bs)])
+		hh.Sum(out[i*hs : i*hs])
+	}
+}
+
+// checksums computes the checksum of every block of buf, in parallel.
 func (r *reencRun) checksums(buf []byte) []byte {
 	bs := r.st.keyslot.Area.SectorSize
-	n := (len(buf) + bs - 1) / bs
 	hs := r.hashFn().Size()
+	n := (len(buf) + bs - 1) / bs
 	out := make([]byte, n*hs)
-	workers := min(runtime.GOMAXPROCS(0), n)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			hh := r.hashFn()
-			for i := w; i < n; i += workers {
-				hh.Reset()
-				hh.Write(buf[i*bs : min(len(buf), (i+1)*bs)])
-				hh.Sum(out[i*hs : i*hs])
-			}
-		}()
-	}
-	wg.Wait()
+	per := max(1, chunkSize/bs)
+	parallel.Run(n, per, runtime.GOMAXPROCS(0), func(a, b int) error {
+		r.sumBlocks(r.hashFn(), out[a*hs:b*hs], buf[a*bs:min(len(buf), b*bs)])
+		return nil
+	})
 	return out
 }
 
+// chunks calls fn for the consecutive chunks [off, off+n) of the
+// hotzone [lo, hi) (offsets from the data start), spread over the cores.
+func (r *reencRun) chunks(lo, hi uint64, fn func(off, n uint64) error) error {
+	unit := r.align
+	grain := max(1, uint64(chunkSize)/unit)
+	return parallel.Run(int((hi-lo)/unit), int(grain), runtime.GOMAXPROCS(0), func(a, b int) error {
+		return fn(lo+uint64(a)*unit, uint64(b-a)*unit)
+	})
+}
+
+// prepare reads the old raw data of the hotzone [lo, hi) into buf and,
+// for checksum resilience, the checksums of its blocks into sums: in
+// chunks spread over the cores, each hashed just after it is read.
+func (r *reencRun) prepare(lo, hi uint64, buf, sums []byte) error {
+	var bs, hs uint64
+	if sums != nil {
+		bs, hs = uint64(r.block), uint64(r.hashFn().Size())
+	}
+	return r.chunks(lo, hi, func(off, n uint64) error {
+		b := buf[off-lo : off-lo+n]
+		if err := r.readData(b, off); err != nil {
+			return err
+		}
+		if bs != 0 {
+			i := (off - lo) / bs
+			r.sumBlocks(r.hashFn(), sums[i*hs:(i+(n+bs-1)/bs)*hs], b)
+		}
+		return nil
+	})
+}
+
+// rewrite turns the old raw data of the hotzone [lo, hi) in buf into
+// the new (in chunks spread over the cores), writes it and syncs it.
+func (r *reencRun) rewrite(lo, hi uint64, buf []byte) error {
+	err := r.chunks(lo, hi, func(off, n uint64) error {
+		b := buf[off-lo : off-lo+n]
+		r.transform(b, b, off)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// One write: parallel writes to one file gain nothing (they
+	// serialise on the file's lock), and each one more is one more
+	// state a crash can leave.
+	return r.writeData(buf, lo)
+}
+
 func (r *reencRun) readData(buf []byte, off uint64) error {
-	if _, err := r.data.ReadAt(buf, int64(r.st.dataStart()+off)); err != nil {
-		return fmt.Errorf("luks: reading the data at %d: %w", r.st.dataStart()+off, err)
+	if _, err := r.data.ReadAt(buf, int64(r.start+off)); err != nil {
+		return fmt.Errorf("luks: reading the data at %d: %w", r.start+off, err)
 	}
 	return nil
 }
 
 func (r *reencRun) writeData(buf []byte, off uint64) error {
-	if _, err := r.data.WriteAt(buf, int64(r.st.dataStart()+off)); err != nil {
-		return fmt.Errorf("luks: writing the data at %d: %w", r.st.dataStart()+off, err)
+	if _, err := r.data.WriteAt(buf, int64(r.start+off)); err != nil {
+		return fmt.Errorf("luks: writing the data at %d: %w", r.start+off, err)
 	}
 	return syncDev(r.data)
 }
@@ -159,7 +218,7 @@ func (r *reencRun) recover() error {
 				j++
 			}
 			a, b := i*bs, min(len(buf), j*bs)
-			r.transform(buf[a:b], lo+uint64(a))
+			r.transform(buf[a:b], buf[a:b], lo+uint64(a))
 			i = j
 		}
 	case "journal":
@@ -169,30 +228,34 @@ func (r *reencRun) recover() error {
 		if err := r.writeData(buf, lo); err != nil {
 			return err
 		}
-		r.transform(buf, lo)
+		r.transform(buf, buf, lo)
 	case "none":
 		if err := r.readData(buf, lo); err != nil {
 			return err
 		}
-		r.transform(buf, lo)
+		r.transform(buf, buf, lo)
 	default:
 		return fmt.Errorf("%w: %s resilience", ErrUnsupported, r.st.resilience)
 	}
 	return r.writeData(buf, lo)
 }
 
-// next returns the next hotzone after the progress p, or ok false.
-func (r *reencRun) next() (lo, hi uint64, ok bool) {
+// next returns the next hotzone after the progress, or ok false.
+func (r *reencRun) next() (lo, hi uint64, ok bool) { return r.nextAfter(r.p.Lo, r.p.Hi) }
+
+// nextAfter returns the hotzone after the one [lo, hi) (the part done
+// ending there), or ok false.
+func (r *reencRun) nextAfter(lo, hi uint64) (uint64, uint64, bool) {
 	if r.st.direction == "forward" {
-		if r.p.Hi >= r.p.Length {
+		if hi >= r.p.Length {
 			return 0, 0, false
 		}
-		return r.p.Hi, min(r.p.Length, r.p.Hi+r.maxHot), true
+		return hi, min(r.p.Length, hi+r.maxHot), true
 	}
-	if r.p.Lo == 0 {
+	if lo == 0 {
 		return 0, 0, false
 	}
-	return r.p.Lo - min(r.p.Lo, r.maxHot), r.p.Lo, true
+	return lo - min(lo, r.maxHot), lo, true
 }
 
 // settle returns the progress with the recorded hotzone counted as done.
@@ -214,13 +277,14 @@ func (r *reencRun) report() {
 	}
 }
 
-type readResult struct {
-	buf    []byte
-	lo, hi uint64
-	err    error
+type prepared struct {
+	lo, hi    uint64
+	buf, sums []byte
+	err       error
 }
 
-// run does the hotzones to the end, or until ctx is cancelled.
+// run does the hotzones to the end, or until ctx is cancelled. The next
+// hotzone is read and hashed while this one is written.
 func (r *reencRun) run(ctx context.Context) error {
 	if r.p.Hot {
 		if err := r.recover(); err != nil {
@@ -234,25 +298,36 @@ func (r *reencRun) run(ctx context.Context) error {
 		}
 		r.report()
 	}
-	bufs := [2][]byte{make([]byte, r.maxHot), make([]byte, r.maxHot)}
-	defer clear(bufs[0])
-	defer clear(bufs[1])
-	read := func(i int, lo, hi uint64) chan readResult {
-		c := make(chan readResult, 1)
+	var bufs, sums [2][]byte
+	for i := range bufs {
+		bufs[i] = make([]byte, min(r.maxHot, r.p.Length))
+		defer clear(bufs[i])
+		if r.st.resilience == "checksum" {
+			bs := uint64(r.st.keyslot.Area.SectorSize)
+			sums[i] = make([]byte, (r.maxHot+bs-1)/bs*uint64(r.hashFn().Size()))
+		}
+	}
+	start := func(i int, lo, hi uint64) chan prepared {
+		c := make(chan prepared, 1)
 		go func() {
-			b := bufs[i][:hi-lo]
-			c <- readResult{b, lo, hi, r.readData(b, lo)}
+			b, s := bufs[i][:hi-lo], sums[i]
+			c <- prepared{lo, hi, b, s, r.prepare(lo, hi, b, s)}
 		}()
 		return c
 	}
-	lo, hi, ok := r.next()
-	var pending chan readResult
-	if ok {
-		pending = read(0, lo, hi)
+	var pending chan prepared
+	if lo, hi, ok := r.next(); ok {
+		pending = start(0, lo, hi)
 	}
-	for turn := 0; pending != nil; turn++ {
-		if err := ctx.Err(); err != nil {
+	drain := func() {
+		if pending != nil {
 			<-pending
+		}
+	}
+	for turn := 1; pending != nil; turn++ {
+		cur := <-pending
+		pending = nil
+		if err := ctx.Err(); err != nil {
 			if r.p.Hot {
 				if err2 := r.commit(r.st.withProgress(r.h, r.settle())); err2 != nil {
 					return err2
@@ -260,46 +335,47 @@ func (r *reencRun) run(ctx context.Context) error {
 			}
 			return fmt.Errorf("luks: reencryption stopped (resume it with ResumeReencrypt): %w", err)
 		}
-		cur := <-pending
 		if cur.err != nil {
-			return cur.err
+			return fmt.Errorf("luks: reading the hotzone [%d, %d): %w", cur.lo, cur.hi, cur.err)
 		}
-		pending = nil
-		// Resilience data, then the header recording this hotzone.
+		// The next hotzone is read and hashed meanwhile.
+		nlo, nhi, more := r.nextAfter(cur.lo, cur.hi)
+		if more {
+			pending = start(turn%2, nlo, nhi)
+		}
+		// Resilience data (the hotzone before is written and synced),
+		// then the header recording this hotzone.
 		switch r.st.resilience {
 		case "checksum":
-			if err := r.writeArea(r.checksums(cur.buf)); err != nil {
+			bs := uint64(r.st.keyslot.Area.SectorSize)
+			if err := r.writeArea(cur.sums[:(cur.hi-cur.lo+bs-1)/bs*uint64(r.hashFn().Size())]); err != nil {
+				drain()
 				return err
 			}
 		case "journal":
 			if err := r.writeArea(cur.buf); err != nil {
+				drain()
 				return err
 			}
 		}
 		p := r.settle()
 		p.Lo, p.Hi, p.Hot = cur.lo, cur.hi, true
 		if err := r.commit(r.st.withProgress(r.h, p)); err != nil {
+			drain()
 			return err
 		}
 		r.p = p
-		// Read the next hotzone while this one is written.
-		if nlo, nhi, ok := r.next(); ok {
-			pending = read((turn+1)%2, nlo, nhi)
-		}
-		r.transform(cur.buf, cur.lo)
-		if err := r.writeData(cur.buf, cur.lo); err != nil {
-			if pending != nil {
-				<-pending
-			}
-			return err
+		if err := r.rewrite(cur.lo, cur.hi, cur.buf); err != nil {
+			drain()
+			return fmt.Errorf("luks: reencrypting the hotzone [%d, %d): %w", cur.lo, cur.hi, err)
 		}
 		// Journal: the hotzone recorded done before the next journal is
 		// written; the last one goes straight to the final header (an
 		// all-done state recorded as a reencryption is what cryptsetup
 		// 2.6.1's --resume-only would process again).
-		if r.st.resilience == "journal" && pending != nil {
+		if r.st.resilience == "journal" && more {
 			if err := r.commit(r.st.withProgress(r.h, r.settle())); err != nil {
-				<-pending
+				drain()
 				return err
 			}
 			r.p = r.settle()
@@ -405,7 +481,7 @@ func resumeReencrypt(ctx context.Context, data, hdr ReadWriterAt, passphrase []b
 			return fmt.Errorf("luks: the new volume key: %w", err)
 		}
 	}
-	r := &reencRun{data: data, hdr: hdr, h: h, st: st, p: p, progressFn: o.Progress}
+	r := &reencRun{data: data, hdr: hdr, h: h, st: st, p: p, progressFn: o.Progress, start: st.dataStart(), block: st.keyslot.Area.SectorSize}
 	if allDone && st.prevDigest != nil && oldKey == nil {
 		return r.finish()
 	}
