@@ -286,18 +286,7 @@ func initRotate(data, hdr ReadWriterAt, passphrase []byte, o ReencryptOptions) (
 	cur := old
 	cur.ID, cur.Flags = 0, nil
 	nh.Segments = []Segment{cur, prev, final}
-	rk, err := newReencryptKeyslot(nh, freeKeyslotID(nh), "reencrypt", "forward", o.Resilience, o.Hash, keyslotsEnd(nh))
-	if err != nil {
-		return nil, err
-	}
-	if err := addReencryptMetadata(nh, rk, oldKey, newKey); err != nil {
-		return nil, err
-	}
-	w, err := commit(hdr, h, nh, []keyslotWrite{{off, material}})
-	if err != nil {
-		return nil, err
-	}
-	return w, syncDev(hdr)
+	return recordReencryption(hdr, h, nh, "reencrypt", "forward", o, oldKey, newKey, []keyslotWrite{{off, material}})
 }
 
 func initDecrypt(data, hdr ReadWriterAt, passphrase []byte, o ReencryptOptions) (*Header, error) {
@@ -328,18 +317,7 @@ func initDecrypt(data, hdr ReadWriterAt, passphrase []byte, o ReencryptOptions) 
 	cur := old
 	cur.ID, cur.Flags = 0, nil
 	nh.Segments = []Segment{cur, prev, final}
-	rk, err := newReencryptKeyslot(nh, freeKeyslotID(nh), "decrypt", "backward", o.Resilience, o.Hash, keyslotsEnd(nh))
-	if err != nil {
-		return nil, err
-	}
-	if err := addReencryptMetadata(nh, rk, oldKey, nil); err != nil {
-		return nil, err
-	}
-	w, err := commit(hdr, h, nh, nil)
-	if err != nil {
-		return nil, err
-	}
-	return w, syncDev(hdr)
+	return recordReencryption(hdr, h, nh, "decrypt", "backward", o, oldKey, nil, nil)
 }
 
 // sameDevice reports whether data and hdr are the same device value.
@@ -398,14 +376,22 @@ func initEncrypt(data, hdr ReadWriterAt, passphrase []byte, o ReencryptOptions) 
 	prev.ID, prev.Flags = 1, []string{flagBackupPrevious}
 	nh.Segments = []Segment{lin, prev, fin}
 	nh.Digests[0].Segments = []int{2}
-	rk, err := newReencryptKeyslot(nh, freeKeyslotID(nh), "encrypt", "forward", o.Resilience, o.Hash, keyslotsEnd(nh))
+	return recordReencryption(hdr, h, nh, "encrypt", "forward", o, nil, key, nil)
+}
+
+// recordReencryption adds the reencrypt keyslot (mode, direction, o's
+// resilience) and the verification digest over oldKey and newKey to nh,
+// whose segments the caller laid out, commits it over h with the keyslot
+// material mat, and syncs: what every mode's init writes.
+func recordReencryption(hdr ReadWriterAt, h, nh *Header, mode, direction string, o ReencryptOptions, oldKey, newKey []byte, mat []keyslotWrite) (*Header, error) {
+	rk, err := newReencryptKeyslot(nh, freeKeyslotID(nh), mode, direction, o.Resilience, o.Hash, keyslotsEnd(nh))
 	if err != nil {
 		return nil, err
 	}
-	if err := addReencryptMetadata(nh, rk, nil, key); err != nil {
+	if err := addReencryptMetadata(nh, rk, oldKey, newKey); err != nil {
 		return nil, err
 	}
-	w, err := commit(hdr, h, nh, nil)
+	w, err := commit(hdr, h, nh, mat)
 	if err != nil {
 		return nil, err
 	}
