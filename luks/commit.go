@@ -167,3 +167,18 @@ func checkUnchanged(w io.WriterAt, old *Header) error {
 	}
 	return nil
 }
+
+// syncer is a device that can flush its writes (an *os.File).
+type syncer interface{ Sync() error }
+
+// syncDev makes the writes to d so far durable before the next ones,
+// where d can (the crash-safe orders of the verbs and the reencryption
+// engines assume each step lands before the next begins).
+func syncDev(d any) error {
+	if s, ok := d.(syncer); ok {
+		if err := s.Sync(); err != nil {
+			return fmt.Errorf("luks: flushing the device: %w", err)
+		}
+	}
+	return nil
+}

@@ -18,21 +18,6 @@ func (e *ConvertError) Error() string {
 // Is makes errors.Is(err, ErrUnsupported) true.
 func (e *ConvertError) Is(target error) bool { return target == ErrUnsupported }
 
-// syncer is a device that can flush its writes (an *os.File).
-type syncer interface{ Sync() error }
-
-// flush makes the writes so far durable before the next ones, where dev
-// can (the crash-safe orders below assume each step lands before the
-// next begins).
-func flush(dev ReadWriterAt) error {
-	if s, ok := dev.(syncer); ok {
-		if err := s.Sync(); err != nil {
-			return fmt.Errorf("luks: flushing the device: %w", err)
-		}
-	}
-	return nil
-}
-
 // Convert changes the header to LUKS version 1 or 2 in place, as
 // cryptsetup convert --type luks1|luks2 does; the volume key, the
 // passphrases, the UUID and the data stay. On success h is the header as
@@ -122,7 +107,7 @@ func (h *Header) toLUKS2(dev ReadWriterAt) error {
 		if err != nil {
 			return err
 		}
-		if err := flush(dev); err != nil {
+		if err := syncDev(dev); err != nil {
 			return err
 		}
 		cur = w
@@ -217,7 +202,7 @@ func writeSteps(dev ReadWriterAt, what string, steps []keyslotWrite) error {
 		if _, err := dev.WriteAt(s.data, int64(s.off)); err != nil {
 			return fmt.Errorf("luks: writing the %s header at %d: %w", what, s.off, err)
 		}
-		if err := flush(dev); err != nil {
+		if err := syncDev(dev); err != nil {
 			return err
 		}
 	}
@@ -277,7 +262,7 @@ func (h *Header) toLUKS1(dev ReadWriterAt) error {
 		if err != nil {
 			return err
 		}
-		if err := flush(dev); err != nil {
+		if err := syncDev(dev); err != nil {
 			return err
 		}
 		cur = w

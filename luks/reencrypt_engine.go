@@ -45,15 +45,6 @@ import (
 // reencrypted: a crash while it was being written loses the blocks
 // written (none survives no crash; cryptsetup documents the same).
 
-func syncDev(d any) error {
-	if s, ok := d.(interface{ Sync() error }); ok {
-		if err := s.Sync(); err != nil {
-			return fmt.Errorf("luks: sync: %w", err)
-		}
-	}
-	return nil
-}
-
 // reencRun is one run of the engine.
 type reencRun struct {
 	data, hdr  ReadWriterAt
