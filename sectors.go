@@ -16,9 +16,11 @@ import (
 // len(src) must be a multiple of sectorSize, sectorSize a multiple of 16
 // (512 and 4096 are the fast cases); dst must be at least as long as src
 // and may be src itself. Calls of at least the parallel threshold (1 MiB
-// by default) are split across goroutines on sector boundaries; no
-// goroutine outlives the call, and a panic in one comes back to the
-// caller.
+// by default) are split across goroutines on sector boundaries, and a
+// panic in one comes back to the caller. The call returns when every
+// sector is done; its helper goroutines then wait, spinning, for at most
+// as long as the call took (200 µs at most) for a next call to reuse
+// them, and exit when none comes.
 func (c *Cipher) EncryptSectors(dst, src []byte, sectorSize int, firstSector uint64) {
 	c.sectorsCall(dst, src, sectorSize, firstSector, false)
 }
@@ -65,19 +67,19 @@ func (c *Cipher) sectorsCall(dst, src []byte, sectorSize int, first uint64, decr
 // last (internal/parallel.Run). A helper starts late: on the 2-core Zen 5
 // VM this was tuned on, a new goroutine first ran on the other core some
 // 100 µs after the go statement at best (the caller never waits for it:
-// it works meanwhile). Pieces must be small enough that the helper finds
-// most of the work still there and the last ones even out, and large
-// enough that claiming one (an atomic add) and its first tweak's latency
+// it works meanwhile); a helper lingering from the call before starts
+// within a microsecond (internal/parallel/helpers.go). Pieces must be
+// small enough that the helper finds most of the work still there and
+// the last ones even out, and large enough that claiming one (an atomic add) and its first tweak's latency
 // cost nothing against its work: 128 KiB is 4-6 µs of work per piece.
 const sectorPiece = 128 << 10
 
 // sectorsParallel runs the n sectors of src on up to workers goroutines,
 // the caller's among them, in pieces of whole sectors. A panic in any
 // piece is re-raised here (internal/parallel.Panic, with the stack where
-// it began) after every goroutine has stopped, so that none outlives the
-// call. (It is a function of its own because the closure's captured
-// arguments move to the heap: the serial path must not pay that
-// allocation.)
+// it began) after every goroutine has stopped. (It is a function of its
+// own because the closure's captured arguments move to the heap: the
+// serial path must not pay that allocation.)
 func (c *Cipher) sectorsParallel(dst, src []byte, sectorSize int, first, step uint64, decrypt bool, workers int) {
 	n := len(src) / sectorSize
 	// Every worker gets a piece, however small the call.

@@ -4,6 +4,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Run calls fn(lo, hi) for consecutive pieces [lo, hi) of [0, n), each at
@@ -40,19 +41,17 @@ func Run(n, grain, workers int, fn func(lo, hi int) error) error {
 		return nil
 	}
 	r := &run{n: n, grain: grain, pieces: int64(pieces), fn: fn}
+	r.helpers.Store(int32(workers - 1))
 	faults := debug.SetPanicOnFault(false)
 	debug.SetPanicOnFault(faults)
 	var wg sync.WaitGroup
+	wg.Add(workers - 1)
 	for range workers - 1 {
-		wg.Go(func() {
-			if faults {
-				debug.SetPanicOnFault(true)
-			}
-			r.work()
-		})
+		startHelper(&job{r: r, faults: faults, done: &wg})
 	}
+	start := time.Now()
 	r.work()
-	wg.Wait()
+	awaitHelpers(&wg, &r.helpers, time.Since(start))
 	if r.panicked != nil {
 		panic(r.panicked)
 	}
@@ -64,14 +63,16 @@ func Run(n, grain, workers int, fn func(lo, hi int) error) error {
 // it sits on a cache line of its own so that claiming a piece does not
 // evict what the others read.
 type run struct {
-	_      [64]byte
-	next   atomic.Int64
-	_      [56]byte
-	stop   atomic.Bool
-	n      int
-	grain  int
-	pieces int64
-	fn     func(lo, hi int) error
+	_    [64]byte
+	next atomic.Int64
+	_    [56]byte
+	stop atomic.Bool
+	// helpers counts the helpers still working (see awaitHelpers).
+	helpers atomic.Int32
+	n       int
+	grain   int
+	pieces  int64
+	fn      func(lo, hi int) error
 
 	mu       sync.Mutex
 	err      error
