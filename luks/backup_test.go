@@ -282,9 +282,7 @@ func checkPowerLoss(t *testing.T, c powerLossCase) []byte {
 	csChecked := 0
 	seen := map[string]int{} // the state of the header in force and its keyslots -> the set that opens it
 	for i, st := range states {
-		for _, w := range st.landed {
-			copy(img[w.off:], w.data)
-		}
+		st.apply(img)
 		last := i == len(states)-1
 		prefer := -1
 		if last {
@@ -310,9 +308,7 @@ func checkPowerLoss(t *testing.T, c powerLossCase) []byte {
 			every = 16
 		}
 		if csErr == nil && (between || !testing.Short() && i%every == 0) {
-			for _, w := range dev.writes {
-				f.WriteAt(img[w.off:w.off+uint64(len(w.data))], int64(w.off))
-			}
+			syncWrites(f, img, dev.writes)
 			for _, pass := range c.sets[set] {
 				if !testPassphrase(t, path, "", []byte(pass), -1) {
 					t.Fatalf("%s: cryptsetup refuses %q, which the package accepts", st.name, pass)
@@ -320,9 +316,7 @@ func checkPowerLoss(t *testing.T, c powerLossCase) []byte {
 			}
 			csChecked++
 		}
-		for _, w := range dev.writes {
-			copy(img[w.off:], base[w.off:w.off+uint64(len(w.data))])
-		}
+		undoWrites(img, base, dev.writes)
 	}
 	if csErr != nil {
 		t.Log("cryptsetup is not installed: the crash states were checked by the package only")

@@ -59,6 +59,29 @@ func crashStates(writes []keyslotWrite) []crashState {
 	return out
 }
 
+// apply copies the state's writes onto img.
+func (s crashState) apply(img []byte) {
+	for _, w := range s.landed {
+		copy(img[w.off:], w.data)
+	}
+}
+
+// undoWrites puts base's bytes back into img wherever writes went, so
+// that one image serves every crash state without a copy per state.
+func undoWrites(img, base []byte, writes []keyslotWrite) {
+	for _, w := range writes {
+		copy(img[w.off:], base[w.off:w.off+uint64(len(w.data))])
+	}
+}
+
+// syncWrites makes f, which holds base except where writes go, hold img:
+// it writes img's bytes at every place writes went.
+func syncWrites(f *os.File, img []byte, writes []keyslotWrite) {
+	for _, w := range writes {
+		f.WriteAt(img[w.off:w.off+uint64(len(w.data))], int64(w.off))
+	}
+}
+
 // TestAddKeyPowerLoss: a power loss at any point of AddKey (after any
 // prefix of its writes, or within a write, some of its 512-byte sectors
 // written and not the others) leaves an image that every old passphrase
@@ -99,15 +122,11 @@ func TestAddKeyPowerLoss(t *testing.T) {
 			f.Write(base)
 			img := bytes.Clone(base)
 			for _, st := range crashStates(dev.writes) {
-				for _, w := range st.landed {
-					copy(img[w.off:], w.data)
-				}
+				st.apply(img)
 				final := len(st.landed) == len(dev.writes) && strings.HasPrefix(st.name, "after")
 				checkCrashState(t, st.name, img, final)
 				if csErr == nil {
-					for _, w := range dev.writes { // the file holds base but where the writes go
-						f.WriteAt(img[w.off:w.off+uint64(len(w.data))], int64(w.off))
-					}
+					syncWrites(f, img, dev.writes)
 					for _, pass := range []string{"zero", "two"} {
 						if !testPassphrase(t, path, "", []byte(pass), -1) {
 							t.Fatalf("%s: cryptsetup refuses the old passphrase %q", st.name, pass)
@@ -117,9 +136,7 @@ func TestAddKeyPowerLoss(t *testing.T) {
 						t.Fatalf("%s: cryptsetup refuses the new passphrase", st.name)
 					}
 				}
-				for _, w := range dev.writes {
-					copy(img[w.off:], base[w.off:w.off+uint64(len(w.data))])
-				}
+				undoWrites(img, base, dev.writes)
 			}
 			if csErr != nil {
 				t.Skip("cryptsetup is not installed (Debian package cryptsetup-bin); the crash states were checked by the package only: ", csErr)

@@ -464,9 +464,7 @@ func TestKeyVerbsPowerLoss(t *testing.T) {
 				img := bytes.Clone(base)
 				memo := map[string]map[string]int{}
 				for _, st := range crashStates(dev.writes) {
-					for _, w := range st.landed {
-						copy(img[w.off:], w.data)
-					}
+					st.apply(img)
 					n, whole := len(st.landed), strings.HasPrefix(st.name, "after")
 					want := map[string]int{}
 					for i, p := range keyPasses {
@@ -506,16 +504,12 @@ func TestKeyVerbsPowerLoss(t *testing.T) {
 						t.Fatalf("%s: neither the old nor the new passphrase opens", st.name)
 					}
 					if whole && csErr == nil && !testing.Short() {
-						for _, w := range dev.writes {
-							f.WriteAt(img[w.off:w.off+uint64(len(w.data))], int64(w.off))
-						}
+						syncWrites(f, img, dev.writes)
 						if cso := csOpens(t, path, allPasses[:len(keyPasses)]); !mapsEqual(cso, want, keyPasses) {
 							t.Fatalf("%s: cryptsetup opens %v, want %v", st.name, cso, want)
 						}
 					}
-					for _, w := range dev.writes {
-						copy(img[w.off:], base[w.off:w.off+uint64(len(w.data))])
-					}
+					undoWrites(img, base, dev.writes)
 				}
 			})
 		}

@@ -199,9 +199,7 @@ func TestEncryptInPlacePowerLoss(t *testing.T) {
 	csEvery, withHeader := len(sample)/5, 0
 	for _, st := range sample {
 		img := bytes.Clone(plain)
-		for _, w := range st.landed {
-			copy(img[w.off:], w.data)
-		}
+		st.apply(img)
 		if _, err := ReadHeader(bytes.NewReader(img)); err != nil {
 			if len(st.landed) > 3 {
 				t.Fatalf("%s: no header after the first header copy landed: %v", st.name, err)
