@@ -23,10 +23,12 @@ func main() {
 	Package("github.com/fastxts/xts/internal/peak")
 	ConstraintExpr("!purego")
 
-	genLoop("roundsSSE", xmm(), func(k, a VecPhysical) { AESENC(k, a) }, pxor, false)
-	genLoop("roundsVEX128", xmm(), vaesenc, vpxor, false)
-	genLoop("roundsVEX256", ymm(), vaesenc, vpxor, true)
-	genLoop("roundsEVEX512", zmm(), vaesenc, vpxord, true)
+	for _, chains := range []int{accumulators, 1} {
+		genLoop(loopName("SSE", chains), xmm(), func(k, a VecPhysical) { AESENC(k, a) }, pxor, false, chains)
+		genLoop(loopName("VEX128", chains), xmm(), vaesenc, vpxor, false, chains)
+		genLoop(loopName("VEX256", chains), ymm(), vaesenc, vpxor, true, chains)
+		genLoop(loopName("EVEX512", chains), zmm(), vaesenc, vpxord, true, chains)
+	}
 
 	Generate()
 }
@@ -43,14 +45,29 @@ func pxor(r VecPhysical)       { PXOR(r, r) }
 func vpxor(r VecPhysical)      { VPXOR(r, r, r) }
 func vpxord(r VecPhysical)     { VPXORD(r, r, r) }
 
+// loopName names a loop: rounds<ISA> for the throughput loops (chains =
+// accumulators), chain<ISA> for the latency loops (one chain).
+func loopName(isa string, chains int) string {
+	if chains == 1 {
+		return "chain" + isa
+	}
+	return "rounds" + isa
+}
+
 // genLoop emits one function `name(n uint64)` that runs n iterations of
-// accumulators AES rounds, each on its own register with the same key. The
-// registers start at zero: the values are never secret and never read, the
-// point is only that each round depends on the one before it in the same
-// register and on nothing else.
-func genLoop(name string, regs []VecPhysical, round func(k, a VecPhysical), zero func(VecPhysical), vzeroupper bool) {
+// accumulators AES rounds with the same key, spread round-robin over
+// chains registers: with chains = accumulators each round has its own
+// register (throughput), with 1 every round waits for the one before
+// (latency). The registers start at zero: the values are never secret and
+// never read, the point is only that each round depends on the one before
+// it in the same register and on nothing else.
+func genLoop(name string, regs []VecPhysical, round func(k, a VecPhysical), zero func(VecPhysical), vzeroupper bool, chains int) {
 	TEXT(name, NOSPLIT, "func(n uint64)")
-	Doc(name + " runs n iterations of independent AES rounds; see peak_amd64.go.")
+	kind := "independent AES rounds"
+	if chains == 1 {
+		kind = "dependent AES rounds, one chain"
+	}
+	Doc(name + " runs n iterations of " + kind + "; see peak_amd64.go.")
 	key := regs[accumulators]
 	for _, r := range regs[:accumulators+1] {
 		zero(r)
@@ -61,8 +78,8 @@ func genLoop(name string, regs []VecPhysical, round func(k, a VecPhysical), zero
 	JZ(LabelRef(name + "_done"))
 
 	Label(name + "_loop")
-	for _, a := range regs[:accumulators] {
-		round(key, a)
+	for i := range accumulators {
+		round(key, regs[i%chains])
 	}
 	DECQ(n)
 	JNZ(LabelRef(name + "_loop"))

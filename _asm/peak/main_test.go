@@ -16,14 +16,14 @@ func TestGeneratedFileIsCurrent(t *testing.T) {
 
 	// Encoding rules: the xmm and ymm loops must run without AVX-512, so
 	// no register numbered 16 or more and no zmm register; only the zmm
-	// loop may use zmm; every loop that touches ymm or zmm ends with
+	// loops (rounds and chain) may use zmm; every loop that touches ymm or zmm ends with
 	// VZEROUPPER.
 	for _, fn := range strings.Split(string(fresh), "TEXT ")[1:] {
 		name := fn[:strings.Index(fn, "(")]
 		if regexp.MustCompile(`\b[XYZ](1[6-9]|2[0-9]|3[01])\b`).MatchString(fn) {
 			t.Errorf("%s uses a register numbered 16 or more", name)
 		}
-		if strings.Contains(fn, "Z0") && name != "·roundsEVEX512" {
+		if strings.Contains(fn, "Z0") && !strings.HasSuffix(name, "EVEX512") {
 			t.Errorf("%s uses zmm registers", name)
 		}
 		if (strings.Contains(fn, "Y0") || strings.Contains(fn, "Z0")) && !strings.Contains(fn, "VZEROUPPER") {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -128,8 +129,9 @@ func TestBenchJSONAndTable(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	var out struct {
-		Passes  int `json:"passes"`
-		Results []struct {
+		Passes    int      `json:"passes"`
+		LatencyNs *float64 `json:"aes_round_latency_ns"`
+		Results   []struct {
 			Impl     string   `json:"impl"`
 			Op       string   `json:"op"`
 			Size     int      `json:"size"`
@@ -146,6 +148,15 @@ func TestBenchJSONAndTable(t *testing.T) {
 		if c.Op == "enc" && (c.MBps == nil || !(*c.MBps > 0)) {
 			t.Errorf("%+v: no throughput", c)
 		}
+	}
+	// The round latency: plausible where the bound loop runs (amd64 with
+	// AES-NI: 0.1-1000 ns), absent elsewhere.
+	if _, err := peak.Widest(); err == nil && runtime.GOARCH == "amd64" {
+		if l := out.LatencyNs; l == nil || *l < 0.1 || *l > 1000 {
+			t.Errorf("aes_round_latency_ns = %v, want a plausible latency", l)
+		}
+	} else if out.LatencyNs != nil {
+		t.Errorf("aes_round_latency_ns = %v where no chain loop runs", *out.LatencyNs)
 	}
 	want := []string{boundName + "/rounds", "generic/enc", baselineName + "/enc"}
 	if !slices.Equal(impls, want) || out.Passes != 2 {

@@ -89,8 +89,12 @@ func (b *bench) writeJSON(w io.Writer) error {
 		SecondsPerRun float64    `json:"seconds_per_run"`
 		Passes        int        `json:"passes"`
 		BoundLoop     string     `json:"bound_loop"`
+		LatencyNs     *float64   `json:"aes_round_latency_ns"`
 		Results       []jsonCell `json:"results"`
 	}{CPU: cpu.Name, Threads: threads(), SecondsPerRun: b.o.perRun.Seconds(), Passes: b.o.passes, BoundLoop: b.loop.Name}
+	if b.latency > 0 {
+		out.LatencyNs = optional(b.latency * 1e9)
+	}
 	for _, r := range b.boundRows() {
 		out.Results = append(out.Results, r.jsonCell)
 	}
@@ -114,6 +118,7 @@ func (b *bench) writeTable(w io.Writer) {
 		orUnknown(cpu.Name), threads(), b.o.passes, b.o.perRun)
 	if b.loopErr == nil {
 		fmt.Fprintf(w, "AES-round bound: 16 bytes x block-rounds/s / rounds, timed with %s (%d independent rounds per iteration)\n", b.loop.Name, peak.RoundsPerIter)
+		b.writeLatency(w)
 	} else {
 		fmt.Fprintln(w, "AES-round bound: unavailable on this CPU or build")
 	}
@@ -219,4 +224,18 @@ func pctString(f float64) string {
 		return "?"
 	}
 	return fmt.Sprintf("%.1f%%", f)
+}
+
+// writeLatency prints what the latency of one AES round means here: how
+// many rounds a routine must keep in flight to reach the bound, and the
+// floor a serial AES-256 (a data unit's tweak encryption: 14 rounds after
+// the first XOR) puts under one call, in bytes the bound moves meanwhile.
+func (b *bench) writeLatency(w io.Writer) {
+	if b.latency == 0 || b.rate == 0 {
+		return
+	}
+	perInstr := b.rate / float64(b.loop.Width/16)
+	chain := 14 * b.latency
+	fmt.Fprintf(w, "AES-round latency: %.3f ns (one dependent chain on %s): %.1f rounds in flight reach the bound; a serial AES-256 (a tweak's) takes %.1f ns, in which the bound moves %.0f bytes\n",
+		b.latency*1e9, b.loop.Name, b.latency*perInstr, chain*1e9, chain*peak.BoundMBps(b.rate, 256)*1e6)
 }

@@ -50,6 +50,7 @@ type bench struct {
 	loopErr    error
 	rate       float64 // best block-rounds/s on one core
 	rateAll    float64 // best block-rounds/s on every core at once
+	latency    float64 // best seconds a dependent AES round takes; 0 unknown
 	rows       []*benchRow
 	sectorRows bool
 	buf        []byte // every cell's data, page-aligned, passShift longer than the largest cell
@@ -213,6 +214,9 @@ func (b *bench) run(e *env) {
 	for pass := range b.o.passes {
 		for _, r := range b.rows {
 			if b.loopErr == nil {
+				if l := b.loop.Latency(sample / 4); l > 0 && (b.latency == 0 || l < b.latency) {
+					b.latency = l
+				}
 				b.rate = max(b.rate, b.loop.Rate(sample))
 				prog.step(pass, sample)
 				if r.parallel {

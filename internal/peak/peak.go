@@ -29,7 +29,8 @@ type Loop struct {
 	Name    string // e.g. "vaesenc-zmm"
 	Width   int    // bytes per register: 16, 32 or 64
 	run     func(n uint64)
-	missing string // what the CPU or OS lacks; "" when the loop can run
+	chain   func(n uint64) // the same rounds in one dependent chain; nil where not generated
+	missing string         // what the CPU or OS lacks; "" when the loop can run
 }
 
 // Runnable reports whether this CPU and OS can run the loop.
@@ -80,6 +81,33 @@ func (l Loop) Rate(d time.Duration) float64 {
 	}
 	rounds := float64(n) * RoundsPerIter * float64(l.Width/16)
 	return rounds / t.Seconds()
+}
+
+// Latency runs the loop's rounds as one dependent chain (each round
+// waits for the one before) for about d and returns the seconds one round
+// takes, 0 where the platform has no chain loop. Latency × the rate of
+// instructions (Rate / (Width/16)) is how many rounds must be in flight
+// to reach the bound: the independent AES chains a routine needs, and
+// the floor on any serial chain such as a tweak's encryption (15 rounds
+// for AES-256). The caller takes the best of several calls.
+func (l Loop) Latency(d time.Duration) float64 {
+	if !l.Runnable() || l.chain == nil {
+		return 0
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c := Loop{run: l.chain}
+	n := uint64(1 << 10)
+	t := c.timed(n)
+	for t < 2*time.Millisecond && n < 1<<40 {
+		n *= 4
+		t = c.timed(n)
+	}
+	if want := uint64(float64(n) * d.Seconds() / t.Seconds()); want > n {
+		n = want
+		t = c.timed(n)
+	}
+	return t.Seconds() / float64(n*RoundsPerIter)
 }
 
 func (l Loop) timed(n uint64) time.Duration {

@@ -25,6 +25,14 @@ func roundsVEX256(n uint64)
 // roundsEVEX512 uses EVEX-encoded VAESENC on zmm registers (VAES + AVX-512F).
 func roundsEVEX512(n uint64)
 
+// chainSSE, chainVEX128, chainVEX256 and chainEVEX512 are the same loops
+// with all 12 rounds on one register, each waiting for the one before:
+// they time the latency of one round.
+func chainSSE(n uint64)
+func chainVEX128(n uint64)
+func chainVEX256(n uint64)
+func chainEVEX512(n uint64)
+
 // features is what detect learns; kept as a value so that choose can be
 // tested with made-up CPUs.
 type features struct {
@@ -49,10 +57,10 @@ func detect() features {
 // allLoops lists every loop with what it needs, narrowest first.
 func allLoops(f features) []Loop {
 	return []Loop{
-		{Name: "aesenc-xmm", Width: 16, run: roundsSSE, missing: need(f.aes, "AES-NI")},
-		{Name: "vaesenc-xmm", Width: 16, run: roundsVEX128, missing: need(f.aes && f.avx, "AES-NI with AVX enabled by the OS")},
-		{Name: "vaesenc-ymm", Width: 32, run: roundsVEX256, missing: need(f.vaes && f.avx, "VAES with AVX enabled by the OS")},
-		{Name: "vaesenc-zmm", Width: 64, run: roundsEVEX512, missing: need(f.vaes && f.avx512, "VAES with AVX-512F enabled by the OS")},
+		{Name: "aesenc-xmm", Width: 16, run: roundsSSE, chain: chainSSE, missing: need(f.aes, "AES-NI")},
+		{Name: "vaesenc-xmm", Width: 16, run: roundsVEX128, chain: chainVEX128, missing: need(f.aes && f.avx, "AES-NI with AVX enabled by the OS")},
+		{Name: "vaesenc-ymm", Width: 32, run: roundsVEX256, chain: chainVEX256, missing: need(f.vaes && f.avx, "VAES with AVX enabled by the OS")},
+		{Name: "vaesenc-zmm", Width: 64, run: roundsEVEX512, chain: chainEVEX512, missing: need(f.vaes && f.avx512, "VAES with AVX-512F enabled by the OS")},
 	}
 }
 

@@ -48,3 +48,36 @@ func TestWidestRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestLatency: every runnable loop with a chain times one dependent round
+// plausibly (between 0.1 ns and 1 µs; qemu-user is slow), and no faster
+// than the independent rounds go through: a chain can only wait, so
+// latency × instructions/s is at least about one (0.5 allows for a
+// throughput run slowed by interference).
+func TestLatency(t *testing.T) {
+	ran := false
+	for _, o := range Loops() {
+		if !o.Runnable() || o.chain == nil {
+			continue
+		}
+		ran = true
+		var lat, rate float64
+		for range 3 {
+			if l := o.Latency(2 * time.Millisecond); lat == 0 || l < lat {
+				lat = l
+			}
+			rate = max(rate, o.Rate(2*time.Millisecond))
+		}
+		perInstr := rate / float64(o.Width/16)
+		t.Logf("%s: %.3f ns a dependent round, %.1f rounds in flight at the bound", o.Name, lat*1e9, lat*perInstr)
+		if lat < 1e-10 || lat > 1e-6 {
+			t.Errorf("%s: implausible latency %g s", o.Name, lat)
+		}
+		if lat*perInstr < 0.5 {
+			t.Errorf("%s: a dependent round (%g s) faster than independent ones go through (%g/s)", o.Name, lat, perInstr)
+		}
+	}
+	if !ran {
+		t.Skip("no chain loop runs here (amd64 only, and a CPU with AES-NI)")
+	}
+}
