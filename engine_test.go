@@ -91,6 +91,22 @@ func TestEngineLengths(t *testing.T) {
 	checkEngineCases(t, cases, 1)
 }
 
+// TestEngine512Flags: lengths around 512 bytes (dm-crypt's unit, a
+// benchmark size, and where the zmm main loop has exactly two steps) with
+// every key size and every flag combination each, in place and not:
+// TestEngineLengths gives each length and key size only one combination.
+func TestEngine512Flags(t *testing.T) {
+	var cases []engineCase
+	for _, n := range []int{496, 500, 511, 512, 513, 520, 527, 528, 576, 1024} {
+		for _, size := range []int{16, 24, 32} {
+			for k := range 4 { // case i gets flags i%4
+				cases = append(cases, engineCase{n, size, (k * 17) % 64, (n + k) % 64, k%2 == 0})
+			}
+		}
+	}
+	checkEngineCases(t, cases, 8)
+}
+
 // TestEngineIterationEdges: lengths within 17 bytes of every multiple of
 // one main-loop step of the variants (64, 128, 256 bytes) up to 4 KiB.
 func TestEngineIterationEdges(t *testing.T) {
