@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -35,13 +33,6 @@ func shrunkMapping(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return m
-}
-
-// goid is the current goroutine's number, from its stack header.
-func goid() string {
-	var b [64]byte
-	s := string(b[:runtime.Stack(b[:], false)])
-	return strings.Fields(s)[1]
 }
 
 // TestCatchFaultsHelper: a read of a shrunk mapping on a helper goroutine

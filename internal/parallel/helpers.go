@@ -97,7 +97,7 @@ func (h *helper) loop() {
 			faults = j.faults
 		}
 		start := time.Now()
-		j.r.work()
+		runJob(j)
 		linger := min(time.Since(start), maxLinger)
 		// Offered before the Run learns it is done, so that the Run its
 		// caller starts next finds this helper lingering.
@@ -108,6 +108,22 @@ func (h *helper) loop() {
 			return
 		}
 	}
+}
+
+// runJob runs the helper's share of a Run. A panic in a piece is
+// recovered in work; runtime.Goexit (t.FailNow in a test's piece, say)
+// is not, and ends the helper: the deferred call still counts it done,
+// so that the Run returns, as it did when helpers were plain goroutines.
+func runJob(j *job) {
+	finished := false
+	defer func() {
+		if !finished {
+			j.r.helpers.Add(-1)
+			j.done.Done()
+		}
+	}()
+	j.r.work()
+	finished = true
 }
 
 // offer lists the helper as lingering.

@@ -3,6 +3,7 @@ package parallel
 import (
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -110,4 +111,48 @@ func setPanicOnFaultNow() bool {
 	v := debug.SetPanicOnFault(false)
 	debug.SetPanicOnFault(v)
 	return v
+}
+
+// TestHelpersGoexit: a piece that ends its goroutine with runtime.Goexit
+// (t.FailNow, say) on a helper does not leave Run waiting forever, and
+// later Runs still work.
+func TestHelpersGoexit(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("needs GOMAXPROCS >= 2, for a helper to take a piece")
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		caller := make(chan struct{})
+		var once atomic.Bool
+		go func() {
+			defer close(caller)
+			me := goid()
+			Run(64, 1, 2, func(lo, hi int) error {
+				spin(20 * time.Microsecond)
+				if goid() != me && once.CompareAndSwap(false, true) {
+					runtime.Goexit()
+				}
+				return nil
+			})
+		}()
+		<-caller
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run still waiting 10 s after a helper's piece called runtime.Goexit")
+	}
+	var n atomic.Int32
+	Run(16, 1, 2, func(lo, hi int) error { n.Add(1); return nil })
+	if n.Load() != 16 {
+		t.Errorf("a later Run ran %d of 16 pieces", n.Load())
+	}
+}
+
+// goid is the current goroutine's number, from its stack header.
+func goid() string {
+	var b [64]byte
+	s := string(b[:runtime.Stack(b[:], false)])
+	return strings.Fields(s)[1]
 }
