@@ -8878,20 +8878,53 @@ aes_common_8:
 	VAESENCLAST     Y13, Y30, Y30
 	VAESENCLAST     Y13, Y31, Y31
 
+	// Sectors of an even number of vectors (512, 4096): batches derive the next
+	// batch's first tweak set during their last step (evenBatches); the first
+	// batch's is derived here.
+	TESTQ      $0x0000003f, CX
+	JNZ        first_derived_11
+	VPERMQ     $0x44, Y30, Y4
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y4
+	VPERMQ     $0xee, Y30, Y5
+	VPSRLVQ    xtsShr256<>+0(SB), Y5, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y5, Y5
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y5
+	VPERMQ     $0x44, Y31, Y6
+	VPSRLVQ    xtsShr256<>+0(SB), Y6, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y6, Y6
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y6
+	VPERMQ     $0xee, Y31, Y7
+	VPSRLVQ    xtsShr256<>+0(SB), Y7, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y7, Y7
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y7
+
+first_derived_11:
 	// Batches of four sectors.
 batch_2:
 	MOVQ sectorSize+56(FP), CX
 
 	// Stop before a partial sector (the caller rules it out).
-	CMPQ R12, CX
-	JB   ret_1
-	MOVQ CX, R13
-	SHLQ $0x02, R13
-	CMPQ R12, R13
-	JB   partial_batch_9
-	MOVQ CX, R8
-	LEAQ (CX)(CX*1), R9
-	LEAQ (R9)(CX*1), R11
+	CMPQ  R12, CX
+	JB    ret_1
+	MOVQ  CX, R13
+	SHLQ  $0x02, R13
+	CMPQ  R12, R13
+	JB    partial_batch_12
+	MOVQ  CX, R8
+	LEAQ  (CX)(CX*1), R9
+	LEAQ  (R9)(CX*1), R11
+	TESTQ $0x0000003f, CX
+	JZ    even_batch_9
 
 	// Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).
 	VPERMQ     $0x44, Y30, Y4
@@ -8952,8 +8985,8 @@ batch_2:
 	VINSERTI32X4    $0x01, X13, Y31, Y31
 	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_11
-	JE              aes192_12
+	JB              aes128_14
+	JE              aes192_15
 	VBROADCASTI32X4 480(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
@@ -8969,9 +9002,9 @@ batch_2:
 	VBROADCASTI32X4 544(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
-	JMP             aes_common_13
+	JMP             aes_common_16
 
-aes192_12:
+aes192_15:
 	VBROADCASTI32X4 512(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
@@ -8981,14 +9014,14 @@ aes192_12:
 	VBROADCASTI32X4 544(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
-	JMP             aes_common_13
+	JMP             aes_common_16
 
-aes128_11:
+aes128_14:
 	VBROADCASTI32X4 544(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
 
-aes_common_13:
+aes_common_16:
 	VBROADCASTI32X4 560(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
@@ -9019,11 +9052,11 @@ aes_common_13:
 	VBROADCASTI32X4 704(AX), Y13
 	VAESENCLAST     Y13, Y30, Y30
 	VAESENCLAST     Y13, Y31, Y31
-	JMP             batch_ready_10
+	JMP             batch_ready_13
 
 	// A last batch of fewer than four sectors: repeat the last one in the
 	// missing lanes, and encrypt its IVs here.
-partial_batch_9:
+partial_batch_12:
 	MOVQ  step+72(FP), R13
 	SHLQ  $0x02, R13
 	SUBQ  R13, DX
@@ -9034,43 +9067,43 @@ partial_batch_9:
 	SUBQ CX, R13
 	MOVQ CX, R8
 	CMPQ R13, R8
-	JB   lane_repeat_14
+	JB   lane_repeat_17
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_15
+	JMP  lane_ready_18
 
-lane_repeat_14:
+lane_repeat_17:
 	XORQ R8, R8
 
-lane_ready_15:
+lane_ready_18:
 	VMOVQ        DX, X13
 	VINSERTI32X4 $0x01, X13, Y30, Y30
 	LEAQ         (R8)(CX*1), R9
 	CMPQ         R13, R9
-	JB           lane_repeat_16
+	JB           lane_repeat_19
 	ADDQ         step+72(FP), DX
-	JMP          lane_ready_17
+	JMP          lane_ready_20
 
-lane_repeat_16:
+lane_repeat_19:
 	MOVQ R8, R9
 
-lane_ready_17:
+lane_ready_20:
 	VMOVQ DX, X31
 	LEAQ  (R9)(CX*1), R11
 	CMPQ  R13, R11
-	JB    lane_repeat_18
+	JB    lane_repeat_21
 	ADDQ  step+72(FP), DX
-	JMP   lane_ready_19
+	JMP   lane_ready_22
 
-lane_repeat_18:
+lane_repeat_21:
 	MOVQ R9, R11
 
-lane_ready_19:
+lane_ready_22:
 	VMOVQ           DX, X13
 	VINSERTI32X4    $0x01, X13, Y31, Y31
 	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_20
-	JE              aes192_21
+	JB              aes128_23
+	JE              aes192_24
 	VBROADCASTI32X4 480(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
@@ -9086,9 +9119,9 @@ lane_ready_19:
 	VBROADCASTI32X4 544(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
-	JMP             aes_common_22
+	JMP             aes_common_25
 
-aes192_21:
+aes192_24:
 	VBROADCASTI32X4 512(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
@@ -9098,14 +9131,14 @@ aes192_21:
 	VBROADCASTI32X4 544(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
-	JMP             aes_common_22
+	JMP             aes_common_25
 
-aes128_20:
+aes128_23:
 	VBROADCASTI32X4 544(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
 
-aes_common_22:
+aes_common_25:
 	VBROADCASTI32X4 560(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
@@ -9183,7 +9216,7 @@ aes_common_22:
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
 	VPTERNLOGD $0x96, Y13, Y14, Y7
 
-batch_ready_10:
+batch_ready_13:
 	CMPQ CX, $0x00000020
 	JB   block_tail_4
 
@@ -9199,8 +9232,8 @@ batch_ready_10:
 	VMOVDQU64  (SI)(R11*1), Y3
 	VPTERNLOGD $0x96, Y15, Y7, Y3
 	CMPQ       BX, $0x0c
-	JB         aes128_24
-	JE         aes192_25
+	JB         aes128_27
+	JE         aes192_28
 	VAESENC    Y16, Y0, Y0
 	VAESENC    Y16, Y1, Y1
 	VAESENC    Y16, Y2, Y2
@@ -9210,7 +9243,7 @@ batch_ready_10:
 	VAESENC    Y17, Y2, Y2
 	VAESENC    Y17, Y3, Y3
 
-aes192_25:
+aes192_28:
 	VAESENC Y18, Y0, Y0
 	VAESENC Y18, Y1, Y1
 	VAESENC Y18, Y2, Y2
@@ -9220,7 +9253,7 @@ aes192_25:
 	VAESENC Y19, Y2, Y2
 	VAESENC Y19, Y3, Y3
 
-aes128_24:
+aes128_27:
 	VAESENC     Y20, Y0, Y0
 	VAESENC     Y20, Y1, Y1
 	VAESENC     Y20, Y2, Y2
@@ -9273,7 +9306,7 @@ aes128_24:
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000020, CX
 	CMPQ        CX, $0x00000020
-	JB          after_second_23
+	JB          after_second_26
 
 loop_3:
 	VMOVDQU64  (SI), Y0
@@ -9285,8 +9318,8 @@ loop_3:
 	VMOVDQU64  (SI)(R11*1), Y3
 	VPTERNLOGD $0x96, Y15, Y11, Y3
 	CMPQ       BX, $0x0c
-	JB         aes128_26
-	JE         aes192_27
+	JB         aes128_29
+	JE         aes192_30
 	VAESENC    Y16, Y0, Y0
 	VAESENC    Y16, Y1, Y1
 	VAESENC    Y16, Y2, Y2
@@ -9296,7 +9329,7 @@ loop_3:
 	VAESENC    Y17, Y2, Y2
 	VAESENC    Y17, Y3, Y3
 
-aes192_27:
+aes192_30:
 	VAESENC Y18, Y0, Y0
 	VAESENC Y18, Y1, Y1
 	VAESENC Y18, Y2, Y2
@@ -9306,7 +9339,7 @@ aes192_27:
 	VAESENC Y19, Y2, Y2
 	VAESENC Y19, Y3, Y3
 
-aes128_26:
+aes128_29:
 	VAESENC     Y20, Y0, Y0
 	VAESENC     Y20, Y1, Y1
 	VAESENC     Y20, Y2, Y2
@@ -9389,8 +9422,8 @@ aes128_26:
 	VMOVDQU64   (SI)(R11*1), Y3
 	VPTERNLOGD  $0x96, Y15, Y7, Y3
 	CMPQ        BX, $0x0c
-	JB          aes128_28
-	JE          aes192_29
+	JB          aes128_31
+	JE          aes192_32
 	VAESENC     Y16, Y0, Y0
 	VAESENC     Y16, Y1, Y1
 	VAESENC     Y16, Y2, Y2
@@ -9400,7 +9433,7 @@ aes128_26:
 	VAESENC     Y17, Y2, Y2
 	VAESENC     Y17, Y3, Y3
 
-aes192_29:
+aes192_32:
 	VAESENC Y18, Y0, Y0
 	VAESENC Y18, Y1, Y1
 	VAESENC Y18, Y2, Y2
@@ -9410,7 +9443,7 @@ aes192_29:
 	VAESENC Y19, Y2, Y2
 	VAESENC Y19, Y3, Y3
 
-aes128_28:
+aes128_31:
 	VAESENC     Y20, Y0, Y0
 	VAESENC     Y20, Y1, Y1
 	VAESENC     Y20, Y2, Y2
@@ -9485,11 +9518,514 @@ aes128_28:
 	CMPQ        CX, $0x00000020
 	JAE         loop_3
 
-after_second_23:
+after_second_26:
 	VMOVDQA64 Y8, Y4
 	VMOVDQA64 Y9, Y5
 	VMOVDQA64 Y10, Y6
 	VMOVDQA64 Y11, Y7
+	JMP       block_tail_4
+
+even_batch_9:
+	// The next batch's IVs and their encryption, under this batch's rounds.
+	VMOVQ           DX, X30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y30, Y30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X31
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y31, Y31
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_33
+	JE              aes192_34
+	VBROADCASTI32X4 480(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 496(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 512(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_35
+
+aes192_34:
+	VBROADCASTI32X4 512(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_35
+
+aes128_33:
+	VBROADCASTI32X4 544(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+
+aes_common_35:
+	VBROADCASTI32X4 560(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 576(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 592(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 608(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 624(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 640(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 656(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 672(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 688(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 704(AX), Y13
+	VAESENCLAST     Y13, Y30, Y30
+	VAESENCLAST     Y13, Y31, Y31
+	VMOVDQU64       (SI), Y0
+	VPTERNLOGD      $0x96, Y15, Y4, Y0
+	VMOVDQU64       (SI)(R8*1), Y1
+	VPTERNLOGD      $0x96, Y15, Y5, Y1
+	VMOVDQU64       (SI)(R9*1), Y2
+	VPTERNLOGD      $0x96, Y15, Y6, Y2
+	VMOVDQU64       (SI)(R11*1), Y3
+	VPTERNLOGD      $0x96, Y15, Y7, Y3
+	CMPQ            BX, $0x0c
+	JB              aes128_36
+	JE              aes192_37
+	VAESENC         Y16, Y0, Y0
+	VAESENC         Y16, Y1, Y1
+	VAESENC         Y16, Y2, Y2
+	VAESENC         Y16, Y3, Y3
+	VAESENC         Y17, Y0, Y0
+	VAESENC         Y17, Y1, Y1
+	VAESENC         Y17, Y2, Y2
+	VAESENC         Y17, Y3, Y3
+
+aes192_37:
+	VAESENC Y18, Y0, Y0
+	VAESENC Y18, Y1, Y1
+	VAESENC Y18, Y2, Y2
+	VAESENC Y18, Y3, Y3
+	VAESENC Y19, Y0, Y0
+	VAESENC Y19, Y1, Y1
+	VAESENC Y19, Y2, Y2
+	VAESENC Y19, Y3, Y3
+
+aes128_36:
+	VAESENC     Y20, Y0, Y0
+	VAESENC     Y20, Y1, Y1
+	VAESENC     Y20, Y2, Y2
+	VAESENC     Y20, Y3, Y3
+	VPSRLQ      $0x3e, Y4, Y13
+	VPSLLQ      $0x02, Y4, Y8
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y21, Y0, Y0
+	VAESENC     Y21, Y1, Y1
+	VAESENC     Y21, Y2, Y2
+	VAESENC     Y21, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y8
+	VPSRLQ      $0x3e, Y5, Y13
+	VAESENC     Y22, Y0, Y0
+	VAESENC     Y22, Y1, Y1
+	VAESENC     Y22, Y2, Y2
+	VAESENC     Y22, Y3, Y3
+	VPSLLQ      $0x02, Y5, Y9
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y23, Y0, Y0
+	VAESENC     Y23, Y1, Y1
+	VAESENC     Y23, Y2, Y2
+	VAESENC     Y23, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y9
+	VAESENC     Y24, Y0, Y0
+	VAESENC     Y24, Y1, Y1
+	VAESENC     Y24, Y2, Y2
+	VAESENC     Y24, Y3, Y3
+	VPSRLQ      $0x3e, Y6, Y13
+	VPSLLQ      $0x02, Y6, Y10
+	VAESENC     Y25, Y0, Y0
+	VAESENC     Y25, Y1, Y1
+	VAESENC     Y25, Y2, Y2
+	VAESENC     Y25, Y3, Y3
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VAESENC     Y26, Y0, Y0
+	VAESENC     Y26, Y1, Y1
+	VAESENC     Y26, Y2, Y2
+	VAESENC     Y26, Y3, Y3
+	VPTERNLOGD  $0x96, Y13, Y14, Y10
+	VPSRLQ      $0x3e, Y7, Y13
+	VAESENC     Y27, Y0, Y0
+	VAESENC     Y27, Y1, Y1
+	VAESENC     Y27, Y2, Y2
+	VAESENC     Y27, Y3, Y3
+	VPSLLQ      $0x02, Y7, Y11
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y28, Y0, Y0
+	VAESENC     Y28, Y1, Y1
+	VAESENC     Y28, Y2, Y2
+	VAESENC     Y28, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y11
+	VAESENCLAST Y29, Y0, Y0
+	VAESENCLAST Y29, Y1, Y1
+	VAESENCLAST Y29, Y2, Y2
+	VAESENCLAST Y29, Y3, Y3
+	VPXORD      Y4, Y0, Y0
+	VMOVDQU64   Y0, (DI)
+	VPXORD      Y5, Y1, Y1
+	VMOVDQU64   Y1, (DI)(R8*1)
+	VPXORD      Y6, Y2, Y2
+	VMOVDQU64   Y2, (DI)(R9*1)
+	VPXORD      Y7, Y3, Y3
+	VMOVDQU64   Y3, (DI)(R11*1)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000020, CX
+	CMPQ        CX, $0x00000020
+	JBE         even_last_38
+
+even_loop_39:
+	VMOVDQU64  (SI), Y0
+	VPTERNLOGD $0x96, Y15, Y8, Y0
+	VMOVDQU64  (SI)(R8*1), Y1
+	VPTERNLOGD $0x96, Y15, Y9, Y1
+	VMOVDQU64  (SI)(R9*1), Y2
+	VPTERNLOGD $0x96, Y15, Y10, Y2
+	VMOVDQU64  (SI)(R11*1), Y3
+	VPTERNLOGD $0x96, Y15, Y11, Y3
+	CMPQ       BX, $0x0c
+	JB         aes128_40
+	JE         aes192_41
+	VAESENC    Y16, Y0, Y0
+	VAESENC    Y16, Y1, Y1
+	VAESENC    Y16, Y2, Y2
+	VAESENC    Y16, Y3, Y3
+	VAESENC    Y17, Y0, Y0
+	VAESENC    Y17, Y1, Y1
+	VAESENC    Y17, Y2, Y2
+	VAESENC    Y17, Y3, Y3
+
+aes192_41:
+	VAESENC Y18, Y0, Y0
+	VAESENC Y18, Y1, Y1
+	VAESENC Y18, Y2, Y2
+	VAESENC Y18, Y3, Y3
+	VAESENC Y19, Y0, Y0
+	VAESENC Y19, Y1, Y1
+	VAESENC Y19, Y2, Y2
+	VAESENC Y19, Y3, Y3
+
+aes128_40:
+	VAESENC     Y20, Y0, Y0
+	VAESENC     Y20, Y1, Y1
+	VAESENC     Y20, Y2, Y2
+	VAESENC     Y20, Y3, Y3
+	VPSRLQ      $0x3c, Y4, Y13
+	VPSLLQ      $0x04, Y4, Y4
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y21, Y0, Y0
+	VAESENC     Y21, Y1, Y1
+	VAESENC     Y21, Y2, Y2
+	VAESENC     Y21, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y4
+	VPSRLQ      $0x3c, Y5, Y13
+	VAESENC     Y22, Y0, Y0
+	VAESENC     Y22, Y1, Y1
+	VAESENC     Y22, Y2, Y2
+	VAESENC     Y22, Y3, Y3
+	VPSLLQ      $0x04, Y5, Y5
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y23, Y0, Y0
+	VAESENC     Y23, Y1, Y1
+	VAESENC     Y23, Y2, Y2
+	VAESENC     Y23, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y5
+	VAESENC     Y24, Y0, Y0
+	VAESENC     Y24, Y1, Y1
+	VAESENC     Y24, Y2, Y2
+	VAESENC     Y24, Y3, Y3
+	VPSRLQ      $0x3c, Y6, Y13
+	VPSLLQ      $0x04, Y6, Y6
+	VAESENC     Y25, Y0, Y0
+	VAESENC     Y25, Y1, Y1
+	VAESENC     Y25, Y2, Y2
+	VAESENC     Y25, Y3, Y3
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VAESENC     Y26, Y0, Y0
+	VAESENC     Y26, Y1, Y1
+	VAESENC     Y26, Y2, Y2
+	VAESENC     Y26, Y3, Y3
+	VPTERNLOGD  $0x96, Y13, Y14, Y6
+	VPSRLQ      $0x3c, Y7, Y13
+	VAESENC     Y27, Y0, Y0
+	VAESENC     Y27, Y1, Y1
+	VAESENC     Y27, Y2, Y2
+	VAESENC     Y27, Y3, Y3
+	VPSLLQ      $0x04, Y7, Y7
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y28, Y0, Y0
+	VAESENC     Y28, Y1, Y1
+	VAESENC     Y28, Y2, Y2
+	VAESENC     Y28, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y7
+	VAESENCLAST Y29, Y0, Y0
+	VAESENCLAST Y29, Y1, Y1
+	VAESENCLAST Y29, Y2, Y2
+	VAESENCLAST Y29, Y3, Y3
+	VPXORD      Y8, Y0, Y0
+	VMOVDQU64   Y0, (DI)
+	VPXORD      Y9, Y1, Y1
+	VMOVDQU64   Y1, (DI)(R8*1)
+	VPXORD      Y10, Y2, Y2
+	VMOVDQU64   Y2, (DI)(R9*1)
+	VPXORD      Y11, Y3, Y3
+	VMOVDQU64   Y3, (DI)(R11*1)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000020, CX
+	CMPQ        CX, $0x00000020
+	VMOVDQU64   (SI), Y0
+	VPTERNLOGD  $0x96, Y15, Y4, Y0
+	VMOVDQU64   (SI)(R8*1), Y1
+	VPTERNLOGD  $0x96, Y15, Y5, Y1
+	VMOVDQU64   (SI)(R9*1), Y2
+	VPTERNLOGD  $0x96, Y15, Y6, Y2
+	VMOVDQU64   (SI)(R11*1), Y3
+	VPTERNLOGD  $0x96, Y15, Y7, Y3
+	CMPQ        BX, $0x0c
+	JB          aes128_42
+	JE          aes192_43
+	VAESENC     Y16, Y0, Y0
+	VAESENC     Y16, Y1, Y1
+	VAESENC     Y16, Y2, Y2
+	VAESENC     Y16, Y3, Y3
+	VAESENC     Y17, Y0, Y0
+	VAESENC     Y17, Y1, Y1
+	VAESENC     Y17, Y2, Y2
+	VAESENC     Y17, Y3, Y3
+
+aes192_43:
+	VAESENC Y18, Y0, Y0
+	VAESENC Y18, Y1, Y1
+	VAESENC Y18, Y2, Y2
+	VAESENC Y18, Y3, Y3
+	VAESENC Y19, Y0, Y0
+	VAESENC Y19, Y1, Y1
+	VAESENC Y19, Y2, Y2
+	VAESENC Y19, Y3, Y3
+
+aes128_42:
+	VAESENC     Y20, Y0, Y0
+	VAESENC     Y20, Y1, Y1
+	VAESENC     Y20, Y2, Y2
+	VAESENC     Y20, Y3, Y3
+	VPSRLQ      $0x3c, Y8, Y13
+	VPSLLQ      $0x04, Y8, Y8
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y21, Y0, Y0
+	VAESENC     Y21, Y1, Y1
+	VAESENC     Y21, Y2, Y2
+	VAESENC     Y21, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y8
+	VPSRLQ      $0x3c, Y9, Y13
+	VAESENC     Y22, Y0, Y0
+	VAESENC     Y22, Y1, Y1
+	VAESENC     Y22, Y2, Y2
+	VAESENC     Y22, Y3, Y3
+	VPSLLQ      $0x04, Y9, Y9
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y23, Y0, Y0
+	VAESENC     Y23, Y1, Y1
+	VAESENC     Y23, Y2, Y2
+	VAESENC     Y23, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y9
+	VAESENC     Y24, Y0, Y0
+	VAESENC     Y24, Y1, Y1
+	VAESENC     Y24, Y2, Y2
+	VAESENC     Y24, Y3, Y3
+	VPSRLQ      $0x3c, Y10, Y13
+	VPSLLQ      $0x04, Y10, Y10
+	VAESENC     Y25, Y0, Y0
+	VAESENC     Y25, Y1, Y1
+	VAESENC     Y25, Y2, Y2
+	VAESENC     Y25, Y3, Y3
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VAESENC     Y26, Y0, Y0
+	VAESENC     Y26, Y1, Y1
+	VAESENC     Y26, Y2, Y2
+	VAESENC     Y26, Y3, Y3
+	VPTERNLOGD  $0x96, Y13, Y14, Y10
+	VPSRLQ      $0x3c, Y11, Y13
+	VAESENC     Y27, Y0, Y0
+	VAESENC     Y27, Y1, Y1
+	VAESENC     Y27, Y2, Y2
+	VAESENC     Y27, Y3, Y3
+	VPSLLQ      $0x04, Y11, Y11
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y28, Y0, Y0
+	VAESENC     Y28, Y1, Y1
+	VAESENC     Y28, Y2, Y2
+	VAESENC     Y28, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y11
+	VAESENCLAST Y29, Y0, Y0
+	VAESENCLAST Y29, Y1, Y1
+	VAESENCLAST Y29, Y2, Y2
+	VAESENCLAST Y29, Y3, Y3
+	VPXORD      Y4, Y0, Y0
+	VMOVDQU64   Y0, (DI)
+	VPXORD      Y5, Y1, Y1
+	VMOVDQU64   Y1, (DI)(R8*1)
+	VPXORD      Y6, Y2, Y2
+	VMOVDQU64   Y2, (DI)(R9*1)
+	VPXORD      Y7, Y3, Y3
+	VMOVDQU64   Y3, (DI)(R11*1)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000020, CX
+	CMPQ        CX, $0x00000020
+	JA          even_loop_39
+
+even_last_38:
+	VMOVDQU64  (SI), Y0
+	VPTERNLOGD $0x96, Y15, Y8, Y0
+	VMOVDQU64  (SI)(R8*1), Y1
+	VPTERNLOGD $0x96, Y15, Y9, Y1
+	VMOVDQU64  (SI)(R9*1), Y2
+	VPTERNLOGD $0x96, Y15, Y10, Y2
+	VMOVDQU64  (SI)(R11*1), Y3
+	VPTERNLOGD $0x96, Y15, Y11, Y3
+	CMPQ       BX, $0x0c
+	JB         aes128_44
+	JE         aes192_45
+	VAESENC    Y16, Y0, Y0
+	VAESENC    Y16, Y1, Y1
+	VAESENC    Y16, Y2, Y2
+	VAESENC    Y16, Y3, Y3
+	VAESENC    Y17, Y0, Y0
+	VAESENC    Y17, Y1, Y1
+	VAESENC    Y17, Y2, Y2
+	VAESENC    Y17, Y3, Y3
+
+aes192_45:
+	VAESENC Y18, Y0, Y0
+	VAESENC Y18, Y1, Y1
+	VAESENC Y18, Y2, Y2
+	VAESENC Y18, Y3, Y3
+	VAESENC Y19, Y0, Y0
+	VAESENC Y19, Y1, Y1
+	VAESENC Y19, Y2, Y2
+	VAESENC Y19, Y3, Y3
+
+aes128_44:
+	VAESENC     Y20, Y0, Y0
+	VAESENC     Y20, Y1, Y1
+	VAESENC     Y20, Y2, Y2
+	VAESENC     Y20, Y3, Y3
+	VPERMQ      $0x44, Y30, Y4
+	VPSRLVQ     xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ     xtsShl256<>+0(SB), Y4, Y4
+	VAESENC     Y21, Y0, Y0
+	VAESENC     Y21, Y1, Y1
+	VAESENC     Y21, Y2, Y2
+	VAESENC     Y21, Y3, Y3
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y4
+	VAESENC     Y22, Y0, Y0
+	VAESENC     Y22, Y1, Y1
+	VAESENC     Y22, Y2, Y2
+	VAESENC     Y22, Y3, Y3
+	VPERMQ      $0xee, Y30, Y5
+	VPSRLVQ     xtsShr256<>+0(SB), Y5, Y13
+	VPSLLVQ     xtsShl256<>+0(SB), Y5, Y5
+	VAESENC     Y23, Y0, Y0
+	VAESENC     Y23, Y1, Y1
+	VAESENC     Y23, Y2, Y2
+	VAESENC     Y23, Y3, Y3
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y5
+	VAESENC     Y24, Y0, Y0
+	VAESENC     Y24, Y1, Y1
+	VAESENC     Y24, Y2, Y2
+	VAESENC     Y24, Y3, Y3
+	VPERMQ      $0x44, Y31, Y6
+	VPSRLVQ     xtsShr256<>+0(SB), Y6, Y13
+	VPSLLVQ     xtsShl256<>+0(SB), Y6, Y6
+	VAESENC     Y25, Y0, Y0
+	VAESENC     Y25, Y1, Y1
+	VAESENC     Y25, Y2, Y2
+	VAESENC     Y25, Y3, Y3
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y6
+	VAESENC     Y26, Y0, Y0
+	VAESENC     Y26, Y1, Y1
+	VAESENC     Y26, Y2, Y2
+	VAESENC     Y26, Y3, Y3
+	VPERMQ      $0xee, Y31, Y7
+	VPSRLVQ     xtsShr256<>+0(SB), Y7, Y13
+	VAESENC     Y27, Y0, Y0
+	VAESENC     Y27, Y1, Y1
+	VAESENC     Y27, Y2, Y2
+	VAESENC     Y27, Y3, Y3
+	VPSLLVQ     xtsShl256<>+0(SB), Y7, Y7
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESENC     Y28, Y0, Y0
+	VAESENC     Y28, Y1, Y1
+	VAESENC     Y28, Y2, Y2
+	VAESENC     Y28, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y7
+	VAESENCLAST Y29, Y0, Y0
+	VAESENCLAST Y29, Y1, Y1
+	VAESENCLAST Y29, Y2, Y2
+	VAESENCLAST Y29, Y3, Y3
+	VPXORD      Y8, Y0, Y0
+	VMOVDQU64   Y0, (DI)
+	VPXORD      Y9, Y1, Y1
+	VMOVDQU64   Y1, (DI)(R8*1)
+	VPXORD      Y10, Y2, Y2
+	VMOVDQU64   Y2, (DI)(R9*1)
+	VPXORD      Y11, Y3, Y3
+	VMOVDQU64   Y3, (DI)(R11*1)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	JMP         batch_end_5
 
 	// The rest of each sector, one block of each at a time.
 block_tail_4:
@@ -9504,8 +10040,8 @@ block_tail_4:
 	VMOVDQU64  (SI)(R11*1), X3
 	VPTERNLOGD $0x96, X15, X7, X3
 	CMPQ       BX, $0x0c
-	JB         aes128_30
-	JE         aes192_31
+	JB         aes128_46
+	JE         aes192_47
 	VAESENC    X16, X0, X0
 	VAESENC    X16, X1, X1
 	VAESENC    X16, X2, X2
@@ -9515,7 +10051,7 @@ block_tail_4:
 	VAESENC    X17, X2, X2
 	VAESENC    X17, X3, X3
 
-aes192_31:
+aes192_47:
 	VAESENC X18, X0, X0
 	VAESENC X18, X1, X1
 	VAESENC X18, X2, X2
@@ -9525,7 +10061,7 @@ aes192_31:
 	VAESENC X19, X2, X2
 	VAESENC X19, X3, X3
 
-aes128_30:
+aes128_46:
 	VAESENC     X20, X0, X0
 	VAESENC     X20, X1, X1
 	VAESENC     X20, X2, X2
@@ -9765,20 +10301,53 @@ aes_common_8:
 	VAESENCLAST     Y13, Y30, Y30
 	VAESENCLAST     Y13, Y31, Y31
 
+	// Sectors of an even number of vectors (512, 4096): batches derive the next
+	// batch's first tweak set during their last step (evenBatches); the first
+	// batch's is derived here.
+	TESTQ      $0x0000003f, CX
+	JNZ        first_derived_11
+	VPERMQ     $0x44, Y30, Y4
+	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y4
+	VPERMQ     $0xee, Y30, Y5
+	VPSRLVQ    xtsShr256<>+0(SB), Y5, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y5, Y5
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y5
+	VPERMQ     $0x44, Y31, Y6
+	VPSRLVQ    xtsShr256<>+0(SB), Y6, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y6, Y6
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y6
+	VPERMQ     $0xee, Y31, Y7
+	VPSRLVQ    xtsShr256<>+0(SB), Y7, Y13
+	VPSLLVQ    xtsShl256<>+0(SB), Y7, Y7
+	VPSLLDQ    $0x08, Y13, Y14
+	VPCLMULQDQ $0x01, Y12, Y13, Y13
+	VPTERNLOGD $0x96, Y13, Y14, Y7
+
+first_derived_11:
 	// Batches of four sectors.
 batch_2:
 	MOVQ sectorSize+56(FP), CX
 
 	// Stop before a partial sector (the caller rules it out).
-	CMPQ R12, CX
-	JB   ret_1
-	MOVQ CX, R13
-	SHLQ $0x02, R13
-	CMPQ R12, R13
-	JB   partial_batch_9
-	MOVQ CX, R8
-	LEAQ (CX)(CX*1), R9
-	LEAQ (R9)(CX*1), R11
+	CMPQ  R12, CX
+	JB    ret_1
+	MOVQ  CX, R13
+	SHLQ  $0x02, R13
+	CMPQ  R12, R13
+	JB    partial_batch_12
+	MOVQ  CX, R8
+	LEAQ  (CX)(CX*1), R9
+	LEAQ  (R9)(CX*1), R11
+	TESTQ $0x0000003f, CX
+	JZ    even_batch_9
 
 	// Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).
 	VPERMQ     $0x44, Y30, Y4
@@ -9839,8 +10408,8 @@ batch_2:
 	VINSERTI32X4    $0x01, X13, Y31, Y31
 	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_11
-	JE              aes192_12
+	JB              aes128_14
+	JE              aes192_15
 	VBROADCASTI32X4 480(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
@@ -9856,9 +10425,9 @@ batch_2:
 	VBROADCASTI32X4 544(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
-	JMP             aes_common_13
+	JMP             aes_common_16
 
-aes192_12:
+aes192_15:
 	VBROADCASTI32X4 512(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
@@ -9868,14 +10437,14 @@ aes192_12:
 	VBROADCASTI32X4 544(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
-	JMP             aes_common_13
+	JMP             aes_common_16
 
-aes128_11:
+aes128_14:
 	VBROADCASTI32X4 544(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
 
-aes_common_13:
+aes_common_16:
 	VBROADCASTI32X4 560(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
@@ -9906,11 +10475,11 @@ aes_common_13:
 	VBROADCASTI32X4 704(AX), Y13
 	VAESENCLAST     Y13, Y30, Y30
 	VAESENCLAST     Y13, Y31, Y31
-	JMP             batch_ready_10
+	JMP             batch_ready_13
 
 	// A last batch of fewer than four sectors: repeat the last one in the
 	// missing lanes, and encrypt its IVs here.
-partial_batch_9:
+partial_batch_12:
 	MOVQ  step+72(FP), R13
 	SHLQ  $0x02, R13
 	SUBQ  R13, DX
@@ -9921,43 +10490,43 @@ partial_batch_9:
 	SUBQ CX, R13
 	MOVQ CX, R8
 	CMPQ R13, R8
-	JB   lane_repeat_14
+	JB   lane_repeat_17
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_15
+	JMP  lane_ready_18
 
-lane_repeat_14:
+lane_repeat_17:
 	XORQ R8, R8
 
-lane_ready_15:
+lane_ready_18:
 	VMOVQ        DX, X13
 	VINSERTI32X4 $0x01, X13, Y30, Y30
 	LEAQ         (R8)(CX*1), R9
 	CMPQ         R13, R9
-	JB           lane_repeat_16
+	JB           lane_repeat_19
 	ADDQ         step+72(FP), DX
-	JMP          lane_ready_17
+	JMP          lane_ready_20
 
-lane_repeat_16:
+lane_repeat_19:
 	MOVQ R8, R9
 
-lane_ready_17:
+lane_ready_20:
 	VMOVQ DX, X31
 	LEAQ  (R9)(CX*1), R11
 	CMPQ  R13, R11
-	JB    lane_repeat_18
+	JB    lane_repeat_21
 	ADDQ  step+72(FP), DX
-	JMP   lane_ready_19
+	JMP   lane_ready_22
 
-lane_repeat_18:
+lane_repeat_21:
 	MOVQ R9, R11
 
-lane_ready_19:
+lane_ready_22:
 	VMOVQ           DX, X13
 	VINSERTI32X4    $0x01, X13, Y31, Y31
 	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_20
-	JE              aes192_21
+	JB              aes128_23
+	JE              aes192_24
 	VBROADCASTI32X4 480(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
@@ -9973,9 +10542,9 @@ lane_ready_19:
 	VBROADCASTI32X4 544(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
-	JMP             aes_common_22
+	JMP             aes_common_25
 
-aes192_21:
+aes192_24:
 	VBROADCASTI32X4 512(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
@@ -9985,14 +10554,14 @@ aes192_21:
 	VBROADCASTI32X4 544(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
-	JMP             aes_common_22
+	JMP             aes_common_25
 
-aes128_20:
+aes128_23:
 	VBROADCASTI32X4 544(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
 
-aes_common_22:
+aes_common_25:
 	VBROADCASTI32X4 560(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
@@ -10070,7 +10639,7 @@ aes_common_22:
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
 	VPTERNLOGD $0x96, Y13, Y14, Y7
 
-batch_ready_10:
+batch_ready_13:
 	CMPQ CX, $0x00000020
 	JB   block_tail_4
 
@@ -10086,8 +10655,8 @@ batch_ready_10:
 	VMOVDQU64  (SI)(R11*1), Y3
 	VPTERNLOGD $0x96, Y15, Y7, Y3
 	CMPQ       BX, $0x0c
-	JB         aes128_24
-	JE         aes192_25
+	JB         aes128_27
+	JE         aes192_28
 	VAESDEC    Y16, Y0, Y0
 	VAESDEC    Y16, Y1, Y1
 	VAESDEC    Y16, Y2, Y2
@@ -10097,7 +10666,7 @@ batch_ready_10:
 	VAESDEC    Y17, Y2, Y2
 	VAESDEC    Y17, Y3, Y3
 
-aes192_25:
+aes192_28:
 	VAESDEC Y18, Y0, Y0
 	VAESDEC Y18, Y1, Y1
 	VAESDEC Y18, Y2, Y2
@@ -10107,7 +10676,7 @@ aes192_25:
 	VAESDEC Y19, Y2, Y2
 	VAESDEC Y19, Y3, Y3
 
-aes128_24:
+aes128_27:
 	VAESDEC     Y20, Y0, Y0
 	VAESDEC     Y20, Y1, Y1
 	VAESDEC     Y20, Y2, Y2
@@ -10160,7 +10729,7 @@ aes128_24:
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000020, CX
 	CMPQ        CX, $0x00000020
-	JB          after_second_23
+	JB          after_second_26
 
 loop_3:
 	VMOVDQU64  (SI), Y0
@@ -10172,8 +10741,8 @@ loop_3:
 	VMOVDQU64  (SI)(R11*1), Y3
 	VPTERNLOGD $0x96, Y15, Y11, Y3
 	CMPQ       BX, $0x0c
-	JB         aes128_26
-	JE         aes192_27
+	JB         aes128_29
+	JE         aes192_30
 	VAESDEC    Y16, Y0, Y0
 	VAESDEC    Y16, Y1, Y1
 	VAESDEC    Y16, Y2, Y2
@@ -10183,7 +10752,7 @@ loop_3:
 	VAESDEC    Y17, Y2, Y2
 	VAESDEC    Y17, Y3, Y3
 
-aes192_27:
+aes192_30:
 	VAESDEC Y18, Y0, Y0
 	VAESDEC Y18, Y1, Y1
 	VAESDEC Y18, Y2, Y2
@@ -10193,7 +10762,7 @@ aes192_27:
 	VAESDEC Y19, Y2, Y2
 	VAESDEC Y19, Y3, Y3
 
-aes128_26:
+aes128_29:
 	VAESDEC     Y20, Y0, Y0
 	VAESDEC     Y20, Y1, Y1
 	VAESDEC     Y20, Y2, Y2
@@ -10276,8 +10845,8 @@ aes128_26:
 	VMOVDQU64   (SI)(R11*1), Y3
 	VPTERNLOGD  $0x96, Y15, Y7, Y3
 	CMPQ        BX, $0x0c
-	JB          aes128_28
-	JE          aes192_29
+	JB          aes128_31
+	JE          aes192_32
 	VAESDEC     Y16, Y0, Y0
 	VAESDEC     Y16, Y1, Y1
 	VAESDEC     Y16, Y2, Y2
@@ -10287,7 +10856,7 @@ aes128_26:
 	VAESDEC     Y17, Y2, Y2
 	VAESDEC     Y17, Y3, Y3
 
-aes192_29:
+aes192_32:
 	VAESDEC Y18, Y0, Y0
 	VAESDEC Y18, Y1, Y1
 	VAESDEC Y18, Y2, Y2
@@ -10297,7 +10866,7 @@ aes192_29:
 	VAESDEC Y19, Y2, Y2
 	VAESDEC Y19, Y3, Y3
 
-aes128_28:
+aes128_31:
 	VAESDEC     Y20, Y0, Y0
 	VAESDEC     Y20, Y1, Y1
 	VAESDEC     Y20, Y2, Y2
@@ -10372,11 +10941,514 @@ aes128_28:
 	CMPQ        CX, $0x00000020
 	JAE         loop_3
 
-after_second_23:
+after_second_26:
 	VMOVDQA64 Y8, Y4
 	VMOVDQA64 Y9, Y5
 	VMOVDQA64 Y10, Y6
 	VMOVDQA64 Y11, Y7
+	JMP       block_tail_4
+
+even_batch_9:
+	// The next batch's IVs and their encryption, under this batch's rounds.
+	VMOVQ           DX, X30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y30, Y30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X31
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Y31, Y31
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_33
+	JE              aes192_34
+	VBROADCASTI32X4 480(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 496(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 512(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_35
+
+aes192_34:
+	VBROADCASTI32X4 512(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+	VBROADCASTI32X4 528(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 544(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	JMP             aes_common_35
+
+aes128_33:
+	VBROADCASTI32X4 544(AX), Y13
+	VPXORD          Y13, Y30, Y30
+	VPXORD          Y13, Y31, Y31
+
+aes_common_35:
+	VBROADCASTI32X4 560(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 576(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 592(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 608(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 624(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 640(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 656(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 672(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 688(AX), Y13
+	VAESENC         Y13, Y30, Y30
+	VAESENC         Y13, Y31, Y31
+	VBROADCASTI32X4 704(AX), Y13
+	VAESENCLAST     Y13, Y30, Y30
+	VAESENCLAST     Y13, Y31, Y31
+	VMOVDQU64       (SI), Y0
+	VPTERNLOGD      $0x96, Y15, Y4, Y0
+	VMOVDQU64       (SI)(R8*1), Y1
+	VPTERNLOGD      $0x96, Y15, Y5, Y1
+	VMOVDQU64       (SI)(R9*1), Y2
+	VPTERNLOGD      $0x96, Y15, Y6, Y2
+	VMOVDQU64       (SI)(R11*1), Y3
+	VPTERNLOGD      $0x96, Y15, Y7, Y3
+	CMPQ            BX, $0x0c
+	JB              aes128_36
+	JE              aes192_37
+	VAESDEC         Y16, Y0, Y0
+	VAESDEC         Y16, Y1, Y1
+	VAESDEC         Y16, Y2, Y2
+	VAESDEC         Y16, Y3, Y3
+	VAESDEC         Y17, Y0, Y0
+	VAESDEC         Y17, Y1, Y1
+	VAESDEC         Y17, Y2, Y2
+	VAESDEC         Y17, Y3, Y3
+
+aes192_37:
+	VAESDEC Y18, Y0, Y0
+	VAESDEC Y18, Y1, Y1
+	VAESDEC Y18, Y2, Y2
+	VAESDEC Y18, Y3, Y3
+	VAESDEC Y19, Y0, Y0
+	VAESDEC Y19, Y1, Y1
+	VAESDEC Y19, Y2, Y2
+	VAESDEC Y19, Y3, Y3
+
+aes128_36:
+	VAESDEC     Y20, Y0, Y0
+	VAESDEC     Y20, Y1, Y1
+	VAESDEC     Y20, Y2, Y2
+	VAESDEC     Y20, Y3, Y3
+	VPSRLQ      $0x3e, Y4, Y13
+	VPSLLQ      $0x02, Y4, Y8
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y21, Y0, Y0
+	VAESDEC     Y21, Y1, Y1
+	VAESDEC     Y21, Y2, Y2
+	VAESDEC     Y21, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y8
+	VPSRLQ      $0x3e, Y5, Y13
+	VAESDEC     Y22, Y0, Y0
+	VAESDEC     Y22, Y1, Y1
+	VAESDEC     Y22, Y2, Y2
+	VAESDEC     Y22, Y3, Y3
+	VPSLLQ      $0x02, Y5, Y9
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y23, Y0, Y0
+	VAESDEC     Y23, Y1, Y1
+	VAESDEC     Y23, Y2, Y2
+	VAESDEC     Y23, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y9
+	VAESDEC     Y24, Y0, Y0
+	VAESDEC     Y24, Y1, Y1
+	VAESDEC     Y24, Y2, Y2
+	VAESDEC     Y24, Y3, Y3
+	VPSRLQ      $0x3e, Y6, Y13
+	VPSLLQ      $0x02, Y6, Y10
+	VAESDEC     Y25, Y0, Y0
+	VAESDEC     Y25, Y1, Y1
+	VAESDEC     Y25, Y2, Y2
+	VAESDEC     Y25, Y3, Y3
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VAESDEC     Y26, Y0, Y0
+	VAESDEC     Y26, Y1, Y1
+	VAESDEC     Y26, Y2, Y2
+	VAESDEC     Y26, Y3, Y3
+	VPTERNLOGD  $0x96, Y13, Y14, Y10
+	VPSRLQ      $0x3e, Y7, Y13
+	VAESDEC     Y27, Y0, Y0
+	VAESDEC     Y27, Y1, Y1
+	VAESDEC     Y27, Y2, Y2
+	VAESDEC     Y27, Y3, Y3
+	VPSLLQ      $0x02, Y7, Y11
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y28, Y0, Y0
+	VAESDEC     Y28, Y1, Y1
+	VAESDEC     Y28, Y2, Y2
+	VAESDEC     Y28, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y11
+	VAESDECLAST Y29, Y0, Y0
+	VAESDECLAST Y29, Y1, Y1
+	VAESDECLAST Y29, Y2, Y2
+	VAESDECLAST Y29, Y3, Y3
+	VPXORD      Y4, Y0, Y0
+	VMOVDQU64   Y0, (DI)
+	VPXORD      Y5, Y1, Y1
+	VMOVDQU64   Y1, (DI)(R8*1)
+	VPXORD      Y6, Y2, Y2
+	VMOVDQU64   Y2, (DI)(R9*1)
+	VPXORD      Y7, Y3, Y3
+	VMOVDQU64   Y3, (DI)(R11*1)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000020, CX
+	CMPQ        CX, $0x00000020
+	JBE         even_last_38
+
+even_loop_39:
+	VMOVDQU64  (SI), Y0
+	VPTERNLOGD $0x96, Y15, Y8, Y0
+	VMOVDQU64  (SI)(R8*1), Y1
+	VPTERNLOGD $0x96, Y15, Y9, Y1
+	VMOVDQU64  (SI)(R9*1), Y2
+	VPTERNLOGD $0x96, Y15, Y10, Y2
+	VMOVDQU64  (SI)(R11*1), Y3
+	VPTERNLOGD $0x96, Y15, Y11, Y3
+	CMPQ       BX, $0x0c
+	JB         aes128_40
+	JE         aes192_41
+	VAESDEC    Y16, Y0, Y0
+	VAESDEC    Y16, Y1, Y1
+	VAESDEC    Y16, Y2, Y2
+	VAESDEC    Y16, Y3, Y3
+	VAESDEC    Y17, Y0, Y0
+	VAESDEC    Y17, Y1, Y1
+	VAESDEC    Y17, Y2, Y2
+	VAESDEC    Y17, Y3, Y3
+
+aes192_41:
+	VAESDEC Y18, Y0, Y0
+	VAESDEC Y18, Y1, Y1
+	VAESDEC Y18, Y2, Y2
+	VAESDEC Y18, Y3, Y3
+	VAESDEC Y19, Y0, Y0
+	VAESDEC Y19, Y1, Y1
+	VAESDEC Y19, Y2, Y2
+	VAESDEC Y19, Y3, Y3
+
+aes128_40:
+	VAESDEC     Y20, Y0, Y0
+	VAESDEC     Y20, Y1, Y1
+	VAESDEC     Y20, Y2, Y2
+	VAESDEC     Y20, Y3, Y3
+	VPSRLQ      $0x3c, Y4, Y13
+	VPSLLQ      $0x04, Y4, Y4
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y21, Y0, Y0
+	VAESDEC     Y21, Y1, Y1
+	VAESDEC     Y21, Y2, Y2
+	VAESDEC     Y21, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y4
+	VPSRLQ      $0x3c, Y5, Y13
+	VAESDEC     Y22, Y0, Y0
+	VAESDEC     Y22, Y1, Y1
+	VAESDEC     Y22, Y2, Y2
+	VAESDEC     Y22, Y3, Y3
+	VPSLLQ      $0x04, Y5, Y5
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y23, Y0, Y0
+	VAESDEC     Y23, Y1, Y1
+	VAESDEC     Y23, Y2, Y2
+	VAESDEC     Y23, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y5
+	VAESDEC     Y24, Y0, Y0
+	VAESDEC     Y24, Y1, Y1
+	VAESDEC     Y24, Y2, Y2
+	VAESDEC     Y24, Y3, Y3
+	VPSRLQ      $0x3c, Y6, Y13
+	VPSLLQ      $0x04, Y6, Y6
+	VAESDEC     Y25, Y0, Y0
+	VAESDEC     Y25, Y1, Y1
+	VAESDEC     Y25, Y2, Y2
+	VAESDEC     Y25, Y3, Y3
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VAESDEC     Y26, Y0, Y0
+	VAESDEC     Y26, Y1, Y1
+	VAESDEC     Y26, Y2, Y2
+	VAESDEC     Y26, Y3, Y3
+	VPTERNLOGD  $0x96, Y13, Y14, Y6
+	VPSRLQ      $0x3c, Y7, Y13
+	VAESDEC     Y27, Y0, Y0
+	VAESDEC     Y27, Y1, Y1
+	VAESDEC     Y27, Y2, Y2
+	VAESDEC     Y27, Y3, Y3
+	VPSLLQ      $0x04, Y7, Y7
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y28, Y0, Y0
+	VAESDEC     Y28, Y1, Y1
+	VAESDEC     Y28, Y2, Y2
+	VAESDEC     Y28, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y7
+	VAESDECLAST Y29, Y0, Y0
+	VAESDECLAST Y29, Y1, Y1
+	VAESDECLAST Y29, Y2, Y2
+	VAESDECLAST Y29, Y3, Y3
+	VPXORD      Y8, Y0, Y0
+	VMOVDQU64   Y0, (DI)
+	VPXORD      Y9, Y1, Y1
+	VMOVDQU64   Y1, (DI)(R8*1)
+	VPXORD      Y10, Y2, Y2
+	VMOVDQU64   Y2, (DI)(R9*1)
+	VPXORD      Y11, Y3, Y3
+	VMOVDQU64   Y3, (DI)(R11*1)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000020, CX
+	CMPQ        CX, $0x00000020
+	VMOVDQU64   (SI), Y0
+	VPTERNLOGD  $0x96, Y15, Y4, Y0
+	VMOVDQU64   (SI)(R8*1), Y1
+	VPTERNLOGD  $0x96, Y15, Y5, Y1
+	VMOVDQU64   (SI)(R9*1), Y2
+	VPTERNLOGD  $0x96, Y15, Y6, Y2
+	VMOVDQU64   (SI)(R11*1), Y3
+	VPTERNLOGD  $0x96, Y15, Y7, Y3
+	CMPQ        BX, $0x0c
+	JB          aes128_42
+	JE          aes192_43
+	VAESDEC     Y16, Y0, Y0
+	VAESDEC     Y16, Y1, Y1
+	VAESDEC     Y16, Y2, Y2
+	VAESDEC     Y16, Y3, Y3
+	VAESDEC     Y17, Y0, Y0
+	VAESDEC     Y17, Y1, Y1
+	VAESDEC     Y17, Y2, Y2
+	VAESDEC     Y17, Y3, Y3
+
+aes192_43:
+	VAESDEC Y18, Y0, Y0
+	VAESDEC Y18, Y1, Y1
+	VAESDEC Y18, Y2, Y2
+	VAESDEC Y18, Y3, Y3
+	VAESDEC Y19, Y0, Y0
+	VAESDEC Y19, Y1, Y1
+	VAESDEC Y19, Y2, Y2
+	VAESDEC Y19, Y3, Y3
+
+aes128_42:
+	VAESDEC     Y20, Y0, Y0
+	VAESDEC     Y20, Y1, Y1
+	VAESDEC     Y20, Y2, Y2
+	VAESDEC     Y20, Y3, Y3
+	VPSRLQ      $0x3c, Y8, Y13
+	VPSLLQ      $0x04, Y8, Y8
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y21, Y0, Y0
+	VAESDEC     Y21, Y1, Y1
+	VAESDEC     Y21, Y2, Y2
+	VAESDEC     Y21, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y8
+	VPSRLQ      $0x3c, Y9, Y13
+	VAESDEC     Y22, Y0, Y0
+	VAESDEC     Y22, Y1, Y1
+	VAESDEC     Y22, Y2, Y2
+	VAESDEC     Y22, Y3, Y3
+	VPSLLQ      $0x04, Y9, Y9
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y23, Y0, Y0
+	VAESDEC     Y23, Y1, Y1
+	VAESDEC     Y23, Y2, Y2
+	VAESDEC     Y23, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y9
+	VAESDEC     Y24, Y0, Y0
+	VAESDEC     Y24, Y1, Y1
+	VAESDEC     Y24, Y2, Y2
+	VAESDEC     Y24, Y3, Y3
+	VPSRLQ      $0x3c, Y10, Y13
+	VPSLLQ      $0x04, Y10, Y10
+	VAESDEC     Y25, Y0, Y0
+	VAESDEC     Y25, Y1, Y1
+	VAESDEC     Y25, Y2, Y2
+	VAESDEC     Y25, Y3, Y3
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VAESDEC     Y26, Y0, Y0
+	VAESDEC     Y26, Y1, Y1
+	VAESDEC     Y26, Y2, Y2
+	VAESDEC     Y26, Y3, Y3
+	VPTERNLOGD  $0x96, Y13, Y14, Y10
+	VPSRLQ      $0x3c, Y11, Y13
+	VAESDEC     Y27, Y0, Y0
+	VAESDEC     Y27, Y1, Y1
+	VAESDEC     Y27, Y2, Y2
+	VAESDEC     Y27, Y3, Y3
+	VPSLLQ      $0x04, Y11, Y11
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y28, Y0, Y0
+	VAESDEC     Y28, Y1, Y1
+	VAESDEC     Y28, Y2, Y2
+	VAESDEC     Y28, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y11
+	VAESDECLAST Y29, Y0, Y0
+	VAESDECLAST Y29, Y1, Y1
+	VAESDECLAST Y29, Y2, Y2
+	VAESDECLAST Y29, Y3, Y3
+	VPXORD      Y4, Y0, Y0
+	VMOVDQU64   Y0, (DI)
+	VPXORD      Y5, Y1, Y1
+	VMOVDQU64   Y1, (DI)(R8*1)
+	VPXORD      Y6, Y2, Y2
+	VMOVDQU64   Y2, (DI)(R9*1)
+	VPXORD      Y7, Y3, Y3
+	VMOVDQU64   Y3, (DI)(R11*1)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000020, CX
+	CMPQ        CX, $0x00000020
+	JA          even_loop_39
+
+even_last_38:
+	VMOVDQU64  (SI), Y0
+	VPTERNLOGD $0x96, Y15, Y8, Y0
+	VMOVDQU64  (SI)(R8*1), Y1
+	VPTERNLOGD $0x96, Y15, Y9, Y1
+	VMOVDQU64  (SI)(R9*1), Y2
+	VPTERNLOGD $0x96, Y15, Y10, Y2
+	VMOVDQU64  (SI)(R11*1), Y3
+	VPTERNLOGD $0x96, Y15, Y11, Y3
+	CMPQ       BX, $0x0c
+	JB         aes128_44
+	JE         aes192_45
+	VAESDEC    Y16, Y0, Y0
+	VAESDEC    Y16, Y1, Y1
+	VAESDEC    Y16, Y2, Y2
+	VAESDEC    Y16, Y3, Y3
+	VAESDEC    Y17, Y0, Y0
+	VAESDEC    Y17, Y1, Y1
+	VAESDEC    Y17, Y2, Y2
+	VAESDEC    Y17, Y3, Y3
+
+aes192_45:
+	VAESDEC Y18, Y0, Y0
+	VAESDEC Y18, Y1, Y1
+	VAESDEC Y18, Y2, Y2
+	VAESDEC Y18, Y3, Y3
+	VAESDEC Y19, Y0, Y0
+	VAESDEC Y19, Y1, Y1
+	VAESDEC Y19, Y2, Y2
+	VAESDEC Y19, Y3, Y3
+
+aes128_44:
+	VAESDEC     Y20, Y0, Y0
+	VAESDEC     Y20, Y1, Y1
+	VAESDEC     Y20, Y2, Y2
+	VAESDEC     Y20, Y3, Y3
+	VPERMQ      $0x44, Y30, Y4
+	VPSRLVQ     xtsShr256<>+0(SB), Y4, Y13
+	VPSLLVQ     xtsShl256<>+0(SB), Y4, Y4
+	VAESDEC     Y21, Y0, Y0
+	VAESDEC     Y21, Y1, Y1
+	VAESDEC     Y21, Y2, Y2
+	VAESDEC     Y21, Y3, Y3
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y4
+	VAESDEC     Y22, Y0, Y0
+	VAESDEC     Y22, Y1, Y1
+	VAESDEC     Y22, Y2, Y2
+	VAESDEC     Y22, Y3, Y3
+	VPERMQ      $0xee, Y30, Y5
+	VPSRLVQ     xtsShr256<>+0(SB), Y5, Y13
+	VPSLLVQ     xtsShl256<>+0(SB), Y5, Y5
+	VAESDEC     Y23, Y0, Y0
+	VAESDEC     Y23, Y1, Y1
+	VAESDEC     Y23, Y2, Y2
+	VAESDEC     Y23, Y3, Y3
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y5
+	VAESDEC     Y24, Y0, Y0
+	VAESDEC     Y24, Y1, Y1
+	VAESDEC     Y24, Y2, Y2
+	VAESDEC     Y24, Y3, Y3
+	VPERMQ      $0x44, Y31, Y6
+	VPSRLVQ     xtsShr256<>+0(SB), Y6, Y13
+	VPSLLVQ     xtsShl256<>+0(SB), Y6, Y6
+	VAESDEC     Y25, Y0, Y0
+	VAESDEC     Y25, Y1, Y1
+	VAESDEC     Y25, Y2, Y2
+	VAESDEC     Y25, Y3, Y3
+	VPSLLDQ     $0x08, Y13, Y14
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y6
+	VAESDEC     Y26, Y0, Y0
+	VAESDEC     Y26, Y1, Y1
+	VAESDEC     Y26, Y2, Y2
+	VAESDEC     Y26, Y3, Y3
+	VPERMQ      $0xee, Y31, Y7
+	VPSRLVQ     xtsShr256<>+0(SB), Y7, Y13
+	VAESDEC     Y27, Y0, Y0
+	VAESDEC     Y27, Y1, Y1
+	VAESDEC     Y27, Y2, Y2
+	VAESDEC     Y27, Y3, Y3
+	VPSLLVQ     xtsShl256<>+0(SB), Y7, Y7
+	VPSLLDQ     $0x08, Y13, Y14
+	VAESDEC     Y28, Y0, Y0
+	VAESDEC     Y28, Y1, Y1
+	VAESDEC     Y28, Y2, Y2
+	VAESDEC     Y28, Y3, Y3
+	VPCLMULQDQ  $0x01, Y12, Y13, Y13
+	VPTERNLOGD  $0x96, Y13, Y14, Y7
+	VAESDECLAST Y29, Y0, Y0
+	VAESDECLAST Y29, Y1, Y1
+	VAESDECLAST Y29, Y2, Y2
+	VAESDECLAST Y29, Y3, Y3
+	VPXORD      Y8, Y0, Y0
+	VMOVDQU64   Y0, (DI)
+	VPXORD      Y9, Y1, Y1
+	VMOVDQU64   Y1, (DI)(R8*1)
+	VPXORD      Y10, Y2, Y2
+	VMOVDQU64   Y2, (DI)(R9*1)
+	VPXORD      Y11, Y3, Y3
+	VMOVDQU64   Y3, (DI)(R11*1)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	JMP         batch_end_5
 
 	// The rest of each sector, one block of each at a time.
 block_tail_4:
@@ -10391,8 +11463,8 @@ block_tail_4:
 	VMOVDQU64  (SI)(R11*1), X3
 	VPTERNLOGD $0x96, X15, X7, X3
 	CMPQ       BX, $0x0c
-	JB         aes128_30
-	JE         aes192_31
+	JB         aes128_46
+	JE         aes192_47
 	VAESDEC    X16, X0, X0
 	VAESDEC    X16, X1, X1
 	VAESDEC    X16, X2, X2
@@ -10402,7 +11474,7 @@ block_tail_4:
 	VAESDEC    X17, X2, X2
 	VAESDEC    X17, X3, X3
 
-aes192_31:
+aes192_47:
 	VAESDEC X18, X0, X0
 	VAESDEC X18, X1, X1
 	VAESDEC X18, X2, X2
@@ -10412,7 +11484,7 @@ aes192_31:
 	VAESDEC X19, X2, X2
 	VAESDEC X19, X3, X3
 
-aes128_30:
+aes128_46:
 	VAESDEC     X20, X0, X0
 	VAESDEC     X20, X1, X1
 	VAESDEC     X20, X2, X2
@@ -10634,20 +11706,53 @@ aes_common_8:
 	VBROADCASTI32X4 704(AX), Z13
 	VAESENCLAST     Z13, Z30, Z30
 
+	// Sectors of an even number of vectors (512, 4096): batches derive the next
+	// batch's first tweak set during their last step (evenBatches); the first
+	// batch's is derived here.
+	TESTQ      $0x0000007f, CX
+	JNZ        first_derived_11
+	VSHUFI64X2 $0x00, Z30, Z30, Z4
+	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z4, Z4
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z4
+	VSHUFI64X2 $0x55, Z30, Z30, Z5
+	VPSRLVQ    xtsShr512<>+0(SB), Z5, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z5, Z5
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z5
+	VSHUFI64X2 $0xaa, Z30, Z30, Z6
+	VPSRLVQ    xtsShr512<>+0(SB), Z6, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z6, Z6
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z6
+	VSHUFI64X2 $0xff, Z30, Z30, Z7
+	VPSRLVQ    xtsShr512<>+0(SB), Z7, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z7, Z7
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z7
+
+first_derived_11:
 	// Batches of four sectors.
 batch_2:
 	MOVQ sectorSize+56(FP), CX
 
 	// Stop before a partial sector (the caller rules it out).
-	CMPQ R12, CX
-	JB   ret_1
-	MOVQ CX, R13
-	SHLQ $0x02, R13
-	CMPQ R12, R13
-	JB   partial_batch_9
-	MOVQ CX, R8
-	LEAQ (CX)(CX*1), R9
-	LEAQ (R9)(CX*1), R11
+	CMPQ  R12, CX
+	JB    ret_1
+	MOVQ  CX, R13
+	SHLQ  $0x02, R13
+	CMPQ  R12, R13
+	JB    partial_batch_12
+	MOVQ  CX, R8
+	LEAQ  (CX)(CX*1), R9
+	LEAQ  (R9)(CX*1), R11
+	TESTQ $0x0000007f, CX
+	JZ    even_batch_9
 
 	// Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).
 	VSHUFI64X2 $0x00, Z30, Z30, Z4
@@ -10709,8 +11814,8 @@ batch_2:
 	VINSERTI32X4    $0x03, X13, Z30, Z30
 	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_11
-	JE              aes192_12
+	JB              aes128_14
+	JE              aes192_15
 	VBROADCASTI32X4 480(AX), Z13
 	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 496(AX), Z13
@@ -10721,22 +11826,22 @@ batch_2:
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
 	VAESENC         Z13, Z30, Z30
-	JMP             aes_common_13
+	JMP             aes_common_16
 
-aes192_12:
+aes192_15:
 	VBROADCASTI32X4 512(AX), Z13
 	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 528(AX), Z13
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
 	VAESENC         Z13, Z30, Z30
-	JMP             aes_common_13
+	JMP             aes_common_16
 
-aes128_11:
+aes128_14:
 	VBROADCASTI32X4 544(AX), Z13
 	VPXORD          Z13, Z30, Z30
 
-aes_common_13:
+aes_common_16:
 	VBROADCASTI32X4 560(AX), Z13
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 576(AX), Z13
@@ -10757,11 +11862,11 @@ aes_common_13:
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 704(AX), Z13
 	VAESENCLAST     Z13, Z30, Z30
-	JMP             batch_ready_10
+	JMP             batch_ready_13
 
 	// A last batch of fewer than four sectors: repeat the last one in the
 	// missing lanes, and encrypt its IVs here.
-partial_batch_9:
+partial_batch_12:
 	MOVQ  step+72(FP), R13
 	SHLQ  $0x02, R13
 	SUBQ  R13, DX
@@ -10772,44 +11877,44 @@ partial_batch_9:
 	SUBQ CX, R13
 	MOVQ CX, R8
 	CMPQ R13, R8
-	JB   lane_repeat_14
+	JB   lane_repeat_17
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_15
+	JMP  lane_ready_18
 
-lane_repeat_14:
+lane_repeat_17:
 	XORQ R8, R8
 
-lane_ready_15:
+lane_ready_18:
 	VMOVQ        DX, X13
 	VINSERTI32X4 $0x01, X13, Z30, Z30
 	LEAQ         (R8)(CX*1), R9
 	CMPQ         R13, R9
-	JB           lane_repeat_16
+	JB           lane_repeat_19
 	ADDQ         step+72(FP), DX
-	JMP          lane_ready_17
+	JMP          lane_ready_20
 
-lane_repeat_16:
+lane_repeat_19:
 	MOVQ R8, R9
 
-lane_ready_17:
+lane_ready_20:
 	VMOVQ        DX, X13
 	VINSERTI32X4 $0x02, X13, Z30, Z30
 	LEAQ         (R9)(CX*1), R11
 	CMPQ         R13, R11
-	JB           lane_repeat_18
+	JB           lane_repeat_21
 	ADDQ         step+72(FP), DX
-	JMP          lane_ready_19
+	JMP          lane_ready_22
 
-lane_repeat_18:
+lane_repeat_21:
 	MOVQ R9, R11
 
-lane_ready_19:
+lane_ready_22:
 	VMOVQ           DX, X13
 	VINSERTI32X4    $0x03, X13, Z30, Z30
 	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_20
-	JE              aes192_21
+	JB              aes128_23
+	JE              aes192_24
 	VBROADCASTI32X4 480(AX), Z13
 	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 496(AX), Z13
@@ -10820,22 +11925,22 @@ lane_ready_19:
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
 	VAESENC         Z13, Z30, Z30
-	JMP             aes_common_22
+	JMP             aes_common_25
 
-aes192_21:
+aes192_24:
 	VBROADCASTI32X4 512(AX), Z13
 	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 528(AX), Z13
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
 	VAESENC         Z13, Z30, Z30
-	JMP             aes_common_22
+	JMP             aes_common_25
 
-aes128_20:
+aes128_23:
 	VBROADCASTI32X4 544(AX), Z13
 	VPXORD          Z13, Z30, Z30
 
-aes_common_22:
+aes_common_25:
 	VBROADCASTI32X4 560(AX), Z13
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 576(AX), Z13
@@ -10903,7 +12008,7 @@ aes_common_22:
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
 	VPTERNLOGD $0x96, Z13, Z14, Z7
 
-batch_ready_10:
+batch_ready_13:
 	CMPQ CX, $0x00000040
 	JB   block_tail_4
 
@@ -10919,8 +12024,8 @@ batch_ready_10:
 	VMOVDQU64  (SI)(R11*1), Z3
 	VPTERNLOGD $0x96, Z15, Z7, Z3
 	CMPQ       BX, $0x0c
-	JB         aes128_24
-	JE         aes192_25
+	JB         aes128_27
+	JE         aes192_28
 	VAESENC    Z16, Z0, Z0
 	VAESENC    Z16, Z1, Z1
 	VAESENC    Z16, Z2, Z2
@@ -10930,7 +12035,7 @@ batch_ready_10:
 	VAESENC    Z17, Z2, Z2
 	VAESENC    Z17, Z3, Z3
 
-aes192_25:
+aes192_28:
 	VAESENC Z18, Z0, Z0
 	VAESENC Z18, Z1, Z1
 	VAESENC Z18, Z2, Z2
@@ -10940,7 +12045,7 @@ aes192_25:
 	VAESENC Z19, Z2, Z2
 	VAESENC Z19, Z3, Z3
 
-aes128_24:
+aes128_27:
 	VAESENC     Z20, Z0, Z0
 	VAESENC     Z20, Z1, Z1
 	VAESENC     Z20, Z2, Z2
@@ -10993,7 +12098,7 @@ aes128_24:
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
 	CMPQ        CX, $0x00000040
-	JB          after_second_23
+	JB          after_second_26
 
 loop_3:
 	VMOVDQU64  (SI), Z0
@@ -11005,8 +12110,8 @@ loop_3:
 	VMOVDQU64  (SI)(R11*1), Z3
 	VPTERNLOGD $0x96, Z15, Z11, Z3
 	CMPQ       BX, $0x0c
-	JB         aes128_26
-	JE         aes192_27
+	JB         aes128_29
+	JE         aes192_30
 	VAESENC    Z16, Z0, Z0
 	VAESENC    Z16, Z1, Z1
 	VAESENC    Z16, Z2, Z2
@@ -11016,7 +12121,7 @@ loop_3:
 	VAESENC    Z17, Z2, Z2
 	VAESENC    Z17, Z3, Z3
 
-aes192_27:
+aes192_30:
 	VAESENC Z18, Z0, Z0
 	VAESENC Z18, Z1, Z1
 	VAESENC Z18, Z2, Z2
@@ -11026,7 +12131,7 @@ aes192_27:
 	VAESENC Z19, Z2, Z2
 	VAESENC Z19, Z3, Z3
 
-aes128_26:
+aes128_29:
 	VAESENC     Z20, Z0, Z0
 	VAESENC     Z20, Z1, Z1
 	VAESENC     Z20, Z2, Z2
@@ -11117,8 +12222,8 @@ aes128_26:
 	VMOVDQU64   (SI)(R11*1), Z3
 	VPTERNLOGD  $0x96, Z15, Z7, Z3
 	CMPQ        BX, $0x0c
-	JB          aes128_28
-	JE          aes192_29
+	JB          aes128_31
+	JE          aes192_32
 	VAESENC     Z16, Z0, Z0
 	VAESENC     Z16, Z1, Z1
 	VAESENC     Z16, Z2, Z2
@@ -11128,7 +12233,7 @@ aes128_26:
 	VAESENC     Z17, Z2, Z2
 	VAESENC     Z17, Z3, Z3
 
-aes192_29:
+aes192_32:
 	VAESENC Z18, Z0, Z0
 	VAESENC Z18, Z1, Z1
 	VAESENC Z18, Z2, Z2
@@ -11138,7 +12243,7 @@ aes192_29:
 	VAESENC Z19, Z2, Z2
 	VAESENC Z19, Z3, Z3
 
-aes128_28:
+aes128_31:
 	VAESENC     Z20, Z0, Z0
 	VAESENC     Z20, Z1, Z1
 	VAESENC     Z20, Z2, Z2
@@ -11221,11 +12326,512 @@ aes128_28:
 	CMPQ        CX, $0x00000040
 	JAE         loop_3
 
-after_second_23:
+after_second_26:
 	VMOVDQA64 Z8, Z4
 	VMOVDQA64 Z9, Z5
 	VMOVDQA64 Z10, Z6
 	VMOVDQA64 Z11, Z7
+	JMP       block_tail_4
+
+even_batch_9:
+	// The next batch's IVs and their encryption, under this batch's rounds.
+	VMOVQ           DX, X30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x02, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x03, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_33
+	JE              aes192_34
+	VBROADCASTI32X4 480(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 496(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 512(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_35
+
+aes192_34:
+	VBROADCASTI32X4 512(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_35
+
+aes128_33:
+	VBROADCASTI32X4 544(AX), Z13
+	VPXORD          Z13, Z30, Z30
+
+aes_common_35:
+	VBROADCASTI32X4 560(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 576(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 592(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 608(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 624(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 640(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 656(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 672(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 688(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 704(AX), Z13
+	VAESENCLAST     Z13, Z30, Z30
+	VMOVDQU64       (SI), Z0
+	VPTERNLOGD      $0x96, Z15, Z4, Z0
+	VMOVDQU64       (SI)(R8*1), Z1
+	VPTERNLOGD      $0x96, Z15, Z5, Z1
+	VMOVDQU64       (SI)(R9*1), Z2
+	VPTERNLOGD      $0x96, Z15, Z6, Z2
+	VMOVDQU64       (SI)(R11*1), Z3
+	VPTERNLOGD      $0x96, Z15, Z7, Z3
+	CMPQ            BX, $0x0c
+	JB              aes128_36
+	JE              aes192_37
+	VAESENC         Z16, Z0, Z0
+	VAESENC         Z16, Z1, Z1
+	VAESENC         Z16, Z2, Z2
+	VAESENC         Z16, Z3, Z3
+	VAESENC         Z17, Z0, Z0
+	VAESENC         Z17, Z1, Z1
+	VAESENC         Z17, Z2, Z2
+	VAESENC         Z17, Z3, Z3
+
+aes192_37:
+	VAESENC Z18, Z0, Z0
+	VAESENC Z18, Z1, Z1
+	VAESENC Z18, Z2, Z2
+	VAESENC Z18, Z3, Z3
+	VAESENC Z19, Z0, Z0
+	VAESENC Z19, Z1, Z1
+	VAESENC Z19, Z2, Z2
+	VAESENC Z19, Z3, Z3
+
+aes128_36:
+	VAESENC     Z20, Z0, Z0
+	VAESENC     Z20, Z1, Z1
+	VAESENC     Z20, Z2, Z2
+	VAESENC     Z20, Z3, Z3
+	VPSRLQ      $0x3c, Z4, Z13
+	VPSLLQ      $0x04, Z4, Z8
+	VPSLLDQ     $0x08, Z13, Z14
+	VAESENC     Z21, Z0, Z0
+	VAESENC     Z21, Z1, Z1
+	VAESENC     Z21, Z2, Z2
+	VAESENC     Z21, Z3, Z3
+	VPCLMULQDQ  $0x01, Z12, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z8
+	VPSRLQ      $0x3c, Z5, Z13
+	VAESENC     Z22, Z0, Z0
+	VAESENC     Z22, Z1, Z1
+	VAESENC     Z22, Z2, Z2
+	VAESENC     Z22, Z3, Z3
+	VPSLLQ      $0x04, Z5, Z9
+	VPSLLDQ     $0x08, Z13, Z14
+	VAESENC     Z23, Z0, Z0
+	VAESENC     Z23, Z1, Z1
+	VAESENC     Z23, Z2, Z2
+	VAESENC     Z23, Z3, Z3
+	VPCLMULQDQ  $0x01, Z12, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z9
+	VAESENC     Z24, Z0, Z0
+	VAESENC     Z24, Z1, Z1
+	VAESENC     Z24, Z2, Z2
+	VAESENC     Z24, Z3, Z3
+	VPSRLQ      $0x3c, Z6, Z13
+	VPSLLQ      $0x04, Z6, Z10
+	VAESENC     Z25, Z0, Z0
+	VAESENC     Z25, Z1, Z1
+	VAESENC     Z25, Z2, Z2
+	VAESENC     Z25, Z3, Z3
+	VPSLLDQ     $0x08, Z13, Z14
+	VPCLMULQDQ  $0x01, Z12, Z13, Z13
+	VAESENC     Z26, Z0, Z0
+	VAESENC     Z26, Z1, Z1
+	VAESENC     Z26, Z2, Z2
+	VAESENC     Z26, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z10
+	VPSRLQ      $0x3c, Z7, Z13
+	VAESENC     Z27, Z0, Z0
+	VAESENC     Z27, Z1, Z1
+	VAESENC     Z27, Z2, Z2
+	VAESENC     Z27, Z3, Z3
+	VPSLLQ      $0x04, Z7, Z11
+	VPSLLDQ     $0x08, Z13, Z14
+	VAESENC     Z28, Z0, Z0
+	VAESENC     Z28, Z1, Z1
+	VAESENC     Z28, Z2, Z2
+	VAESENC     Z28, Z3, Z3
+	VPCLMULQDQ  $0x01, Z12, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z11
+	VAESENCLAST Z29, Z0, Z0
+	VAESENCLAST Z29, Z1, Z1
+	VAESENCLAST Z29, Z2, Z2
+	VAESENCLAST Z29, Z3, Z3
+	VPXORD      Z4, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPXORD      Z5, Z1, Z1
+	VMOVDQU64   Z1, (DI)(R8*1)
+	VPXORD      Z6, Z2, Z2
+	VMOVDQU64   Z2, (DI)(R9*1)
+	VPXORD      Z7, Z3, Z3
+	VMOVDQU64   Z3, (DI)(R11*1)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	JBE         even_last_38
+
+even_loop_39:
+	VMOVDQU64  (SI), Z0
+	VPTERNLOGD $0x96, Z15, Z8, Z0
+	VMOVDQU64  (SI)(R8*1), Z1
+	VPTERNLOGD $0x96, Z15, Z9, Z1
+	VMOVDQU64  (SI)(R9*1), Z2
+	VPTERNLOGD $0x96, Z15, Z10, Z2
+	VMOVDQU64  (SI)(R11*1), Z3
+	VPTERNLOGD $0x96, Z15, Z11, Z3
+	CMPQ       BX, $0x0c
+	JB         aes128_40
+	JE         aes192_41
+	VAESENC    Z16, Z0, Z0
+	VAESENC    Z16, Z1, Z1
+	VAESENC    Z16, Z2, Z2
+	VAESENC    Z16, Z3, Z3
+	VAESENC    Z17, Z0, Z0
+	VAESENC    Z17, Z1, Z1
+	VAESENC    Z17, Z2, Z2
+	VAESENC    Z17, Z3, Z3
+
+aes192_41:
+	VAESENC Z18, Z0, Z0
+	VAESENC Z18, Z1, Z1
+	VAESENC Z18, Z2, Z2
+	VAESENC Z18, Z3, Z3
+	VAESENC Z19, Z0, Z0
+	VAESENC Z19, Z1, Z1
+	VAESENC Z19, Z2, Z2
+	VAESENC Z19, Z3, Z3
+
+aes128_40:
+	VAESENC     Z20, Z0, Z0
+	VAESENC     Z20, Z1, Z1
+	VAESENC     Z20, Z2, Z2
+	VAESENC     Z20, Z3, Z3
+	VPALIGNR    $0x0f, Z4, Z4, Z4
+	VPANDQ      xtsCarryMask<>+0(SB), Z4, Z13
+	VPADDQ      Z13, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VAESENC     Z21, Z0, Z0
+	VAESENC     Z21, Z1, Z1
+	VAESENC     Z21, Z2, Z2
+	VAESENC     Z21, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z4
+	VPADDQ      Z14, Z14, Z14
+	VPXORD      Z14, Z4, Z4
+	VAESENC     Z22, Z0, Z0
+	VAESENC     Z22, Z1, Z1
+	VAESENC     Z22, Z2, Z2
+	VAESENC     Z22, Z3, Z3
+	VPALIGNR    $0x0f, Z5, Z5, Z5
+	VPANDQ      xtsCarryMask<>+0(SB), Z5, Z13
+	VPADDQ      Z13, Z13, Z14
+	VAESENC     Z23, Z0, Z0
+	VAESENC     Z23, Z1, Z1
+	VAESENC     Z23, Z2, Z2
+	VAESENC     Z23, Z3, Z3
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z5
+	VPADDQ      Z14, Z14, Z14
+	VAESENC     Z24, Z0, Z0
+	VAESENC     Z24, Z1, Z1
+	VAESENC     Z24, Z2, Z2
+	VAESENC     Z24, Z3, Z3
+	VPXORD      Z14, Z5, Z5
+	VPALIGNR    $0x0f, Z6, Z6, Z6
+	VPANDQ      xtsCarryMask<>+0(SB), Z6, Z13
+	VAESENC     Z25, Z0, Z0
+	VAESENC     Z25, Z1, Z1
+	VAESENC     Z25, Z2, Z2
+	VAESENC     Z25, Z3, Z3
+	VPADDQ      Z13, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z6
+	VAESENC     Z26, Z0, Z0
+	VAESENC     Z26, Z1, Z1
+	VAESENC     Z26, Z2, Z2
+	VAESENC     Z26, Z3, Z3
+	VPADDQ      Z14, Z14, Z14
+	VPXORD      Z14, Z6, Z6
+	VPALIGNR    $0x0f, Z7, Z7, Z7
+	VAESENC     Z27, Z0, Z0
+	VAESENC     Z27, Z1, Z1
+	VAESENC     Z27, Z2, Z2
+	VAESENC     Z27, Z3, Z3
+	VPANDQ      xtsCarryMask<>+0(SB), Z7, Z13
+	VPADDQ      Z13, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VAESENC     Z28, Z0, Z0
+	VAESENC     Z28, Z1, Z1
+	VAESENC     Z28, Z2, Z2
+	VAESENC     Z28, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z7
+	VPADDQ      Z14, Z14, Z14
+	VPXORD      Z14, Z7, Z7
+	VAESENCLAST Z29, Z0, Z0
+	VAESENCLAST Z29, Z1, Z1
+	VAESENCLAST Z29, Z2, Z2
+	VAESENCLAST Z29, Z3, Z3
+	VPXORD      Z8, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPXORD      Z9, Z1, Z1
+	VMOVDQU64   Z1, (DI)(R8*1)
+	VPXORD      Z10, Z2, Z2
+	VMOVDQU64   Z2, (DI)(R9*1)
+	VPXORD      Z11, Z3, Z3
+	VMOVDQU64   Z3, (DI)(R11*1)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	VMOVDQU64   (SI), Z0
+	VPTERNLOGD  $0x96, Z15, Z4, Z0
+	VMOVDQU64   (SI)(R8*1), Z1
+	VPTERNLOGD  $0x96, Z15, Z5, Z1
+	VMOVDQU64   (SI)(R9*1), Z2
+	VPTERNLOGD  $0x96, Z15, Z6, Z2
+	VMOVDQU64   (SI)(R11*1), Z3
+	VPTERNLOGD  $0x96, Z15, Z7, Z3
+	CMPQ        BX, $0x0c
+	JB          aes128_42
+	JE          aes192_43
+	VAESENC     Z16, Z0, Z0
+	VAESENC     Z16, Z1, Z1
+	VAESENC     Z16, Z2, Z2
+	VAESENC     Z16, Z3, Z3
+	VAESENC     Z17, Z0, Z0
+	VAESENC     Z17, Z1, Z1
+	VAESENC     Z17, Z2, Z2
+	VAESENC     Z17, Z3, Z3
+
+aes192_43:
+	VAESENC Z18, Z0, Z0
+	VAESENC Z18, Z1, Z1
+	VAESENC Z18, Z2, Z2
+	VAESENC Z18, Z3, Z3
+	VAESENC Z19, Z0, Z0
+	VAESENC Z19, Z1, Z1
+	VAESENC Z19, Z2, Z2
+	VAESENC Z19, Z3, Z3
+
+aes128_42:
+	VAESENC     Z20, Z0, Z0
+	VAESENC     Z20, Z1, Z1
+	VAESENC     Z20, Z2, Z2
+	VAESENC     Z20, Z3, Z3
+	VPALIGNR    $0x0f, Z8, Z8, Z8
+	VPANDQ      xtsCarryMask<>+0(SB), Z8, Z13
+	VPADDQ      Z13, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VAESENC     Z21, Z0, Z0
+	VAESENC     Z21, Z1, Z1
+	VAESENC     Z21, Z2, Z2
+	VAESENC     Z21, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z8
+	VPADDQ      Z14, Z14, Z14
+	VPXORD      Z14, Z8, Z8
+	VAESENC     Z22, Z0, Z0
+	VAESENC     Z22, Z1, Z1
+	VAESENC     Z22, Z2, Z2
+	VAESENC     Z22, Z3, Z3
+	VPALIGNR    $0x0f, Z9, Z9, Z9
+	VPANDQ      xtsCarryMask<>+0(SB), Z9, Z13
+	VPADDQ      Z13, Z13, Z14
+	VAESENC     Z23, Z0, Z0
+	VAESENC     Z23, Z1, Z1
+	VAESENC     Z23, Z2, Z2
+	VAESENC     Z23, Z3, Z3
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z9
+	VPADDQ      Z14, Z14, Z14
+	VAESENC     Z24, Z0, Z0
+	VAESENC     Z24, Z1, Z1
+	VAESENC     Z24, Z2, Z2
+	VAESENC     Z24, Z3, Z3
+	VPXORD      Z14, Z9, Z9
+	VPALIGNR    $0x0f, Z10, Z10, Z10
+	VPANDQ      xtsCarryMask<>+0(SB), Z10, Z13
+	VAESENC     Z25, Z0, Z0
+	VAESENC     Z25, Z1, Z1
+	VAESENC     Z25, Z2, Z2
+	VAESENC     Z25, Z3, Z3
+	VPADDQ      Z13, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z10
+	VAESENC     Z26, Z0, Z0
+	VAESENC     Z26, Z1, Z1
+	VAESENC     Z26, Z2, Z2
+	VAESENC     Z26, Z3, Z3
+	VPADDQ      Z14, Z14, Z14
+	VPXORD      Z14, Z10, Z10
+	VPALIGNR    $0x0f, Z11, Z11, Z11
+	VAESENC     Z27, Z0, Z0
+	VAESENC     Z27, Z1, Z1
+	VAESENC     Z27, Z2, Z2
+	VAESENC     Z27, Z3, Z3
+	VPANDQ      xtsCarryMask<>+0(SB), Z11, Z13
+	VPADDQ      Z13, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VAESENC     Z28, Z0, Z0
+	VAESENC     Z28, Z1, Z1
+	VAESENC     Z28, Z2, Z2
+	VAESENC     Z28, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z11
+	VPADDQ      Z14, Z14, Z14
+	VPXORD      Z14, Z11, Z11
+	VAESENCLAST Z29, Z0, Z0
+	VAESENCLAST Z29, Z1, Z1
+	VAESENCLAST Z29, Z2, Z2
+	VAESENCLAST Z29, Z3, Z3
+	VPXORD      Z4, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPXORD      Z5, Z1, Z1
+	VMOVDQU64   Z1, (DI)(R8*1)
+	VPXORD      Z6, Z2, Z2
+	VMOVDQU64   Z2, (DI)(R9*1)
+	VPXORD      Z7, Z3, Z3
+	VMOVDQU64   Z3, (DI)(R11*1)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	JA          even_loop_39
+
+even_last_38:
+	VMOVDQU64  (SI), Z0
+	VPTERNLOGD $0x96, Z15, Z8, Z0
+	VMOVDQU64  (SI)(R8*1), Z1
+	VPTERNLOGD $0x96, Z15, Z9, Z1
+	VMOVDQU64  (SI)(R9*1), Z2
+	VPTERNLOGD $0x96, Z15, Z10, Z2
+	VMOVDQU64  (SI)(R11*1), Z3
+	VPTERNLOGD $0x96, Z15, Z11, Z3
+	CMPQ       BX, $0x0c
+	JB         aes128_44
+	JE         aes192_45
+	VAESENC    Z16, Z0, Z0
+	VAESENC    Z16, Z1, Z1
+	VAESENC    Z16, Z2, Z2
+	VAESENC    Z16, Z3, Z3
+	VAESENC    Z17, Z0, Z0
+	VAESENC    Z17, Z1, Z1
+	VAESENC    Z17, Z2, Z2
+	VAESENC    Z17, Z3, Z3
+
+aes192_45:
+	VAESENC Z18, Z0, Z0
+	VAESENC Z18, Z1, Z1
+	VAESENC Z18, Z2, Z2
+	VAESENC Z18, Z3, Z3
+	VAESENC Z19, Z0, Z0
+	VAESENC Z19, Z1, Z1
+	VAESENC Z19, Z2, Z2
+	VAESENC Z19, Z3, Z3
+
+aes128_44:
+	VAESENC     Z20, Z0, Z0
+	VAESENC     Z20, Z1, Z1
+	VAESENC     Z20, Z2, Z2
+	VAESENC     Z20, Z3, Z3
+	VSHUFI64X2  $0x00, Z30, Z30, Z4
+	VPSRLVQ     xtsShr512<>+0(SB), Z4, Z13
+	VPSLLVQ     xtsShl512<>+0(SB), Z4, Z4
+	VAESENC     Z21, Z0, Z0
+	VAESENC     Z21, Z1, Z1
+	VAESENC     Z21, Z2, Z2
+	VAESENC     Z21, Z3, Z3
+	VPSLLDQ     $0x08, Z13, Z14
+	VPCLMULQDQ  $0x01, Z12, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z4
+	VAESENC     Z22, Z0, Z0
+	VAESENC     Z22, Z1, Z1
+	VAESENC     Z22, Z2, Z2
+	VAESENC     Z22, Z3, Z3
+	VSHUFI64X2  $0x55, Z30, Z30, Z5
+	VPSRLVQ     xtsShr512<>+0(SB), Z5, Z13
+	VPSLLVQ     xtsShl512<>+0(SB), Z5, Z5
+	VAESENC     Z23, Z0, Z0
+	VAESENC     Z23, Z1, Z1
+	VAESENC     Z23, Z2, Z2
+	VAESENC     Z23, Z3, Z3
+	VPSLLDQ     $0x08, Z13, Z14
+	VPCLMULQDQ  $0x01, Z12, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z5
+	VAESENC     Z24, Z0, Z0
+	VAESENC     Z24, Z1, Z1
+	VAESENC     Z24, Z2, Z2
+	VAESENC     Z24, Z3, Z3
+	VSHUFI64X2  $0xaa, Z30, Z30, Z6
+	VPSRLVQ     xtsShr512<>+0(SB), Z6, Z13
+	VPSLLVQ     xtsShl512<>+0(SB), Z6, Z6
+	VAESENC     Z25, Z0, Z0
+	VAESENC     Z25, Z1, Z1
+	VAESENC     Z25, Z2, Z2
+	VAESENC     Z25, Z3, Z3
+	VPSLLDQ     $0x08, Z13, Z14
+	VPCLMULQDQ  $0x01, Z12, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z6
+	VAESENC     Z26, Z0, Z0
+	VAESENC     Z26, Z1, Z1
+	VAESENC     Z26, Z2, Z2
+	VAESENC     Z26, Z3, Z3
+	VSHUFI64X2  $0xff, Z30, Z30, Z7
+	VPSRLVQ     xtsShr512<>+0(SB), Z7, Z13
+	VAESENC     Z27, Z0, Z0
+	VAESENC     Z27, Z1, Z1
+	VAESENC     Z27, Z2, Z2
+	VAESENC     Z27, Z3, Z3
+	VPSLLVQ     xtsShl512<>+0(SB), Z7, Z7
+	VPSLLDQ     $0x08, Z13, Z14
+	VAESENC     Z28, Z0, Z0
+	VAESENC     Z28, Z1, Z1
+	VAESENC     Z28, Z2, Z2
+	VAESENC     Z28, Z3, Z3
+	VPCLMULQDQ  $0x01, Z12, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z7
+	VAESENCLAST Z29, Z0, Z0
+	VAESENCLAST Z29, Z1, Z1
+	VAESENCLAST Z29, Z2, Z2
+	VAESENCLAST Z29, Z3, Z3
+	VPXORD      Z8, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPXORD      Z9, Z1, Z1
+	VMOVDQU64   Z1, (DI)(R8*1)
+	VPXORD      Z10, Z2, Z2
+	VMOVDQU64   Z2, (DI)(R9*1)
+	VPXORD      Z11, Z3, Z3
+	VMOVDQU64   Z3, (DI)(R11*1)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	JMP         batch_end_5
 
 	// The rest of each sector, one block of each at a time.
 block_tail_4:
@@ -11240,8 +12846,8 @@ block_tail_4:
 	VMOVDQU64  (SI)(R11*1), X3
 	VPTERNLOGD $0x96, X15, X7, X3
 	CMPQ       BX, $0x0c
-	JB         aes128_30
-	JE         aes192_31
+	JB         aes128_46
+	JE         aes192_47
 	VAESENC    X16, X0, X0
 	VAESENC    X16, X1, X1
 	VAESENC    X16, X2, X2
@@ -11251,7 +12857,7 @@ block_tail_4:
 	VAESENC    X17, X2, X2
 	VAESENC    X17, X3, X3
 
-aes192_31:
+aes192_47:
 	VAESENC X18, X0, X0
 	VAESENC X18, X1, X1
 	VAESENC X18, X2, X2
@@ -11261,7 +12867,7 @@ aes192_31:
 	VAESENC X19, X2, X2
 	VAESENC X19, X3, X3
 
-aes128_30:
+aes128_46:
 	VAESENC     X20, X0, X0
 	VAESENC     X20, X1, X1
 	VAESENC     X20, X2, X2
@@ -11483,20 +13089,53 @@ aes_common_8:
 	VBROADCASTI32X4 704(AX), Z13
 	VAESENCLAST     Z13, Z30, Z30
 
+	// Sectors of an even number of vectors (512, 4096): batches derive the next
+	// batch's first tweak set during their last step (evenBatches); the first
+	// batch's is derived here.
+	TESTQ      $0x0000007f, CX
+	JNZ        first_derived_11
+	VSHUFI64X2 $0x00, Z30, Z30, Z4
+	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z4, Z4
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z4
+	VSHUFI64X2 $0x55, Z30, Z30, Z5
+	VPSRLVQ    xtsShr512<>+0(SB), Z5, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z5, Z5
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z5
+	VSHUFI64X2 $0xaa, Z30, Z30, Z6
+	VPSRLVQ    xtsShr512<>+0(SB), Z6, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z6, Z6
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z6
+	VSHUFI64X2 $0xff, Z30, Z30, Z7
+	VPSRLVQ    xtsShr512<>+0(SB), Z7, Z13
+	VPSLLVQ    xtsShl512<>+0(SB), Z7, Z7
+	VPSLLDQ    $0x08, Z13, Z14
+	VPCLMULQDQ $0x01, Z12, Z13, Z13
+	VPTERNLOGD $0x96, Z13, Z14, Z7
+
+first_derived_11:
 	// Batches of four sectors.
 batch_2:
 	MOVQ sectorSize+56(FP), CX
 
 	// Stop before a partial sector (the caller rules it out).
-	CMPQ R12, CX
-	JB   ret_1
-	MOVQ CX, R13
-	SHLQ $0x02, R13
-	CMPQ R12, R13
-	JB   partial_batch_9
-	MOVQ CX, R8
-	LEAQ (CX)(CX*1), R9
-	LEAQ (R9)(CX*1), R11
+	CMPQ  R12, CX
+	JB    ret_1
+	MOVQ  CX, R13
+	SHLQ  $0x02, R13
+	CMPQ  R12, R13
+	JB    partial_batch_12
+	MOVQ  CX, R8
+	LEAQ  (CX)(CX*1), R9
+	LEAQ  (R9)(CX*1), R11
+	TESTQ $0x0000007f, CX
+	JZ    even_batch_9
 
 	// Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).
 	VSHUFI64X2 $0x00, Z30, Z30, Z4
@@ -11558,8 +13197,8 @@ batch_2:
 	VINSERTI32X4    $0x03, X13, Z30, Z30
 	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_11
-	JE              aes192_12
+	JB              aes128_14
+	JE              aes192_15
 	VBROADCASTI32X4 480(AX), Z13
 	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 496(AX), Z13
@@ -11570,22 +13209,22 @@ batch_2:
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
 	VAESENC         Z13, Z30, Z30
-	JMP             aes_common_13
+	JMP             aes_common_16
 
-aes192_12:
+aes192_15:
 	VBROADCASTI32X4 512(AX), Z13
 	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 528(AX), Z13
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
 	VAESENC         Z13, Z30, Z30
-	JMP             aes_common_13
+	JMP             aes_common_16
 
-aes128_11:
+aes128_14:
 	VBROADCASTI32X4 544(AX), Z13
 	VPXORD          Z13, Z30, Z30
 
-aes_common_13:
+aes_common_16:
 	VBROADCASTI32X4 560(AX), Z13
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 576(AX), Z13
@@ -11606,11 +13245,11 @@ aes_common_13:
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 704(AX), Z13
 	VAESENCLAST     Z13, Z30, Z30
-	JMP             batch_ready_10
+	JMP             batch_ready_13
 
 	// A last batch of fewer than four sectors: repeat the last one in the
 	// missing lanes, and encrypt its IVs here.
-partial_batch_9:
+partial_batch_12:
 	MOVQ  step+72(FP), R13
 	SHLQ  $0x02, R13
 	SUBQ  R13, DX
@@ -11621,44 +13260,44 @@ partial_batch_9:
 	SUBQ CX, R13
 	MOVQ CX, R8
 	CMPQ R13, R8
-	JB   lane_repeat_14
+	JB   lane_repeat_17
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_15
+	JMP  lane_ready_18
 
-lane_repeat_14:
+lane_repeat_17:
 	XORQ R8, R8
 
-lane_ready_15:
+lane_ready_18:
 	VMOVQ        DX, X13
 	VINSERTI32X4 $0x01, X13, Z30, Z30
 	LEAQ         (R8)(CX*1), R9
 	CMPQ         R13, R9
-	JB           lane_repeat_16
+	JB           lane_repeat_19
 	ADDQ         step+72(FP), DX
-	JMP          lane_ready_17
+	JMP          lane_ready_20
 
-lane_repeat_16:
+lane_repeat_19:
 	MOVQ R8, R9
 
-lane_ready_17:
+lane_ready_20:
 	VMOVQ        DX, X13
 	VINSERTI32X4 $0x02, X13, Z30, Z30
 	LEAQ         (R9)(CX*1), R11
 	CMPQ         R13, R11
-	JB           lane_repeat_18
+	JB           lane_repeat_21
 	ADDQ         step+72(FP), DX
-	JMP          lane_ready_19
+	JMP          lane_ready_22
 
-lane_repeat_18:
+lane_repeat_21:
 	MOVQ R9, R11
 
-lane_ready_19:
+lane_ready_22:
 	VMOVQ           DX, X13
 	VINSERTI32X4    $0x03, X13, Z30, Z30
 	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_20
-	JE              aes192_21
+	JB              aes128_23
+	JE              aes192_24
 	VBROADCASTI32X4 480(AX), Z13
 	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 496(AX), Z13
@@ -11669,22 +13308,22 @@ lane_ready_19:
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
 	VAESENC         Z13, Z30, Z30
-	JMP             aes_common_22
+	JMP             aes_common_25
 
-aes192_21:
+aes192_24:
 	VBROADCASTI32X4 512(AX), Z13
 	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 528(AX), Z13
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
 	VAESENC         Z13, Z30, Z30
-	JMP             aes_common_22
+	JMP             aes_common_25
 
-aes128_20:
+aes128_23:
 	VBROADCASTI32X4 544(AX), Z13
 	VPXORD          Z13, Z30, Z30
 
-aes_common_22:
+aes_common_25:
 	VBROADCASTI32X4 560(AX), Z13
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 576(AX), Z13
@@ -11752,7 +13391,7 @@ aes_common_22:
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
 	VPTERNLOGD $0x96, Z13, Z14, Z7
 
-batch_ready_10:
+batch_ready_13:
 	CMPQ CX, $0x00000040
 	JB   block_tail_4
 
@@ -11768,8 +13407,8 @@ batch_ready_10:
 	VMOVDQU64  (SI)(R11*1), Z3
 	VPTERNLOGD $0x96, Z15, Z7, Z3
 	CMPQ       BX, $0x0c
-	JB         aes128_24
-	JE         aes192_25
+	JB         aes128_27
+	JE         aes192_28
 	VAESDEC    Z16, Z0, Z0
 	VAESDEC    Z16, Z1, Z1
 	VAESDEC    Z16, Z2, Z2
@@ -11779,7 +13418,7 @@ batch_ready_10:
 	VAESDEC    Z17, Z2, Z2
 	VAESDEC    Z17, Z3, Z3
 
-aes192_25:
+aes192_28:
 	VAESDEC Z18, Z0, Z0
 	VAESDEC Z18, Z1, Z1
 	VAESDEC Z18, Z2, Z2
@@ -11789,7 +13428,7 @@ aes192_25:
 	VAESDEC Z19, Z2, Z2
 	VAESDEC Z19, Z3, Z3
 
-aes128_24:
+aes128_27:
 	VAESDEC     Z20, Z0, Z0
 	VAESDEC     Z20, Z1, Z1
 	VAESDEC     Z20, Z2, Z2
@@ -11842,7 +13481,7 @@ aes128_24:
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
 	CMPQ        CX, $0x00000040
-	JB          after_second_23
+	JB          after_second_26
 
 loop_3:
 	VMOVDQU64  (SI), Z0
@@ -11854,8 +13493,8 @@ loop_3:
 	VMOVDQU64  (SI)(R11*1), Z3
 	VPTERNLOGD $0x96, Z15, Z11, Z3
 	CMPQ       BX, $0x0c
-	JB         aes128_26
-	JE         aes192_27
+	JB         aes128_29
+	JE         aes192_30
 	VAESDEC    Z16, Z0, Z0
 	VAESDEC    Z16, Z1, Z1
 	VAESDEC    Z16, Z2, Z2
@@ -11865,7 +13504,7 @@ loop_3:
 	VAESDEC    Z17, Z2, Z2
 	VAESDEC    Z17, Z3, Z3
 
-aes192_27:
+aes192_30:
 	VAESDEC Z18, Z0, Z0
 	VAESDEC Z18, Z1, Z1
 	VAESDEC Z18, Z2, Z2
@@ -11875,7 +13514,7 @@ aes192_27:
 	VAESDEC Z19, Z2, Z2
 	VAESDEC Z19, Z3, Z3
 
-aes128_26:
+aes128_29:
 	VAESDEC     Z20, Z0, Z0
 	VAESDEC     Z20, Z1, Z1
 	VAESDEC     Z20, Z2, Z2
@@ -11966,8 +13605,8 @@ aes128_26:
 	VMOVDQU64   (SI)(R11*1), Z3
 	VPTERNLOGD  $0x96, Z15, Z7, Z3
 	CMPQ        BX, $0x0c
-	JB          aes128_28
-	JE          aes192_29
+	JB          aes128_31
+	JE          aes192_32
 	VAESDEC     Z16, Z0, Z0
 	VAESDEC     Z16, Z1, Z1
 	VAESDEC     Z16, Z2, Z2
@@ -11977,7 +13616,7 @@ aes128_26:
 	VAESDEC     Z17, Z2, Z2
 	VAESDEC     Z17, Z3, Z3
 
-aes192_29:
+aes192_32:
 	VAESDEC Z18, Z0, Z0
 	VAESDEC Z18, Z1, Z1
 	VAESDEC Z18, Z2, Z2
@@ -11987,7 +13626,7 @@ aes192_29:
 	VAESDEC Z19, Z2, Z2
 	VAESDEC Z19, Z3, Z3
 
-aes128_28:
+aes128_31:
 	VAESDEC     Z20, Z0, Z0
 	VAESDEC     Z20, Z1, Z1
 	VAESDEC     Z20, Z2, Z2
@@ -12070,11 +13709,512 @@ aes128_28:
 	CMPQ        CX, $0x00000040
 	JAE         loop_3
 
-after_second_23:
+after_second_26:
 	VMOVDQA64 Z8, Z4
 	VMOVDQA64 Z9, Z5
 	VMOVDQA64 Z10, Z6
 	VMOVDQA64 Z11, Z7
+	JMP       block_tail_4
+
+even_batch_9:
+	// The next batch's IVs and their encryption, under this batch's rounds.
+	VMOVQ           DX, X30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x01, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x02, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	VMOVQ           DX, X13
+	VINSERTI32X4    $0x03, X13, Z30, Z30
+	ADDQ            step+72(FP), DX
+	CMPQ            BX, $0x0c
+	JB              aes128_33
+	JE              aes192_34
+	VBROADCASTI32X4 480(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 496(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 512(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_35
+
+aes192_34:
+	VBROADCASTI32X4 512(AX), Z13
+	VPXORD          Z13, Z30, Z30
+	VBROADCASTI32X4 528(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 544(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	JMP             aes_common_35
+
+aes128_33:
+	VBROADCASTI32X4 544(AX), Z13
+	VPXORD          Z13, Z30, Z30
+
+aes_common_35:
+	VBROADCASTI32X4 560(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 576(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 592(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 608(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 624(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 640(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 656(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 672(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 688(AX), Z13
+	VAESENC         Z13, Z30, Z30
+	VBROADCASTI32X4 704(AX), Z13
+	VAESENCLAST     Z13, Z30, Z30
+	VMOVDQU64       (SI), Z0
+	VPTERNLOGD      $0x96, Z15, Z4, Z0
+	VMOVDQU64       (SI)(R8*1), Z1
+	VPTERNLOGD      $0x96, Z15, Z5, Z1
+	VMOVDQU64       (SI)(R9*1), Z2
+	VPTERNLOGD      $0x96, Z15, Z6, Z2
+	VMOVDQU64       (SI)(R11*1), Z3
+	VPTERNLOGD      $0x96, Z15, Z7, Z3
+	CMPQ            BX, $0x0c
+	JB              aes128_36
+	JE              aes192_37
+	VAESDEC         Z16, Z0, Z0
+	VAESDEC         Z16, Z1, Z1
+	VAESDEC         Z16, Z2, Z2
+	VAESDEC         Z16, Z3, Z3
+	VAESDEC         Z17, Z0, Z0
+	VAESDEC         Z17, Z1, Z1
+	VAESDEC         Z17, Z2, Z2
+	VAESDEC         Z17, Z3, Z3
+
+aes192_37:
+	VAESDEC Z18, Z0, Z0
+	VAESDEC Z18, Z1, Z1
+	VAESDEC Z18, Z2, Z2
+	VAESDEC Z18, Z3, Z3
+	VAESDEC Z19, Z0, Z0
+	VAESDEC Z19, Z1, Z1
+	VAESDEC Z19, Z2, Z2
+	VAESDEC Z19, Z3, Z3
+
+aes128_36:
+	VAESDEC     Z20, Z0, Z0
+	VAESDEC     Z20, Z1, Z1
+	VAESDEC     Z20, Z2, Z2
+	VAESDEC     Z20, Z3, Z3
+	VPSRLQ      $0x3c, Z4, Z13
+	VPSLLQ      $0x04, Z4, Z8
+	VPSLLDQ     $0x08, Z13, Z14
+	VAESDEC     Z21, Z0, Z0
+	VAESDEC     Z21, Z1, Z1
+	VAESDEC     Z21, Z2, Z2
+	VAESDEC     Z21, Z3, Z3
+	VPCLMULQDQ  $0x01, Z12, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z8
+	VPSRLQ      $0x3c, Z5, Z13
+	VAESDEC     Z22, Z0, Z0
+	VAESDEC     Z22, Z1, Z1
+	VAESDEC     Z22, Z2, Z2
+	VAESDEC     Z22, Z3, Z3
+	VPSLLQ      $0x04, Z5, Z9
+	VPSLLDQ     $0x08, Z13, Z14
+	VAESDEC     Z23, Z0, Z0
+	VAESDEC     Z23, Z1, Z1
+	VAESDEC     Z23, Z2, Z2
+	VAESDEC     Z23, Z3, Z3
+	VPCLMULQDQ  $0x01, Z12, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z9
+	VAESDEC     Z24, Z0, Z0
+	VAESDEC     Z24, Z1, Z1
+	VAESDEC     Z24, Z2, Z2
+	VAESDEC     Z24, Z3, Z3
+	VPSRLQ      $0x3c, Z6, Z13
+	VPSLLQ      $0x04, Z6, Z10
+	VAESDEC     Z25, Z0, Z0
+	VAESDEC     Z25, Z1, Z1
+	VAESDEC     Z25, Z2, Z2
+	VAESDEC     Z25, Z3, Z3
+	VPSLLDQ     $0x08, Z13, Z14
+	VPCLMULQDQ  $0x01, Z12, Z13, Z13
+	VAESDEC     Z26, Z0, Z0
+	VAESDEC     Z26, Z1, Z1
+	VAESDEC     Z26, Z2, Z2
+	VAESDEC     Z26, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z10
+	VPSRLQ      $0x3c, Z7, Z13
+	VAESDEC     Z27, Z0, Z0
+	VAESDEC     Z27, Z1, Z1
+	VAESDEC     Z27, Z2, Z2
+	VAESDEC     Z27, Z3, Z3
+	VPSLLQ      $0x04, Z7, Z11
+	VPSLLDQ     $0x08, Z13, Z14
+	VAESDEC     Z28, Z0, Z0
+	VAESDEC     Z28, Z1, Z1
+	VAESDEC     Z28, Z2, Z2
+	VAESDEC     Z28, Z3, Z3
+	VPCLMULQDQ  $0x01, Z12, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z11
+	VAESDECLAST Z29, Z0, Z0
+	VAESDECLAST Z29, Z1, Z1
+	VAESDECLAST Z29, Z2, Z2
+	VAESDECLAST Z29, Z3, Z3
+	VPXORD      Z4, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPXORD      Z5, Z1, Z1
+	VMOVDQU64   Z1, (DI)(R8*1)
+	VPXORD      Z6, Z2, Z2
+	VMOVDQU64   Z2, (DI)(R9*1)
+	VPXORD      Z7, Z3, Z3
+	VMOVDQU64   Z3, (DI)(R11*1)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	JBE         even_last_38
+
+even_loop_39:
+	VMOVDQU64  (SI), Z0
+	VPTERNLOGD $0x96, Z15, Z8, Z0
+	VMOVDQU64  (SI)(R8*1), Z1
+	VPTERNLOGD $0x96, Z15, Z9, Z1
+	VMOVDQU64  (SI)(R9*1), Z2
+	VPTERNLOGD $0x96, Z15, Z10, Z2
+	VMOVDQU64  (SI)(R11*1), Z3
+	VPTERNLOGD $0x96, Z15, Z11, Z3
+	CMPQ       BX, $0x0c
+	JB         aes128_40
+	JE         aes192_41
+	VAESDEC    Z16, Z0, Z0
+	VAESDEC    Z16, Z1, Z1
+	VAESDEC    Z16, Z2, Z2
+	VAESDEC    Z16, Z3, Z3
+	VAESDEC    Z17, Z0, Z0
+	VAESDEC    Z17, Z1, Z1
+	VAESDEC    Z17, Z2, Z2
+	VAESDEC    Z17, Z3, Z3
+
+aes192_41:
+	VAESDEC Z18, Z0, Z0
+	VAESDEC Z18, Z1, Z1
+	VAESDEC Z18, Z2, Z2
+	VAESDEC Z18, Z3, Z3
+	VAESDEC Z19, Z0, Z0
+	VAESDEC Z19, Z1, Z1
+	VAESDEC Z19, Z2, Z2
+	VAESDEC Z19, Z3, Z3
+
+aes128_40:
+	VAESDEC     Z20, Z0, Z0
+	VAESDEC     Z20, Z1, Z1
+	VAESDEC     Z20, Z2, Z2
+	VAESDEC     Z20, Z3, Z3
+	VPALIGNR    $0x0f, Z4, Z4, Z4
+	VPANDQ      xtsCarryMask<>+0(SB), Z4, Z13
+	VPADDQ      Z13, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VAESDEC     Z21, Z0, Z0
+	VAESDEC     Z21, Z1, Z1
+	VAESDEC     Z21, Z2, Z2
+	VAESDEC     Z21, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z4
+	VPADDQ      Z14, Z14, Z14
+	VPXORD      Z14, Z4, Z4
+	VAESDEC     Z22, Z0, Z0
+	VAESDEC     Z22, Z1, Z1
+	VAESDEC     Z22, Z2, Z2
+	VAESDEC     Z22, Z3, Z3
+	VPALIGNR    $0x0f, Z5, Z5, Z5
+	VPANDQ      xtsCarryMask<>+0(SB), Z5, Z13
+	VPADDQ      Z13, Z13, Z14
+	VAESDEC     Z23, Z0, Z0
+	VAESDEC     Z23, Z1, Z1
+	VAESDEC     Z23, Z2, Z2
+	VAESDEC     Z23, Z3, Z3
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z5
+	VPADDQ      Z14, Z14, Z14
+	VAESDEC     Z24, Z0, Z0
+	VAESDEC     Z24, Z1, Z1
+	VAESDEC     Z24, Z2, Z2
+	VAESDEC     Z24, Z3, Z3
+	VPXORD      Z14, Z5, Z5
+	VPALIGNR    $0x0f, Z6, Z6, Z6
+	VPANDQ      xtsCarryMask<>+0(SB), Z6, Z13
+	VAESDEC     Z25, Z0, Z0
+	VAESDEC     Z25, Z1, Z1
+	VAESDEC     Z25, Z2, Z2
+	VAESDEC     Z25, Z3, Z3
+	VPADDQ      Z13, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z6
+	VAESDEC     Z26, Z0, Z0
+	VAESDEC     Z26, Z1, Z1
+	VAESDEC     Z26, Z2, Z2
+	VAESDEC     Z26, Z3, Z3
+	VPADDQ      Z14, Z14, Z14
+	VPXORD      Z14, Z6, Z6
+	VPALIGNR    $0x0f, Z7, Z7, Z7
+	VAESDEC     Z27, Z0, Z0
+	VAESDEC     Z27, Z1, Z1
+	VAESDEC     Z27, Z2, Z2
+	VAESDEC     Z27, Z3, Z3
+	VPANDQ      xtsCarryMask<>+0(SB), Z7, Z13
+	VPADDQ      Z13, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VAESDEC     Z28, Z0, Z0
+	VAESDEC     Z28, Z1, Z1
+	VAESDEC     Z28, Z2, Z2
+	VAESDEC     Z28, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z7
+	VPADDQ      Z14, Z14, Z14
+	VPXORD      Z14, Z7, Z7
+	VAESDECLAST Z29, Z0, Z0
+	VAESDECLAST Z29, Z1, Z1
+	VAESDECLAST Z29, Z2, Z2
+	VAESDECLAST Z29, Z3, Z3
+	VPXORD      Z8, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPXORD      Z9, Z1, Z1
+	VMOVDQU64   Z1, (DI)(R8*1)
+	VPXORD      Z10, Z2, Z2
+	VMOVDQU64   Z2, (DI)(R9*1)
+	VPXORD      Z11, Z3, Z3
+	VMOVDQU64   Z3, (DI)(R11*1)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	VMOVDQU64   (SI), Z0
+	VPTERNLOGD  $0x96, Z15, Z4, Z0
+	VMOVDQU64   (SI)(R8*1), Z1
+	VPTERNLOGD  $0x96, Z15, Z5, Z1
+	VMOVDQU64   (SI)(R9*1), Z2
+	VPTERNLOGD  $0x96, Z15, Z6, Z2
+	VMOVDQU64   (SI)(R11*1), Z3
+	VPTERNLOGD  $0x96, Z15, Z7, Z3
+	CMPQ        BX, $0x0c
+	JB          aes128_42
+	JE          aes192_43
+	VAESDEC     Z16, Z0, Z0
+	VAESDEC     Z16, Z1, Z1
+	VAESDEC     Z16, Z2, Z2
+	VAESDEC     Z16, Z3, Z3
+	VAESDEC     Z17, Z0, Z0
+	VAESDEC     Z17, Z1, Z1
+	VAESDEC     Z17, Z2, Z2
+	VAESDEC     Z17, Z3, Z3
+
+aes192_43:
+	VAESDEC Z18, Z0, Z0
+	VAESDEC Z18, Z1, Z1
+	VAESDEC Z18, Z2, Z2
+	VAESDEC Z18, Z3, Z3
+	VAESDEC Z19, Z0, Z0
+	VAESDEC Z19, Z1, Z1
+	VAESDEC Z19, Z2, Z2
+	VAESDEC Z19, Z3, Z3
+
+aes128_42:
+	VAESDEC     Z20, Z0, Z0
+	VAESDEC     Z20, Z1, Z1
+	VAESDEC     Z20, Z2, Z2
+	VAESDEC     Z20, Z3, Z3
+	VPALIGNR    $0x0f, Z8, Z8, Z8
+	VPANDQ      xtsCarryMask<>+0(SB), Z8, Z13
+	VPADDQ      Z13, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VAESDEC     Z21, Z0, Z0
+	VAESDEC     Z21, Z1, Z1
+	VAESDEC     Z21, Z2, Z2
+	VAESDEC     Z21, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z8
+	VPADDQ      Z14, Z14, Z14
+	VPXORD      Z14, Z8, Z8
+	VAESDEC     Z22, Z0, Z0
+	VAESDEC     Z22, Z1, Z1
+	VAESDEC     Z22, Z2, Z2
+	VAESDEC     Z22, Z3, Z3
+	VPALIGNR    $0x0f, Z9, Z9, Z9
+	VPANDQ      xtsCarryMask<>+0(SB), Z9, Z13
+	VPADDQ      Z13, Z13, Z14
+	VAESDEC     Z23, Z0, Z0
+	VAESDEC     Z23, Z1, Z1
+	VAESDEC     Z23, Z2, Z2
+	VAESDEC     Z23, Z3, Z3
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z9
+	VPADDQ      Z14, Z14, Z14
+	VAESDEC     Z24, Z0, Z0
+	VAESDEC     Z24, Z1, Z1
+	VAESDEC     Z24, Z2, Z2
+	VAESDEC     Z24, Z3, Z3
+	VPXORD      Z14, Z9, Z9
+	VPALIGNR    $0x0f, Z10, Z10, Z10
+	VPANDQ      xtsCarryMask<>+0(SB), Z10, Z13
+	VAESDEC     Z25, Z0, Z0
+	VAESDEC     Z25, Z1, Z1
+	VAESDEC     Z25, Z2, Z2
+	VAESDEC     Z25, Z3, Z3
+	VPADDQ      Z13, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z10
+	VAESDEC     Z26, Z0, Z0
+	VAESDEC     Z26, Z1, Z1
+	VAESDEC     Z26, Z2, Z2
+	VAESDEC     Z26, Z3, Z3
+	VPADDQ      Z14, Z14, Z14
+	VPXORD      Z14, Z10, Z10
+	VPALIGNR    $0x0f, Z11, Z11, Z11
+	VAESDEC     Z27, Z0, Z0
+	VAESDEC     Z27, Z1, Z1
+	VAESDEC     Z27, Z2, Z2
+	VAESDEC     Z27, Z3, Z3
+	VPANDQ      xtsCarryMask<>+0(SB), Z11, Z13
+	VPADDQ      Z13, Z13, Z14
+	VPSLLQ      $0x07, Z13, Z13
+	VAESDEC     Z28, Z0, Z0
+	VAESDEC     Z28, Z1, Z1
+	VAESDEC     Z28, Z2, Z2
+	VAESDEC     Z28, Z3, Z3
+	VPTERNLOGD  $0x96, Z13, Z14, Z11
+	VPADDQ      Z14, Z14, Z14
+	VPXORD      Z14, Z11, Z11
+	VAESDECLAST Z29, Z0, Z0
+	VAESDECLAST Z29, Z1, Z1
+	VAESDECLAST Z29, Z2, Z2
+	VAESDECLAST Z29, Z3, Z3
+	VPXORD      Z4, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPXORD      Z5, Z1, Z1
+	VMOVDQU64   Z1, (DI)(R8*1)
+	VPXORD      Z6, Z2, Z2
+	VMOVDQU64   Z2, (DI)(R9*1)
+	VPXORD      Z7, Z3, Z3
+	VMOVDQU64   Z3, (DI)(R11*1)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	JA          even_loop_39
+
+even_last_38:
+	VMOVDQU64  (SI), Z0
+	VPTERNLOGD $0x96, Z15, Z8, Z0
+	VMOVDQU64  (SI)(R8*1), Z1
+	VPTERNLOGD $0x96, Z15, Z9, Z1
+	VMOVDQU64  (SI)(R9*1), Z2
+	VPTERNLOGD $0x96, Z15, Z10, Z2
+	VMOVDQU64  (SI)(R11*1), Z3
+	VPTERNLOGD $0x96, Z15, Z11, Z3
+	CMPQ       BX, $0x0c
+	JB         aes128_44
+	JE         aes192_45
+	VAESDEC    Z16, Z0, Z0
+	VAESDEC    Z16, Z1, Z1
+	VAESDEC    Z16, Z2, Z2
+	VAESDEC    Z16, Z3, Z3
+	VAESDEC    Z17, Z0, Z0
+	VAESDEC    Z17, Z1, Z1
+	VAESDEC    Z17, Z2, Z2
+	VAESDEC    Z17, Z3, Z3
+
+aes192_45:
+	VAESDEC Z18, Z0, Z0
+	VAESDEC Z18, Z1, Z1
+	VAESDEC Z18, Z2, Z2
+	VAESDEC Z18, Z3, Z3
+	VAESDEC Z19, Z0, Z0
+	VAESDEC Z19, Z1, Z1
+	VAESDEC Z19, Z2, Z2
+	VAESDEC Z19, Z3, Z3
+
+aes128_44:
+	VAESDEC     Z20, Z0, Z0
+	VAESDEC     Z20, Z1, Z1
+	VAESDEC     Z20, Z2, Z2
+	VAESDEC     Z20, Z3, Z3
+	VSHUFI64X2  $0x00, Z30, Z30, Z4
+	VPSRLVQ     xtsShr512<>+0(SB), Z4, Z13
+	VPSLLVQ     xtsShl512<>+0(SB), Z4, Z4
+	VAESDEC     Z21, Z0, Z0
+	VAESDEC     Z21, Z1, Z1
+	VAESDEC     Z21, Z2, Z2
+	VAESDEC     Z21, Z3, Z3
+	VPSLLDQ     $0x08, Z13, Z14
+	VPCLMULQDQ  $0x01, Z12, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z4
+	VAESDEC     Z22, Z0, Z0
+	VAESDEC     Z22, Z1, Z1
+	VAESDEC     Z22, Z2, Z2
+	VAESDEC     Z22, Z3, Z3
+	VSHUFI64X2  $0x55, Z30, Z30, Z5
+	VPSRLVQ     xtsShr512<>+0(SB), Z5, Z13
+	VPSLLVQ     xtsShl512<>+0(SB), Z5, Z5
+	VAESDEC     Z23, Z0, Z0
+	VAESDEC     Z23, Z1, Z1
+	VAESDEC     Z23, Z2, Z2
+	VAESDEC     Z23, Z3, Z3
+	VPSLLDQ     $0x08, Z13, Z14
+	VPCLMULQDQ  $0x01, Z12, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z5
+	VAESDEC     Z24, Z0, Z0
+	VAESDEC     Z24, Z1, Z1
+	VAESDEC     Z24, Z2, Z2
+	VAESDEC     Z24, Z3, Z3
+	VSHUFI64X2  $0xaa, Z30, Z30, Z6
+	VPSRLVQ     xtsShr512<>+0(SB), Z6, Z13
+	VPSLLVQ     xtsShl512<>+0(SB), Z6, Z6
+	VAESDEC     Z25, Z0, Z0
+	VAESDEC     Z25, Z1, Z1
+	VAESDEC     Z25, Z2, Z2
+	VAESDEC     Z25, Z3, Z3
+	VPSLLDQ     $0x08, Z13, Z14
+	VPCLMULQDQ  $0x01, Z12, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z6
+	VAESDEC     Z26, Z0, Z0
+	VAESDEC     Z26, Z1, Z1
+	VAESDEC     Z26, Z2, Z2
+	VAESDEC     Z26, Z3, Z3
+	VSHUFI64X2  $0xff, Z30, Z30, Z7
+	VPSRLVQ     xtsShr512<>+0(SB), Z7, Z13
+	VAESDEC     Z27, Z0, Z0
+	VAESDEC     Z27, Z1, Z1
+	VAESDEC     Z27, Z2, Z2
+	VAESDEC     Z27, Z3, Z3
+	VPSLLVQ     xtsShl512<>+0(SB), Z7, Z7
+	VPSLLDQ     $0x08, Z13, Z14
+	VAESDEC     Z28, Z0, Z0
+	VAESDEC     Z28, Z1, Z1
+	VAESDEC     Z28, Z2, Z2
+	VAESDEC     Z28, Z3, Z3
+	VPCLMULQDQ  $0x01, Z12, Z13, Z13
+	VPTERNLOGD  $0x96, Z13, Z14, Z7
+	VAESDECLAST Z29, Z0, Z0
+	VAESDECLAST Z29, Z1, Z1
+	VAESDECLAST Z29, Z2, Z2
+	VAESDECLAST Z29, Z3, Z3
+	VPXORD      Z8, Z0, Z0
+	VMOVDQU64   Z0, (DI)
+	VPXORD      Z9, Z1, Z1
+	VMOVDQU64   Z1, (DI)(R8*1)
+	VPXORD      Z10, Z2, Z2
+	VMOVDQU64   Z2, (DI)(R9*1)
+	VPXORD      Z11, Z3, Z3
+	VMOVDQU64   Z3, (DI)(R11*1)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	JMP         batch_end_5
 
 	// The rest of each sector, one block of each at a time.
 block_tail_4:
@@ -12089,8 +14229,8 @@ block_tail_4:
 	VMOVDQU64  (SI)(R11*1), X3
 	VPTERNLOGD $0x96, X15, X7, X3
 	CMPQ       BX, $0x0c
-	JB         aes128_30
-	JE         aes192_31
+	JB         aes128_46
+	JE         aes192_47
 	VAESDEC    X16, X0, X0
 	VAESDEC    X16, X1, X1
 	VAESDEC    X16, X2, X2
@@ -12100,7 +14240,7 @@ block_tail_4:
 	VAESDEC    X17, X2, X2
 	VAESDEC    X17, X3, X3
 
-aes192_31:
+aes192_47:
 	VAESDEC X18, X0, X0
 	VAESDEC X18, X1, X1
 	VAESDEC X18, X2, X2
@@ -12110,7 +14250,7 @@ aes192_31:
 	VAESDEC X19, X2, X2
 	VAESDEC X19, X3, X3
 
-aes128_30:
+aes128_46:
 	VAESDEC     X20, X0, X0
 	VAESDEC     X20, X1, X1
 	VAESDEC     X20, X2, X2
