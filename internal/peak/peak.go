@@ -65,20 +65,7 @@ func (l Loop) Rate(d time.Duration) float64 {
 	if !l.Runnable() {
 		return 0
 	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	// Calibrate: grow n until one run takes long enough to time reliably,
-	// then scale it to d.
-	n := uint64(1 << 10)
-	t := l.timed(n)
-	for t < 2*time.Millisecond && n < 1<<40 {
-		n *= 4
-		t = l.timed(n)
-	}
-	if want := uint64(float64(n) * d.Seconds() / t.Seconds()); want > n {
-		n = want
-		t = l.timed(n)
-	}
+	n, t := timeFor(l.run, d)
 	rounds := float64(n) * RoundsPerIter * float64(l.Width/16)
 	return rounds / t.Seconds()
 }
@@ -94,26 +81,32 @@ func (l Loop) Latency(d time.Duration) float64 {
 	if !l.Runnable() || l.chain == nil {
 		return 0
 	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	c := Loop{run: l.chain}
-	n := uint64(1 << 10)
-	t := c.timed(n)
-	for t < 2*time.Millisecond && n < 1<<40 {
-		n *= 4
-		t = c.timed(n)
-	}
-	if want := uint64(float64(n) * d.Seconds() / t.Seconds()); want > n {
-		n = want
-		t = c.timed(n)
-	}
+	n, t := timeFor(l.chain, d)
 	return t.Seconds() / float64(n*RoundsPerIter)
 }
 
-func (l Loop) timed(n uint64) time.Duration {
-	start := time.Now()
-	l.run(n)
-	return time.Since(start)
+// timeFor runs run(n) for an n that takes about d, on a locked OS
+// thread, and returns n and the time it took: n grows until one run is
+// long enough to time reliably, then scales to d.
+func timeFor(run func(n uint64), d time.Duration) (uint64, time.Duration) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	timed := func(n uint64) time.Duration {
+		start := time.Now()
+		run(n)
+		return time.Since(start)
+	}
+	n := uint64(1 << 10)
+	t := timed(n)
+	for t < 2*time.Millisecond && n < 1<<40 {
+		n *= 4
+		t = timed(n)
+	}
+	if want := uint64(float64(n) * d.Seconds() / t.Seconds()); want > n {
+		n = want
+		t = timed(n)
+	}
+	return n, t
 }
 
 // Rounds returns the AES round count for a key of keyBits bits (128, 192
