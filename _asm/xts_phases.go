@@ -146,6 +146,16 @@ func (g *xg) tweakKeyReg(row int) int {
 // waits for the round count), then body(row) for rows first+1..14, body(14)
 // being the last round.
 func (g *xg) fullRounds(first, body func(row int)) {
+	g.fullRoundsHead(first, body)
+	for row := 5; row <= 14; row++ {
+		body(row)
+	}
+}
+
+// fullRoundsHead emits the part of fullRounds that depends on the key
+// size: the initial XOR and the rows before 5, which every key size runs
+// from there on.
+func (g *xg) fullRoundsHead(first, body func(row int)) {
 	l128, l192, common := g.label("aes128"), g.label("aes192"), g.label("aes_common")
 	CMPQ(rRounds, U8(12))
 	JB(LabelRef(l128))
@@ -163,9 +173,6 @@ func (g *xg) fullRounds(first, body func(row int)) {
 	Label(l128)
 	first(4)
 	Label(common)
-	for row := 5; row <= 14; row++ {
-		body(row)
-	}
 }
 
 // rounds emits the rounds of one key size chosen at run time: rows 1-14

@@ -231,14 +231,23 @@ func (g *sectorGen) evenBatches(ivs []int, even, ready string) {
 	Label(even)
 	Comment("The next batch's IVs and their encryption, under this batch's rounds.")
 	g.nextIVs(ivs)
-	g.encryptTweaks(ivs, false)
+	var ivTail []func()
+	if L == 4 {
+		// zmm: one IV register, and 31 free to hold the tweak key's rows:
+		// the rows every key size runs go between the first step's
+		// rounds, after its derivation of the second set.
+		g.encryptIVsHead(ivs[0])
+		ivTail = g.encryptIVsTail(ivs[0], 31)
+	} else {
+		g.encryptTweaks(ivs, false)
+	}
 	Label(ready)
 	a, b := g.v(g.scratch[0]), g.v(g.scratch[1])
 	var second []func()
 	for j := 0; j < 4; j++ {
 		second = append(second, g.mulX(xPow{k: L}, g.v(g.tweak[j]), g.v(g.next[j]), a, b)...)
 	}
-	g.evenStep(g.tweak, second)
+	g.evenStep(g.tweak, append(second, ivTail...))
 	g.advance()
 	last, loop := g.label("even_last"), g.label("even_loop")
 	JBE(LabelRef(last))
@@ -253,6 +262,35 @@ func (g *sectorGen) evenBatches(ivs []int, even, ready string) {
 	ADDQ(U32(g.vlen), rSrc)
 	ADDQ(U32(g.vlen), rDst)
 	JMP(LabelRef(g.end))
+}
+
+// encryptIVsHead emits the key-size-dependent start of the IV register
+// iv's encryption with the tweak key (zmm): the first XOR and the rows
+// before 5, one row at a time through scratch[0].
+func (g *sectorGen) encryptIVsHead(iv int) {
+	k, r := g.v(g.scratch[0]), g.v(iv)
+	mem := func(row int) Mem { return Mem{Base: rKS, Disp: ksTweak + 16*row} }
+	g.fullRoundsHead(func(row int) {
+		g.loadKey(mem(row), k)
+		g.xor(k, r, r)
+	}, func(row int) {
+		g.loadKey(mem(row), k)
+		g.aes(false, false, k, r)
+	})
+}
+
+// encryptIVsTail returns the rest of that encryption, rows 5-14, as
+// single instructions for a step's fill, the rows loaded into register
+// key (not a scratch register: the fill's tweak arithmetic uses those).
+func (g *sectorGen) encryptIVsTail(iv, key int) []func() {
+	k, r := g.v(key), g.v(iv)
+	var fs []func()
+	for row := 5; row <= 14; row++ {
+		m := Mem{Base: rKS, Disp: ksTweak + 16*row}
+		last := row == 14
+		fs = append(fs, func() { g.loadKey(m, k) }, func() { g.aes(false, last, k, r) })
+	}
+	return fs
 }
 
 // evenStep emits a main-loop step with tweak set cur and fill between its
