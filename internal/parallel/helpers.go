@@ -18,7 +18,7 @@ import (
 // A Run that finds a lingering helper gives it work in a few hundred
 // nanoseconds; one that finds none starts a new goroutine, as before.
 //
-// The linger time is that of the Run just done (its wall time, at most
+// The linger time is as long as the helper just worked (at most
 // maxLinger), so that spinning never costs more than the parallel work
 // it serves: at most about twice the helper's CPU time for isolated calls,
 // nothing extra for calls that follow each other. While it spins the
