@@ -30,9 +30,9 @@ const maxLinger = 200 * time.Microsecond
 
 // helper is one lingering goroutine.
 type helper struct {
-	// job is the work handed to the helper: set once by the Run that
+	// job is the Run handed to the helper: set once by the Run that
 	// claimed it (state 0 -> 1), cleared by the helper.
-	job   atomic.Pointer[job]
+	job   atomic.Pointer[run]
 	state atomic.Int32 // helperIdle, helperClaimed or helperGone
 }
 
@@ -42,22 +42,15 @@ const (
 	helperGone
 )
 
-// job is one helper's part in a Run.
-type job struct {
-	r      *run
-	faults bool // the caller's debug.SetPanicOnFault setting
-	done   *sync.WaitGroup
-}
-
 // idle holds the helpers lingering now, the newest last.
 var idle struct {
 	mu      sync.Mutex
 	helpers []*helper
 }
 
-// startHelper runs j on a lingering helper, or on a new goroutine when
-// none lingers.
-func startHelper(j *job) {
+// startHelper runs a helper's share of r on a lingering helper, or on a
+// new goroutine when none lingers.
+func startHelper(j *run) {
 	for {
 		idle.mu.Lock()
 		n := len(idle.helpers)
@@ -97,33 +90,29 @@ func (h *helper) loop() {
 			faults = j.faults
 		}
 		start := time.Now()
-		runJob(j)
-		linger := min(time.Since(start), maxLinger)
-		// Offered before the Run learns it is done, so that the Run its
-		// caller starts next finds this helper lingering.
-		h.offer()
-		j.r.helpers.Add(-1)
-		j.done.Done()
-		if !h.wait(linger) {
+		h.runJob(j)
+		if !h.wait(min(time.Since(start), maxLinger)) {
 			return
 		}
 	}
 }
 
-// runJob runs the helper's share of a Run. A panic in a piece is
-// recovered in work; runtime.Goexit (t.FailNow in a test's piece, say)
-// is not, and ends the helper: the deferred call still counts it done,
-// so that the Run returns, as it did when helpers were plain goroutines.
-func runJob(j *job) {
-	finished := false
-	defer func() {
-		if !finished {
-			j.r.helpers.Add(-1)
-			j.done.Done()
-		}
-	}()
-	j.r.work()
-	finished = true
+// runJob runs the helper's share of r, then offers the helper before r
+// learns it is done, so that the Run its caller starts next finds this
+// helper lingering. A panic in a piece is recovered in work;
+// runtime.Goexit (t.FailNow in a test's piece, say) is not, and ends the
+// helper: the deferred helperDone still counts it done, so that the Run
+// returns, as it did when helpers were plain goroutines.
+func (h *helper) runJob(r *run) {
+	defer r.helperDone()
+	r.work()
+	h.offer()
+}
+
+// helperDone counts one of r's helpers done.
+func (r *run) helperDone() {
+	r.helpers.Add(-1)
+	r.done.Done()
 }
 
 // offer lists the helper as lingering.
@@ -158,17 +147,16 @@ func (h *helper) wait(linger time.Duration) bool {
 	return true
 }
 
-// awaitHelpers waits for a Run's helpers, which count down pending as
-// they finish. The caller, done with its own share after worked, spins
-// (yielding its P) for up to as long again before it blocks: blocking
-// lets its core go idle, and the wake-up after the last helper's Done
-// would cost as much as a helper's start does.
-func awaitHelpers(wg *sync.WaitGroup, pending *atomic.Int32, worked time.Duration) {
+// awaitHelpers waits for r's helpers. The caller, done with its own share
+// after worked, spins (yielding its P) for up to as long again before it
+// blocks: blocking lets its core go idle, and the wake-up after the last
+// helper's Done would cost as much as a helper's start does.
+func (r *run) awaitHelpers(worked time.Duration) {
 	deadline := time.Now().Add(min(worked, maxLinger))
-	for pending.Load() > 0 && time.Now().Before(deadline) {
+	for r.helpers.Load() > 0 && time.Now().Before(deadline) {
 		runtime.Gosched()
 	}
-	wg.Wait()
+	r.done.Wait()
 }
 
 // started counts the helper goroutines ever started (tests).

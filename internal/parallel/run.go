@@ -41,17 +41,16 @@ func Run(n, grain, workers int, fn func(lo, hi int) error) error {
 		return nil
 	}
 	r := &run{n: n, grain: grain, pieces: int64(pieces), fn: fn}
+	r.faults = debug.SetPanicOnFault(false)
+	debug.SetPanicOnFault(r.faults)
 	r.helpers.Store(int32(workers - 1))
-	faults := debug.SetPanicOnFault(false)
-	debug.SetPanicOnFault(faults)
-	var wg sync.WaitGroup
-	wg.Add(workers - 1)
+	r.done.Add(workers - 1)
 	for range workers - 1 {
-		startHelper(&job{r: r, faults: faults, done: &wg})
+		startHelper(r)
 	}
 	start := time.Now()
 	r.work()
-	awaitHelpers(&wg, &r.helpers, time.Since(start))
+	r.awaitHelpers(time.Since(start))
 	if r.panicked != nil {
 		panic(r.panicked)
 	}
@@ -67,8 +66,11 @@ type run struct {
 	next atomic.Int64
 	_    [56]byte
 	stop atomic.Bool
-	// helpers counts the helpers still working (see awaitHelpers).
+	// helpers counts the helpers still working and done waits for them
+	// (see helperDone and awaitHelpers).
 	helpers atomic.Int32
+	done    sync.WaitGroup
+	faults  bool // the caller's debug.SetPanicOnFault setting, for the helpers
 	n       int
 	grain   int
 	pieces  int64
