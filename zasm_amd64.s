@@ -8882,7 +8882,7 @@ aes_common_8:
 	// batch's first tweak set during their last step (evenBatches); the first
 	// batch's is derived here.
 	TESTQ      $0x0000003f, CX
-	JNZ        first_derived_11
+	JNZ        first_derived_10
 	VPERMQ     $0x44, Y30, Y4
 	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
 	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
@@ -8908,7 +8908,7 @@ aes_common_8:
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
 	VPTERNLOGD $0x96, Y13, Y14, Y7
 
-first_derived_11:
+first_derived_10:
 	// Batches of four sectors.
 batch_2:
 	MOVQ sectorSize+56(FP), CX
@@ -8919,7 +8919,7 @@ batch_2:
 	MOVQ  CX, R13
 	SHLQ  $0x02, R13
 	CMPQ  R12, R13
-	JB    partial_batch_12
+	JB    partial_batch_11
 	MOVQ  CX, R8
 	LEAQ  (CX)(CX*1), R9
 	LEAQ  (R9)(CX*1), R11
@@ -8985,8 +8985,8 @@ batch_2:
 	VINSERTI32X4    $0x01, X13, Y31, Y31
 	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_14
-	JE              aes192_15
+	JB              aes128_13
+	JE              aes192_14
 	VBROADCASTI32X4 480(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
@@ -9002,9 +9002,9 @@ batch_2:
 	VBROADCASTI32X4 544(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
-	JMP             aes_common_16
+	JMP             aes_common_15
 
-aes192_15:
+aes192_14:
 	VBROADCASTI32X4 512(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
@@ -9014,14 +9014,14 @@ aes192_15:
 	VBROADCASTI32X4 544(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
-	JMP             aes_common_16
+	JMP             aes_common_15
 
-aes128_14:
+aes128_13:
 	VBROADCASTI32X4 544(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
 
-aes_common_16:
+aes_common_15:
 	VBROADCASTI32X4 560(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
@@ -9052,11 +9052,11 @@ aes_common_16:
 	VBROADCASTI32X4 704(AX), Y13
 	VAESENCLAST     Y13, Y30, Y30
 	VAESENCLAST     Y13, Y31, Y31
-	JMP             batch_ready_13
+	JMP             batch_ready_12
 
 	// A last batch of fewer than four sectors: repeat the last one in the
 	// missing lanes, and encrypt its IVs here.
-partial_batch_12:
+partial_batch_11:
 	MOVQ  step+72(FP), R13
 	SHLQ  $0x02, R13
 	SUBQ  R13, DX
@@ -9067,43 +9067,43 @@ partial_batch_12:
 	SUBQ CX, R13
 	MOVQ CX, R8
 	CMPQ R13, R8
-	JB   lane_repeat_17
+	JB   lane_repeat_16
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_18
+	JMP  lane_ready_17
 
-lane_repeat_17:
+lane_repeat_16:
 	XORQ R8, R8
 
-lane_ready_18:
+lane_ready_17:
 	VMOVQ        DX, X13
 	VINSERTI32X4 $0x01, X13, Y30, Y30
 	LEAQ         (R8)(CX*1), R9
 	CMPQ         R13, R9
-	JB           lane_repeat_19
+	JB           lane_repeat_18
 	ADDQ         step+72(FP), DX
-	JMP          lane_ready_20
+	JMP          lane_ready_19
 
-lane_repeat_19:
+lane_repeat_18:
 	MOVQ R8, R9
 
-lane_ready_20:
+lane_ready_19:
 	VMOVQ DX, X31
 	LEAQ  (R9)(CX*1), R11
 	CMPQ  R13, R11
-	JB    lane_repeat_21
+	JB    lane_repeat_20
 	ADDQ  step+72(FP), DX
-	JMP   lane_ready_22
+	JMP   lane_ready_21
 
-lane_repeat_21:
+lane_repeat_20:
 	MOVQ R9, R11
 
-lane_ready_22:
+lane_ready_21:
 	VMOVQ           DX, X13
 	VINSERTI32X4    $0x01, X13, Y31, Y31
 	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_23
-	JE              aes192_24
+	JB              aes128_22
+	JE              aes192_23
 	VBROADCASTI32X4 480(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
@@ -9119,9 +9119,9 @@ lane_ready_22:
 	VBROADCASTI32X4 544(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
-	JMP             aes_common_25
+	JMP             aes_common_24
 
-aes192_24:
+aes192_23:
 	VBROADCASTI32X4 512(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
@@ -9131,14 +9131,14 @@ aes192_24:
 	VBROADCASTI32X4 544(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
-	JMP             aes_common_25
+	JMP             aes_common_24
 
-aes128_23:
+aes128_22:
 	VBROADCASTI32X4 544(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
 
-aes_common_25:
+aes_common_24:
 	VBROADCASTI32X4 560(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
@@ -9216,7 +9216,7 @@ aes_common_25:
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
 	VPTERNLOGD $0x96, Y13, Y14, Y7
 
-batch_ready_13:
+batch_ready_12:
 	CMPQ CX, $0x00000020
 	JB   block_tail_4
 
@@ -9232,8 +9232,8 @@ batch_ready_13:
 	VMOVDQU64  (SI)(R11*1), Y3
 	VPTERNLOGD $0x96, Y15, Y7, Y3
 	CMPQ       BX, $0x0c
-	JB         aes128_27
-	JE         aes192_28
+	JB         aes128_26
+	JE         aes192_27
 	VAESENC    Y16, Y0, Y0
 	VAESENC    Y16, Y1, Y1
 	VAESENC    Y16, Y2, Y2
@@ -9243,7 +9243,7 @@ batch_ready_13:
 	VAESENC    Y17, Y2, Y2
 	VAESENC    Y17, Y3, Y3
 
-aes192_28:
+aes192_27:
 	VAESENC Y18, Y0, Y0
 	VAESENC Y18, Y1, Y1
 	VAESENC Y18, Y2, Y2
@@ -9253,7 +9253,7 @@ aes192_28:
 	VAESENC Y19, Y2, Y2
 	VAESENC Y19, Y3, Y3
 
-aes128_27:
+aes128_26:
 	VAESENC     Y20, Y0, Y0
 	VAESENC     Y20, Y1, Y1
 	VAESENC     Y20, Y2, Y2
@@ -9306,7 +9306,7 @@ aes128_27:
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000020, CX
 	CMPQ        CX, $0x00000020
-	JB          after_second_26
+	JB          after_second_25
 
 loop_3:
 	VMOVDQU64  (SI), Y0
@@ -9318,8 +9318,8 @@ loop_3:
 	VMOVDQU64  (SI)(R11*1), Y3
 	VPTERNLOGD $0x96, Y15, Y11, Y3
 	CMPQ       BX, $0x0c
-	JB         aes128_29
-	JE         aes192_30
+	JB         aes128_28
+	JE         aes192_29
 	VAESENC    Y16, Y0, Y0
 	VAESENC    Y16, Y1, Y1
 	VAESENC    Y16, Y2, Y2
@@ -9329,7 +9329,7 @@ loop_3:
 	VAESENC    Y17, Y2, Y2
 	VAESENC    Y17, Y3, Y3
 
-aes192_30:
+aes192_29:
 	VAESENC Y18, Y0, Y0
 	VAESENC Y18, Y1, Y1
 	VAESENC Y18, Y2, Y2
@@ -9339,7 +9339,7 @@ aes192_30:
 	VAESENC Y19, Y2, Y2
 	VAESENC Y19, Y3, Y3
 
-aes128_29:
+aes128_28:
 	VAESENC     Y20, Y0, Y0
 	VAESENC     Y20, Y1, Y1
 	VAESENC     Y20, Y2, Y2
@@ -9422,8 +9422,8 @@ aes128_29:
 	VMOVDQU64   (SI)(R11*1), Y3
 	VPTERNLOGD  $0x96, Y15, Y7, Y3
 	CMPQ        BX, $0x0c
-	JB          aes128_31
-	JE          aes192_32
+	JB          aes128_30
+	JE          aes192_31
 	VAESENC     Y16, Y0, Y0
 	VAESENC     Y16, Y1, Y1
 	VAESENC     Y16, Y2, Y2
@@ -9433,7 +9433,7 @@ aes128_29:
 	VAESENC     Y17, Y2, Y2
 	VAESENC     Y17, Y3, Y3
 
-aes192_32:
+aes192_31:
 	VAESENC Y18, Y0, Y0
 	VAESENC Y18, Y1, Y1
 	VAESENC Y18, Y2, Y2
@@ -9443,7 +9443,7 @@ aes192_32:
 	VAESENC Y19, Y2, Y2
 	VAESENC Y19, Y3, Y3
 
-aes128_31:
+aes128_30:
 	VAESENC     Y20, Y0, Y0
 	VAESENC     Y20, Y1, Y1
 	VAESENC     Y20, Y2, Y2
@@ -9518,7 +9518,7 @@ aes128_31:
 	CMPQ        CX, $0x00000020
 	JAE         loop_3
 
-after_second_26:
+after_second_25:
 	VMOVDQA64 Y8, Y4
 	VMOVDQA64 Y9, Y5
 	VMOVDQA64 Y10, Y6
@@ -9538,8 +9538,8 @@ even_batch_9:
 	VINSERTI32X4    $0x01, X13, Y31, Y31
 	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_33
-	JE              aes192_34
+	JB              aes128_32
+	JE              aes192_33
 	VBROADCASTI32X4 480(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
@@ -9555,9 +9555,9 @@ even_batch_9:
 	VBROADCASTI32X4 544(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
-	JMP             aes_common_35
+	JMP             aes_common_34
 
-aes192_34:
+aes192_33:
 	VBROADCASTI32X4 512(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
@@ -9567,14 +9567,14 @@ aes192_34:
 	VBROADCASTI32X4 544(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
-	JMP             aes_common_35
+	JMP             aes_common_34
 
-aes128_33:
+aes128_32:
 	VBROADCASTI32X4 544(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
 
-aes_common_35:
+aes_common_34:
 	VBROADCASTI32X4 560(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
@@ -9614,8 +9614,8 @@ aes_common_35:
 	VMOVDQU64       (SI)(R11*1), Y3
 	VPTERNLOGD      $0x96, Y15, Y7, Y3
 	CMPQ            BX, $0x0c
-	JB              aes128_36
-	JE              aes192_37
+	JB              aes128_35
+	JE              aes192_36
 	VAESENC         Y16, Y0, Y0
 	VAESENC         Y16, Y1, Y1
 	VAESENC         Y16, Y2, Y2
@@ -9625,7 +9625,7 @@ aes_common_35:
 	VAESENC         Y17, Y2, Y2
 	VAESENC         Y17, Y3, Y3
 
-aes192_37:
+aes192_36:
 	VAESENC Y18, Y0, Y0
 	VAESENC Y18, Y1, Y1
 	VAESENC Y18, Y2, Y2
@@ -9635,7 +9635,7 @@ aes192_37:
 	VAESENC Y19, Y2, Y2
 	VAESENC Y19, Y3, Y3
 
-aes128_36:
+aes128_35:
 	VAESENC     Y20, Y0, Y0
 	VAESENC     Y20, Y1, Y1
 	VAESENC     Y20, Y2, Y2
@@ -9708,9 +9708,9 @@ aes128_36:
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000020, CX
 	CMPQ        CX, $0x00000020
-	JBE         even_last_38
+	JBE         even_last_37
 
-even_loop_39:
+even_loop_38:
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y8, Y0
 	VMOVDQU64  (SI)(R8*1), Y1
@@ -9720,8 +9720,8 @@ even_loop_39:
 	VMOVDQU64  (SI)(R11*1), Y3
 	VPTERNLOGD $0x96, Y15, Y11, Y3
 	CMPQ       BX, $0x0c
-	JB         aes128_40
-	JE         aes192_41
+	JB         aes128_39
+	JE         aes192_40
 	VAESENC    Y16, Y0, Y0
 	VAESENC    Y16, Y1, Y1
 	VAESENC    Y16, Y2, Y2
@@ -9731,7 +9731,7 @@ even_loop_39:
 	VAESENC    Y17, Y2, Y2
 	VAESENC    Y17, Y3, Y3
 
-aes192_41:
+aes192_40:
 	VAESENC Y18, Y0, Y0
 	VAESENC Y18, Y1, Y1
 	VAESENC Y18, Y2, Y2
@@ -9741,7 +9741,7 @@ aes192_41:
 	VAESENC Y19, Y2, Y2
 	VAESENC Y19, Y3, Y3
 
-aes128_40:
+aes128_39:
 	VAESENC     Y20, Y0, Y0
 	VAESENC     Y20, Y1, Y1
 	VAESENC     Y20, Y2, Y2
@@ -9823,8 +9823,8 @@ aes128_40:
 	VMOVDQU64   (SI)(R11*1), Y3
 	VPTERNLOGD  $0x96, Y15, Y7, Y3
 	CMPQ        BX, $0x0c
-	JB          aes128_42
-	JE          aes192_43
+	JB          aes128_41
+	JE          aes192_42
 	VAESENC     Y16, Y0, Y0
 	VAESENC     Y16, Y1, Y1
 	VAESENC     Y16, Y2, Y2
@@ -9834,7 +9834,7 @@ aes128_40:
 	VAESENC     Y17, Y2, Y2
 	VAESENC     Y17, Y3, Y3
 
-aes192_43:
+aes192_42:
 	VAESENC Y18, Y0, Y0
 	VAESENC Y18, Y1, Y1
 	VAESENC Y18, Y2, Y2
@@ -9844,7 +9844,7 @@ aes192_43:
 	VAESENC Y19, Y2, Y2
 	VAESENC Y19, Y3, Y3
 
-aes128_42:
+aes128_41:
 	VAESENC     Y20, Y0, Y0
 	VAESENC     Y20, Y1, Y1
 	VAESENC     Y20, Y2, Y2
@@ -9917,9 +9917,9 @@ aes128_42:
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000020, CX
 	CMPQ        CX, $0x00000020
-	JA          even_loop_39
+	JA          even_loop_38
 
-even_last_38:
+even_last_37:
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y8, Y0
 	VMOVDQU64  (SI)(R8*1), Y1
@@ -9929,8 +9929,8 @@ even_last_38:
 	VMOVDQU64  (SI)(R11*1), Y3
 	VPTERNLOGD $0x96, Y15, Y11, Y3
 	CMPQ       BX, $0x0c
-	JB         aes128_44
-	JE         aes192_45
+	JB         aes128_43
+	JE         aes192_44
 	VAESENC    Y16, Y0, Y0
 	VAESENC    Y16, Y1, Y1
 	VAESENC    Y16, Y2, Y2
@@ -9940,7 +9940,7 @@ even_last_38:
 	VAESENC    Y17, Y2, Y2
 	VAESENC    Y17, Y3, Y3
 
-aes192_45:
+aes192_44:
 	VAESENC Y18, Y0, Y0
 	VAESENC Y18, Y1, Y1
 	VAESENC Y18, Y2, Y2
@@ -9950,7 +9950,7 @@ aes192_45:
 	VAESENC Y19, Y2, Y2
 	VAESENC Y19, Y3, Y3
 
-aes128_44:
+aes128_43:
 	VAESENC     Y20, Y0, Y0
 	VAESENC     Y20, Y1, Y1
 	VAESENC     Y20, Y2, Y2
@@ -10040,8 +10040,8 @@ block_tail_4:
 	VMOVDQU64  (SI)(R11*1), X3
 	VPTERNLOGD $0x96, X15, X7, X3
 	CMPQ       BX, $0x0c
-	JB         aes128_46
-	JE         aes192_47
+	JB         aes128_45
+	JE         aes192_46
 	VAESENC    X16, X0, X0
 	VAESENC    X16, X1, X1
 	VAESENC    X16, X2, X2
@@ -10051,7 +10051,7 @@ block_tail_4:
 	VAESENC    X17, X2, X2
 	VAESENC    X17, X3, X3
 
-aes192_47:
+aes192_46:
 	VAESENC X18, X0, X0
 	VAESENC X18, X1, X1
 	VAESENC X18, X2, X2
@@ -10061,7 +10061,7 @@ aes192_47:
 	VAESENC X19, X2, X2
 	VAESENC X19, X3, X3
 
-aes128_46:
+aes128_45:
 	VAESENC     X20, X0, X0
 	VAESENC     X20, X1, X1
 	VAESENC     X20, X2, X2
@@ -10305,7 +10305,7 @@ aes_common_8:
 	// batch's first tweak set during their last step (evenBatches); the first
 	// batch's is derived here.
 	TESTQ      $0x0000003f, CX
-	JNZ        first_derived_11
+	JNZ        first_derived_10
 	VPERMQ     $0x44, Y30, Y4
 	VPSRLVQ    xtsShr256<>+0(SB), Y4, Y13
 	VPSLLVQ    xtsShl256<>+0(SB), Y4, Y4
@@ -10331,7 +10331,7 @@ aes_common_8:
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
 	VPTERNLOGD $0x96, Y13, Y14, Y7
 
-first_derived_11:
+first_derived_10:
 	// Batches of four sectors.
 batch_2:
 	MOVQ sectorSize+56(FP), CX
@@ -10342,7 +10342,7 @@ batch_2:
 	MOVQ  CX, R13
 	SHLQ  $0x02, R13
 	CMPQ  R12, R13
-	JB    partial_batch_12
+	JB    partial_batch_11
 	MOVQ  CX, R8
 	LEAQ  (CX)(CX*1), R9
 	LEAQ  (R9)(CX*1), R11
@@ -10408,8 +10408,8 @@ batch_2:
 	VINSERTI32X4    $0x01, X13, Y31, Y31
 	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_14
-	JE              aes192_15
+	JB              aes128_13
+	JE              aes192_14
 	VBROADCASTI32X4 480(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
@@ -10425,9 +10425,9 @@ batch_2:
 	VBROADCASTI32X4 544(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
-	JMP             aes_common_16
+	JMP             aes_common_15
 
-aes192_15:
+aes192_14:
 	VBROADCASTI32X4 512(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
@@ -10437,14 +10437,14 @@ aes192_15:
 	VBROADCASTI32X4 544(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
-	JMP             aes_common_16
+	JMP             aes_common_15
 
-aes128_14:
+aes128_13:
 	VBROADCASTI32X4 544(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
 
-aes_common_16:
+aes_common_15:
 	VBROADCASTI32X4 560(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
@@ -10475,11 +10475,11 @@ aes_common_16:
 	VBROADCASTI32X4 704(AX), Y13
 	VAESENCLAST     Y13, Y30, Y30
 	VAESENCLAST     Y13, Y31, Y31
-	JMP             batch_ready_13
+	JMP             batch_ready_12
 
 	// A last batch of fewer than four sectors: repeat the last one in the
 	// missing lanes, and encrypt its IVs here.
-partial_batch_12:
+partial_batch_11:
 	MOVQ  step+72(FP), R13
 	SHLQ  $0x02, R13
 	SUBQ  R13, DX
@@ -10490,43 +10490,43 @@ partial_batch_12:
 	SUBQ CX, R13
 	MOVQ CX, R8
 	CMPQ R13, R8
-	JB   lane_repeat_17
+	JB   lane_repeat_16
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_18
+	JMP  lane_ready_17
 
-lane_repeat_17:
+lane_repeat_16:
 	XORQ R8, R8
 
-lane_ready_18:
+lane_ready_17:
 	VMOVQ        DX, X13
 	VINSERTI32X4 $0x01, X13, Y30, Y30
 	LEAQ         (R8)(CX*1), R9
 	CMPQ         R13, R9
-	JB           lane_repeat_19
+	JB           lane_repeat_18
 	ADDQ         step+72(FP), DX
-	JMP          lane_ready_20
+	JMP          lane_ready_19
 
-lane_repeat_19:
+lane_repeat_18:
 	MOVQ R8, R9
 
-lane_ready_20:
+lane_ready_19:
 	VMOVQ DX, X31
 	LEAQ  (R9)(CX*1), R11
 	CMPQ  R13, R11
-	JB    lane_repeat_21
+	JB    lane_repeat_20
 	ADDQ  step+72(FP), DX
-	JMP   lane_ready_22
+	JMP   lane_ready_21
 
-lane_repeat_21:
+lane_repeat_20:
 	MOVQ R9, R11
 
-lane_ready_22:
+lane_ready_21:
 	VMOVQ           DX, X13
 	VINSERTI32X4    $0x01, X13, Y31, Y31
 	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_23
-	JE              aes192_24
+	JB              aes128_22
+	JE              aes192_23
 	VBROADCASTI32X4 480(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
@@ -10542,9 +10542,9 @@ lane_ready_22:
 	VBROADCASTI32X4 544(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
-	JMP             aes_common_25
+	JMP             aes_common_24
 
-aes192_24:
+aes192_23:
 	VBROADCASTI32X4 512(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
@@ -10554,14 +10554,14 @@ aes192_24:
 	VBROADCASTI32X4 544(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
-	JMP             aes_common_25
+	JMP             aes_common_24
 
-aes128_23:
+aes128_22:
 	VBROADCASTI32X4 544(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
 
-aes_common_25:
+aes_common_24:
 	VBROADCASTI32X4 560(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
@@ -10639,7 +10639,7 @@ aes_common_25:
 	VPCLMULQDQ $0x01, Y12, Y13, Y13
 	VPTERNLOGD $0x96, Y13, Y14, Y7
 
-batch_ready_13:
+batch_ready_12:
 	CMPQ CX, $0x00000020
 	JB   block_tail_4
 
@@ -10655,8 +10655,8 @@ batch_ready_13:
 	VMOVDQU64  (SI)(R11*1), Y3
 	VPTERNLOGD $0x96, Y15, Y7, Y3
 	CMPQ       BX, $0x0c
-	JB         aes128_27
-	JE         aes192_28
+	JB         aes128_26
+	JE         aes192_27
 	VAESDEC    Y16, Y0, Y0
 	VAESDEC    Y16, Y1, Y1
 	VAESDEC    Y16, Y2, Y2
@@ -10666,7 +10666,7 @@ batch_ready_13:
 	VAESDEC    Y17, Y2, Y2
 	VAESDEC    Y17, Y3, Y3
 
-aes192_28:
+aes192_27:
 	VAESDEC Y18, Y0, Y0
 	VAESDEC Y18, Y1, Y1
 	VAESDEC Y18, Y2, Y2
@@ -10676,7 +10676,7 @@ aes192_28:
 	VAESDEC Y19, Y2, Y2
 	VAESDEC Y19, Y3, Y3
 
-aes128_27:
+aes128_26:
 	VAESDEC     Y20, Y0, Y0
 	VAESDEC     Y20, Y1, Y1
 	VAESDEC     Y20, Y2, Y2
@@ -10729,7 +10729,7 @@ aes128_27:
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000020, CX
 	CMPQ        CX, $0x00000020
-	JB          after_second_26
+	JB          after_second_25
 
 loop_3:
 	VMOVDQU64  (SI), Y0
@@ -10741,8 +10741,8 @@ loop_3:
 	VMOVDQU64  (SI)(R11*1), Y3
 	VPTERNLOGD $0x96, Y15, Y11, Y3
 	CMPQ       BX, $0x0c
-	JB         aes128_29
-	JE         aes192_30
+	JB         aes128_28
+	JE         aes192_29
 	VAESDEC    Y16, Y0, Y0
 	VAESDEC    Y16, Y1, Y1
 	VAESDEC    Y16, Y2, Y2
@@ -10752,7 +10752,7 @@ loop_3:
 	VAESDEC    Y17, Y2, Y2
 	VAESDEC    Y17, Y3, Y3
 
-aes192_30:
+aes192_29:
 	VAESDEC Y18, Y0, Y0
 	VAESDEC Y18, Y1, Y1
 	VAESDEC Y18, Y2, Y2
@@ -10762,7 +10762,7 @@ aes192_30:
 	VAESDEC Y19, Y2, Y2
 	VAESDEC Y19, Y3, Y3
 
-aes128_29:
+aes128_28:
 	VAESDEC     Y20, Y0, Y0
 	VAESDEC     Y20, Y1, Y1
 	VAESDEC     Y20, Y2, Y2
@@ -10845,8 +10845,8 @@ aes128_29:
 	VMOVDQU64   (SI)(R11*1), Y3
 	VPTERNLOGD  $0x96, Y15, Y7, Y3
 	CMPQ        BX, $0x0c
-	JB          aes128_31
-	JE          aes192_32
+	JB          aes128_30
+	JE          aes192_31
 	VAESDEC     Y16, Y0, Y0
 	VAESDEC     Y16, Y1, Y1
 	VAESDEC     Y16, Y2, Y2
@@ -10856,7 +10856,7 @@ aes128_29:
 	VAESDEC     Y17, Y2, Y2
 	VAESDEC     Y17, Y3, Y3
 
-aes192_32:
+aes192_31:
 	VAESDEC Y18, Y0, Y0
 	VAESDEC Y18, Y1, Y1
 	VAESDEC Y18, Y2, Y2
@@ -10866,7 +10866,7 @@ aes192_32:
 	VAESDEC Y19, Y2, Y2
 	VAESDEC Y19, Y3, Y3
 
-aes128_31:
+aes128_30:
 	VAESDEC     Y20, Y0, Y0
 	VAESDEC     Y20, Y1, Y1
 	VAESDEC     Y20, Y2, Y2
@@ -10941,7 +10941,7 @@ aes128_31:
 	CMPQ        CX, $0x00000020
 	JAE         loop_3
 
-after_second_26:
+after_second_25:
 	VMOVDQA64 Y8, Y4
 	VMOVDQA64 Y9, Y5
 	VMOVDQA64 Y10, Y6
@@ -10961,8 +10961,8 @@ even_batch_9:
 	VINSERTI32X4    $0x01, X13, Y31, Y31
 	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_33
-	JE              aes192_34
+	JB              aes128_32
+	JE              aes192_33
 	VBROADCASTI32X4 480(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
@@ -10978,9 +10978,9 @@ even_batch_9:
 	VBROADCASTI32X4 544(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
-	JMP             aes_common_35
+	JMP             aes_common_34
 
-aes192_34:
+aes192_33:
 	VBROADCASTI32X4 512(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
@@ -10990,14 +10990,14 @@ aes192_34:
 	VBROADCASTI32X4 544(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
-	JMP             aes_common_35
+	JMP             aes_common_34
 
-aes128_33:
+aes128_32:
 	VBROADCASTI32X4 544(AX), Y13
 	VPXORD          Y13, Y30, Y30
 	VPXORD          Y13, Y31, Y31
 
-aes_common_35:
+aes_common_34:
 	VBROADCASTI32X4 560(AX), Y13
 	VAESENC         Y13, Y30, Y30
 	VAESENC         Y13, Y31, Y31
@@ -11037,8 +11037,8 @@ aes_common_35:
 	VMOVDQU64       (SI)(R11*1), Y3
 	VPTERNLOGD      $0x96, Y15, Y7, Y3
 	CMPQ            BX, $0x0c
-	JB              aes128_36
-	JE              aes192_37
+	JB              aes128_35
+	JE              aes192_36
 	VAESDEC         Y16, Y0, Y0
 	VAESDEC         Y16, Y1, Y1
 	VAESDEC         Y16, Y2, Y2
@@ -11048,7 +11048,7 @@ aes_common_35:
 	VAESDEC         Y17, Y2, Y2
 	VAESDEC         Y17, Y3, Y3
 
-aes192_37:
+aes192_36:
 	VAESDEC Y18, Y0, Y0
 	VAESDEC Y18, Y1, Y1
 	VAESDEC Y18, Y2, Y2
@@ -11058,7 +11058,7 @@ aes192_37:
 	VAESDEC Y19, Y2, Y2
 	VAESDEC Y19, Y3, Y3
 
-aes128_36:
+aes128_35:
 	VAESDEC     Y20, Y0, Y0
 	VAESDEC     Y20, Y1, Y1
 	VAESDEC     Y20, Y2, Y2
@@ -11131,9 +11131,9 @@ aes128_36:
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000020, CX
 	CMPQ        CX, $0x00000020
-	JBE         even_last_38
+	JBE         even_last_37
 
-even_loop_39:
+even_loop_38:
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y8, Y0
 	VMOVDQU64  (SI)(R8*1), Y1
@@ -11143,8 +11143,8 @@ even_loop_39:
 	VMOVDQU64  (SI)(R11*1), Y3
 	VPTERNLOGD $0x96, Y15, Y11, Y3
 	CMPQ       BX, $0x0c
-	JB         aes128_40
-	JE         aes192_41
+	JB         aes128_39
+	JE         aes192_40
 	VAESDEC    Y16, Y0, Y0
 	VAESDEC    Y16, Y1, Y1
 	VAESDEC    Y16, Y2, Y2
@@ -11154,7 +11154,7 @@ even_loop_39:
 	VAESDEC    Y17, Y2, Y2
 	VAESDEC    Y17, Y3, Y3
 
-aes192_41:
+aes192_40:
 	VAESDEC Y18, Y0, Y0
 	VAESDEC Y18, Y1, Y1
 	VAESDEC Y18, Y2, Y2
@@ -11164,7 +11164,7 @@ aes192_41:
 	VAESDEC Y19, Y2, Y2
 	VAESDEC Y19, Y3, Y3
 
-aes128_40:
+aes128_39:
 	VAESDEC     Y20, Y0, Y0
 	VAESDEC     Y20, Y1, Y1
 	VAESDEC     Y20, Y2, Y2
@@ -11246,8 +11246,8 @@ aes128_40:
 	VMOVDQU64   (SI)(R11*1), Y3
 	VPTERNLOGD  $0x96, Y15, Y7, Y3
 	CMPQ        BX, $0x0c
-	JB          aes128_42
-	JE          aes192_43
+	JB          aes128_41
+	JE          aes192_42
 	VAESDEC     Y16, Y0, Y0
 	VAESDEC     Y16, Y1, Y1
 	VAESDEC     Y16, Y2, Y2
@@ -11257,7 +11257,7 @@ aes128_40:
 	VAESDEC     Y17, Y2, Y2
 	VAESDEC     Y17, Y3, Y3
 
-aes192_43:
+aes192_42:
 	VAESDEC Y18, Y0, Y0
 	VAESDEC Y18, Y1, Y1
 	VAESDEC Y18, Y2, Y2
@@ -11267,7 +11267,7 @@ aes192_43:
 	VAESDEC Y19, Y2, Y2
 	VAESDEC Y19, Y3, Y3
 
-aes128_42:
+aes128_41:
 	VAESDEC     Y20, Y0, Y0
 	VAESDEC     Y20, Y1, Y1
 	VAESDEC     Y20, Y2, Y2
@@ -11340,9 +11340,9 @@ aes128_42:
 	ADDQ        $0x00000020, DI
 	SUBQ        $0x00000020, CX
 	CMPQ        CX, $0x00000020
-	JA          even_loop_39
+	JA          even_loop_38
 
-even_last_38:
+even_last_37:
 	VMOVDQU64  (SI), Y0
 	VPTERNLOGD $0x96, Y15, Y8, Y0
 	VMOVDQU64  (SI)(R8*1), Y1
@@ -11352,8 +11352,8 @@ even_last_38:
 	VMOVDQU64  (SI)(R11*1), Y3
 	VPTERNLOGD $0x96, Y15, Y11, Y3
 	CMPQ       BX, $0x0c
-	JB         aes128_44
-	JE         aes192_45
+	JB         aes128_43
+	JE         aes192_44
 	VAESDEC    Y16, Y0, Y0
 	VAESDEC    Y16, Y1, Y1
 	VAESDEC    Y16, Y2, Y2
@@ -11363,7 +11363,7 @@ even_last_38:
 	VAESDEC    Y17, Y2, Y2
 	VAESDEC    Y17, Y3, Y3
 
-aes192_45:
+aes192_44:
 	VAESDEC Y18, Y0, Y0
 	VAESDEC Y18, Y1, Y1
 	VAESDEC Y18, Y2, Y2
@@ -11373,7 +11373,7 @@ aes192_45:
 	VAESDEC Y19, Y2, Y2
 	VAESDEC Y19, Y3, Y3
 
-aes128_44:
+aes128_43:
 	VAESDEC     Y20, Y0, Y0
 	VAESDEC     Y20, Y1, Y1
 	VAESDEC     Y20, Y2, Y2
@@ -11463,8 +11463,8 @@ block_tail_4:
 	VMOVDQU64  (SI)(R11*1), X3
 	VPTERNLOGD $0x96, X15, X7, X3
 	CMPQ       BX, $0x0c
-	JB         aes128_46
-	JE         aes192_47
+	JB         aes128_45
+	JE         aes192_46
 	VAESDEC    X16, X0, X0
 	VAESDEC    X16, X1, X1
 	VAESDEC    X16, X2, X2
@@ -11474,7 +11474,7 @@ block_tail_4:
 	VAESDEC    X17, X2, X2
 	VAESDEC    X17, X3, X3
 
-aes192_47:
+aes192_46:
 	VAESDEC X18, X0, X0
 	VAESDEC X18, X1, X1
 	VAESDEC X18, X2, X2
@@ -11484,7 +11484,7 @@ aes192_47:
 	VAESDEC X19, X2, X2
 	VAESDEC X19, X3, X3
 
-aes128_46:
+aes128_45:
 	VAESDEC     X20, X0, X0
 	VAESDEC     X20, X1, X1
 	VAESDEC     X20, X2, X2
@@ -11710,7 +11710,7 @@ aes_common_8:
 	// batch's first tweak set during their last step (evenBatches); the first
 	// batch's is derived here.
 	TESTQ      $0x0000007f, CX
-	JNZ        first_derived_11
+	JNZ        first_derived_10
 	VSHUFI64X2 $0x00, Z30, Z30, Z4
 	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
 	VPSLLVQ    xtsShl512<>+0(SB), Z4, Z4
@@ -11736,7 +11736,7 @@ aes_common_8:
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
 	VPTERNLOGD $0x96, Z13, Z14, Z7
 
-first_derived_11:
+first_derived_10:
 	// Batches of four sectors.
 batch_2:
 	MOVQ sectorSize+56(FP), CX
@@ -11747,7 +11747,7 @@ batch_2:
 	MOVQ  CX, R13
 	SHLQ  $0x02, R13
 	CMPQ  R12, R13
-	JB    partial_batch_12
+	JB    partial_batch_11
 	MOVQ  CX, R8
 	LEAQ  (CX)(CX*1), R9
 	LEAQ  (R9)(CX*1), R11
@@ -11814,8 +11814,8 @@ batch_2:
 	VINSERTI32X4    $0x03, X13, Z30, Z30
 	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_14
-	JE              aes192_15
+	JB              aes128_13
+	JE              aes192_14
 	VBROADCASTI32X4 480(AX), Z13
 	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 496(AX), Z13
@@ -11826,22 +11826,22 @@ batch_2:
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
 	VAESENC         Z13, Z30, Z30
-	JMP             aes_common_16
+	JMP             aes_common_15
 
-aes192_15:
+aes192_14:
 	VBROADCASTI32X4 512(AX), Z13
 	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 528(AX), Z13
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
 	VAESENC         Z13, Z30, Z30
-	JMP             aes_common_16
+	JMP             aes_common_15
 
-aes128_14:
+aes128_13:
 	VBROADCASTI32X4 544(AX), Z13
 	VPXORD          Z13, Z30, Z30
 
-aes_common_16:
+aes_common_15:
 	VBROADCASTI32X4 560(AX), Z13
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 576(AX), Z13
@@ -11862,11 +11862,11 @@ aes_common_16:
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 704(AX), Z13
 	VAESENCLAST     Z13, Z30, Z30
-	JMP             batch_ready_13
+	JMP             batch_ready_12
 
 	// A last batch of fewer than four sectors: repeat the last one in the
 	// missing lanes, and encrypt its IVs here.
-partial_batch_12:
+partial_batch_11:
 	MOVQ  step+72(FP), R13
 	SHLQ  $0x02, R13
 	SUBQ  R13, DX
@@ -11877,44 +11877,44 @@ partial_batch_12:
 	SUBQ CX, R13
 	MOVQ CX, R8
 	CMPQ R13, R8
-	JB   lane_repeat_17
+	JB   lane_repeat_16
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_18
+	JMP  lane_ready_17
 
-lane_repeat_17:
+lane_repeat_16:
 	XORQ R8, R8
 
-lane_ready_18:
+lane_ready_17:
 	VMOVQ        DX, X13
 	VINSERTI32X4 $0x01, X13, Z30, Z30
 	LEAQ         (R8)(CX*1), R9
 	CMPQ         R13, R9
-	JB           lane_repeat_19
+	JB           lane_repeat_18
 	ADDQ         step+72(FP), DX
-	JMP          lane_ready_20
+	JMP          lane_ready_19
 
-lane_repeat_19:
+lane_repeat_18:
 	MOVQ R8, R9
 
-lane_ready_20:
+lane_ready_19:
 	VMOVQ        DX, X13
 	VINSERTI32X4 $0x02, X13, Z30, Z30
 	LEAQ         (R9)(CX*1), R11
 	CMPQ         R13, R11
-	JB           lane_repeat_21
+	JB           lane_repeat_20
 	ADDQ         step+72(FP), DX
-	JMP          lane_ready_22
+	JMP          lane_ready_21
 
-lane_repeat_21:
+lane_repeat_20:
 	MOVQ R9, R11
 
-lane_ready_22:
+lane_ready_21:
 	VMOVQ           DX, X13
 	VINSERTI32X4    $0x03, X13, Z30, Z30
 	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_23
-	JE              aes192_24
+	JB              aes128_22
+	JE              aes192_23
 	VBROADCASTI32X4 480(AX), Z13
 	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 496(AX), Z13
@@ -11925,22 +11925,22 @@ lane_ready_22:
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
 	VAESENC         Z13, Z30, Z30
-	JMP             aes_common_25
+	JMP             aes_common_24
 
-aes192_24:
+aes192_23:
 	VBROADCASTI32X4 512(AX), Z13
 	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 528(AX), Z13
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
 	VAESENC         Z13, Z30, Z30
-	JMP             aes_common_25
+	JMP             aes_common_24
 
-aes128_23:
+aes128_22:
 	VBROADCASTI32X4 544(AX), Z13
 	VPXORD          Z13, Z30, Z30
 
-aes_common_25:
+aes_common_24:
 	VBROADCASTI32X4 560(AX), Z13
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 576(AX), Z13
@@ -12008,7 +12008,7 @@ aes_common_25:
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
 	VPTERNLOGD $0x96, Z13, Z14, Z7
 
-batch_ready_13:
+batch_ready_12:
 	CMPQ CX, $0x00000040
 	JB   block_tail_4
 
@@ -12024,8 +12024,8 @@ batch_ready_13:
 	VMOVDQU64  (SI)(R11*1), Z3
 	VPTERNLOGD $0x96, Z15, Z7, Z3
 	CMPQ       BX, $0x0c
-	JB         aes128_27
-	JE         aes192_28
+	JB         aes128_26
+	JE         aes192_27
 	VAESENC    Z16, Z0, Z0
 	VAESENC    Z16, Z1, Z1
 	VAESENC    Z16, Z2, Z2
@@ -12035,7 +12035,7 @@ batch_ready_13:
 	VAESENC    Z17, Z2, Z2
 	VAESENC    Z17, Z3, Z3
 
-aes192_28:
+aes192_27:
 	VAESENC Z18, Z0, Z0
 	VAESENC Z18, Z1, Z1
 	VAESENC Z18, Z2, Z2
@@ -12045,7 +12045,7 @@ aes192_28:
 	VAESENC Z19, Z2, Z2
 	VAESENC Z19, Z3, Z3
 
-aes128_27:
+aes128_26:
 	VAESENC     Z20, Z0, Z0
 	VAESENC     Z20, Z1, Z1
 	VAESENC     Z20, Z2, Z2
@@ -12098,7 +12098,7 @@ aes128_27:
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
 	CMPQ        CX, $0x00000040
-	JB          after_second_26
+	JB          after_second_25
 
 loop_3:
 	VMOVDQU64  (SI), Z0
@@ -12110,8 +12110,8 @@ loop_3:
 	VMOVDQU64  (SI)(R11*1), Z3
 	VPTERNLOGD $0x96, Z15, Z11, Z3
 	CMPQ       BX, $0x0c
-	JB         aes128_29
-	JE         aes192_30
+	JB         aes128_28
+	JE         aes192_29
 	VAESENC    Z16, Z0, Z0
 	VAESENC    Z16, Z1, Z1
 	VAESENC    Z16, Z2, Z2
@@ -12121,7 +12121,7 @@ loop_3:
 	VAESENC    Z17, Z2, Z2
 	VAESENC    Z17, Z3, Z3
 
-aes192_30:
+aes192_29:
 	VAESENC Z18, Z0, Z0
 	VAESENC Z18, Z1, Z1
 	VAESENC Z18, Z2, Z2
@@ -12131,7 +12131,7 @@ aes192_30:
 	VAESENC Z19, Z2, Z2
 	VAESENC Z19, Z3, Z3
 
-aes128_29:
+aes128_28:
 	VAESENC     Z20, Z0, Z0
 	VAESENC     Z20, Z1, Z1
 	VAESENC     Z20, Z2, Z2
@@ -12222,8 +12222,8 @@ aes128_29:
 	VMOVDQU64   (SI)(R11*1), Z3
 	VPTERNLOGD  $0x96, Z15, Z7, Z3
 	CMPQ        BX, $0x0c
-	JB          aes128_31
-	JE          aes192_32
+	JB          aes128_30
+	JE          aes192_31
 	VAESENC     Z16, Z0, Z0
 	VAESENC     Z16, Z1, Z1
 	VAESENC     Z16, Z2, Z2
@@ -12233,7 +12233,7 @@ aes128_29:
 	VAESENC     Z17, Z2, Z2
 	VAESENC     Z17, Z3, Z3
 
-aes192_32:
+aes192_31:
 	VAESENC Z18, Z0, Z0
 	VAESENC Z18, Z1, Z1
 	VAESENC Z18, Z2, Z2
@@ -12243,7 +12243,7 @@ aes192_32:
 	VAESENC Z19, Z2, Z2
 	VAESENC Z19, Z3, Z3
 
-aes128_31:
+aes128_30:
 	VAESENC     Z20, Z0, Z0
 	VAESENC     Z20, Z1, Z1
 	VAESENC     Z20, Z2, Z2
@@ -12326,7 +12326,7 @@ aes128_31:
 	CMPQ        CX, $0x00000040
 	JAE         loop_3
 
-after_second_26:
+after_second_25:
 	VMOVDQA64 Z8, Z4
 	VMOVDQA64 Z9, Z5
 	VMOVDQA64 Z10, Z6
@@ -12347,8 +12347,8 @@ even_batch_9:
 	VINSERTI32X4    $0x03, X13, Z30, Z30
 	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_33
-	JE              aes192_34
+	JB              aes128_32
+	JE              aes192_33
 	VBROADCASTI32X4 480(AX), Z13
 	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 496(AX), Z13
@@ -12359,22 +12359,22 @@ even_batch_9:
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
 	VAESENC         Z13, Z30, Z30
-	JMP             aes_common_35
+	JMP             aes_common_34
 
-aes192_34:
+aes192_33:
 	VBROADCASTI32X4 512(AX), Z13
 	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 528(AX), Z13
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
 	VAESENC         Z13, Z30, Z30
-	JMP             aes_common_35
+	JMP             aes_common_34
 
-aes128_33:
+aes128_32:
 	VBROADCASTI32X4 544(AX), Z13
 	VPXORD          Z13, Z30, Z30
 
-aes_common_35:
+aes_common_34:
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z4, Z0
 	VMOVDQU64  (SI)(R8*1), Z1
@@ -12384,8 +12384,8 @@ aes_common_35:
 	VMOVDQU64  (SI)(R11*1), Z3
 	VPTERNLOGD $0x96, Z15, Z7, Z3
 	CMPQ       BX, $0x0c
-	JB         aes128_36
-	JE         aes192_37
+	JB         aes128_35
+	JE         aes192_36
 	VAESENC    Z16, Z0, Z0
 	VAESENC    Z16, Z1, Z1
 	VAESENC    Z16, Z2, Z2
@@ -12395,7 +12395,7 @@ aes_common_35:
 	VAESENC    Z17, Z2, Z2
 	VAESENC    Z17, Z3, Z3
 
-aes192_37:
+aes192_36:
 	VAESENC Z18, Z0, Z0
 	VAESENC Z18, Z1, Z1
 	VAESENC Z18, Z2, Z2
@@ -12405,7 +12405,7 @@ aes192_37:
 	VAESENC Z19, Z2, Z2
 	VAESENC Z19, Z3, Z3
 
-aes128_36:
+aes128_35:
 	VAESENC         Z20, Z0, Z0
 	VAESENC         Z20, Z1, Z1
 	VAESENC         Z20, Z2, Z2
@@ -12498,9 +12498,9 @@ aes128_36:
 	ADDQ            $0x00000040, DI
 	SUBQ            $0x00000040, CX
 	CMPQ            CX, $0x00000040
-	JBE             even_last_38
+	JBE             even_last_37
 
-even_loop_39:
+even_loop_38:
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z8, Z0
 	VMOVDQU64  (SI)(R8*1), Z1
@@ -12510,8 +12510,8 @@ even_loop_39:
 	VMOVDQU64  (SI)(R11*1), Z3
 	VPTERNLOGD $0x96, Z15, Z11, Z3
 	CMPQ       BX, $0x0c
-	JB         aes128_40
-	JE         aes192_41
+	JB         aes128_39
+	JE         aes192_40
 	VAESENC    Z16, Z0, Z0
 	VAESENC    Z16, Z1, Z1
 	VAESENC    Z16, Z2, Z2
@@ -12521,7 +12521,7 @@ even_loop_39:
 	VAESENC    Z17, Z2, Z2
 	VAESENC    Z17, Z3, Z3
 
-aes192_41:
+aes192_40:
 	VAESENC Z18, Z0, Z0
 	VAESENC Z18, Z1, Z1
 	VAESENC Z18, Z2, Z2
@@ -12531,7 +12531,7 @@ aes192_41:
 	VAESENC Z19, Z2, Z2
 	VAESENC Z19, Z3, Z3
 
-aes128_40:
+aes128_39:
 	VAESENC     Z20, Z0, Z0
 	VAESENC     Z20, Z1, Z1
 	VAESENC     Z20, Z2, Z2
@@ -12621,8 +12621,8 @@ aes128_40:
 	VMOVDQU64   (SI)(R11*1), Z3
 	VPTERNLOGD  $0x96, Z15, Z7, Z3
 	CMPQ        BX, $0x0c
-	JB          aes128_42
-	JE          aes192_43
+	JB          aes128_41
+	JE          aes192_42
 	VAESENC     Z16, Z0, Z0
 	VAESENC     Z16, Z1, Z1
 	VAESENC     Z16, Z2, Z2
@@ -12632,7 +12632,7 @@ aes128_40:
 	VAESENC     Z17, Z2, Z2
 	VAESENC     Z17, Z3, Z3
 
-aes192_43:
+aes192_42:
 	VAESENC Z18, Z0, Z0
 	VAESENC Z18, Z1, Z1
 	VAESENC Z18, Z2, Z2
@@ -12642,7 +12642,7 @@ aes192_43:
 	VAESENC Z19, Z2, Z2
 	VAESENC Z19, Z3, Z3
 
-aes128_42:
+aes128_41:
 	VAESENC     Z20, Z0, Z0
 	VAESENC     Z20, Z1, Z1
 	VAESENC     Z20, Z2, Z2
@@ -12723,9 +12723,9 @@ aes128_42:
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
 	CMPQ        CX, $0x00000040
-	JA          even_loop_39
+	JA          even_loop_38
 
-even_last_38:
+even_last_37:
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z8, Z0
 	VMOVDQU64  (SI)(R8*1), Z1
@@ -12735,8 +12735,8 @@ even_last_38:
 	VMOVDQU64  (SI)(R11*1), Z3
 	VPTERNLOGD $0x96, Z15, Z11, Z3
 	CMPQ       BX, $0x0c
-	JB         aes128_44
-	JE         aes192_45
+	JB         aes128_43
+	JE         aes192_44
 	VAESENC    Z16, Z0, Z0
 	VAESENC    Z16, Z1, Z1
 	VAESENC    Z16, Z2, Z2
@@ -12746,7 +12746,7 @@ even_last_38:
 	VAESENC    Z17, Z2, Z2
 	VAESENC    Z17, Z3, Z3
 
-aes192_45:
+aes192_44:
 	VAESENC Z18, Z0, Z0
 	VAESENC Z18, Z1, Z1
 	VAESENC Z18, Z2, Z2
@@ -12756,7 +12756,7 @@ aes192_45:
 	VAESENC Z19, Z2, Z2
 	VAESENC Z19, Z3, Z3
 
-aes128_44:
+aes128_43:
 	VAESENC     Z20, Z0, Z0
 	VAESENC     Z20, Z1, Z1
 	VAESENC     Z20, Z2, Z2
@@ -12846,8 +12846,8 @@ block_tail_4:
 	VMOVDQU64  (SI)(R11*1), X3
 	VPTERNLOGD $0x96, X15, X7, X3
 	CMPQ       BX, $0x0c
-	JB         aes128_46
-	JE         aes192_47
+	JB         aes128_45
+	JE         aes192_46
 	VAESENC    X16, X0, X0
 	VAESENC    X16, X1, X1
 	VAESENC    X16, X2, X2
@@ -12857,7 +12857,7 @@ block_tail_4:
 	VAESENC    X17, X2, X2
 	VAESENC    X17, X3, X3
 
-aes192_47:
+aes192_46:
 	VAESENC X18, X0, X0
 	VAESENC X18, X1, X1
 	VAESENC X18, X2, X2
@@ -12867,7 +12867,7 @@ aes192_47:
 	VAESENC X19, X2, X2
 	VAESENC X19, X3, X3
 
-aes128_46:
+aes128_45:
 	VAESENC     X20, X0, X0
 	VAESENC     X20, X1, X1
 	VAESENC     X20, X2, X2
@@ -13093,7 +13093,7 @@ aes_common_8:
 	// batch's first tweak set during their last step (evenBatches); the first
 	// batch's is derived here.
 	TESTQ      $0x0000007f, CX
-	JNZ        first_derived_11
+	JNZ        first_derived_10
 	VSHUFI64X2 $0x00, Z30, Z30, Z4
 	VPSRLVQ    xtsShr512<>+0(SB), Z4, Z13
 	VPSLLVQ    xtsShl512<>+0(SB), Z4, Z4
@@ -13119,7 +13119,7 @@ aes_common_8:
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
 	VPTERNLOGD $0x96, Z13, Z14, Z7
 
-first_derived_11:
+first_derived_10:
 	// Batches of four sectors.
 batch_2:
 	MOVQ sectorSize+56(FP), CX
@@ -13130,7 +13130,7 @@ batch_2:
 	MOVQ  CX, R13
 	SHLQ  $0x02, R13
 	CMPQ  R12, R13
-	JB    partial_batch_12
+	JB    partial_batch_11
 	MOVQ  CX, R8
 	LEAQ  (CX)(CX*1), R9
 	LEAQ  (R9)(CX*1), R11
@@ -13197,8 +13197,8 @@ batch_2:
 	VINSERTI32X4    $0x03, X13, Z30, Z30
 	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_14
-	JE              aes192_15
+	JB              aes128_13
+	JE              aes192_14
 	VBROADCASTI32X4 480(AX), Z13
 	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 496(AX), Z13
@@ -13209,22 +13209,22 @@ batch_2:
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
 	VAESENC         Z13, Z30, Z30
-	JMP             aes_common_16
+	JMP             aes_common_15
 
-aes192_15:
+aes192_14:
 	VBROADCASTI32X4 512(AX), Z13
 	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 528(AX), Z13
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
 	VAESENC         Z13, Z30, Z30
-	JMP             aes_common_16
+	JMP             aes_common_15
 
-aes128_14:
+aes128_13:
 	VBROADCASTI32X4 544(AX), Z13
 	VPXORD          Z13, Z30, Z30
 
-aes_common_16:
+aes_common_15:
 	VBROADCASTI32X4 560(AX), Z13
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 576(AX), Z13
@@ -13245,11 +13245,11 @@ aes_common_16:
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 704(AX), Z13
 	VAESENCLAST     Z13, Z30, Z30
-	JMP             batch_ready_13
+	JMP             batch_ready_12
 
 	// A last batch of fewer than four sectors: repeat the last one in the
 	// missing lanes, and encrypt its IVs here.
-partial_batch_12:
+partial_batch_11:
 	MOVQ  step+72(FP), R13
 	SHLQ  $0x02, R13
 	SUBQ  R13, DX
@@ -13260,44 +13260,44 @@ partial_batch_12:
 	SUBQ CX, R13
 	MOVQ CX, R8
 	CMPQ R13, R8
-	JB   lane_repeat_17
+	JB   lane_repeat_16
 	ADDQ step+72(FP), DX
-	JMP  lane_ready_18
+	JMP  lane_ready_17
 
-lane_repeat_17:
+lane_repeat_16:
 	XORQ R8, R8
 
-lane_ready_18:
+lane_ready_17:
 	VMOVQ        DX, X13
 	VINSERTI32X4 $0x01, X13, Z30, Z30
 	LEAQ         (R8)(CX*1), R9
 	CMPQ         R13, R9
-	JB           lane_repeat_19
+	JB           lane_repeat_18
 	ADDQ         step+72(FP), DX
-	JMP          lane_ready_20
+	JMP          lane_ready_19
 
-lane_repeat_19:
+lane_repeat_18:
 	MOVQ R8, R9
 
-lane_ready_20:
+lane_ready_19:
 	VMOVQ        DX, X13
 	VINSERTI32X4 $0x02, X13, Z30, Z30
 	LEAQ         (R9)(CX*1), R11
 	CMPQ         R13, R11
-	JB           lane_repeat_21
+	JB           lane_repeat_20
 	ADDQ         step+72(FP), DX
-	JMP          lane_ready_22
+	JMP          lane_ready_21
 
-lane_repeat_21:
+lane_repeat_20:
 	MOVQ R9, R11
 
-lane_ready_22:
+lane_ready_21:
 	VMOVQ           DX, X13
 	VINSERTI32X4    $0x03, X13, Z30, Z30
 	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_23
-	JE              aes192_24
+	JB              aes128_22
+	JE              aes192_23
 	VBROADCASTI32X4 480(AX), Z13
 	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 496(AX), Z13
@@ -13308,22 +13308,22 @@ lane_ready_22:
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
 	VAESENC         Z13, Z30, Z30
-	JMP             aes_common_25
+	JMP             aes_common_24
 
-aes192_24:
+aes192_23:
 	VBROADCASTI32X4 512(AX), Z13
 	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 528(AX), Z13
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
 	VAESENC         Z13, Z30, Z30
-	JMP             aes_common_25
+	JMP             aes_common_24
 
-aes128_23:
+aes128_22:
 	VBROADCASTI32X4 544(AX), Z13
 	VPXORD          Z13, Z30, Z30
 
-aes_common_25:
+aes_common_24:
 	VBROADCASTI32X4 560(AX), Z13
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 576(AX), Z13
@@ -13391,7 +13391,7 @@ aes_common_25:
 	VPCLMULQDQ $0x01, Z12, Z13, Z13
 	VPTERNLOGD $0x96, Z13, Z14, Z7
 
-batch_ready_13:
+batch_ready_12:
 	CMPQ CX, $0x00000040
 	JB   block_tail_4
 
@@ -13407,8 +13407,8 @@ batch_ready_13:
 	VMOVDQU64  (SI)(R11*1), Z3
 	VPTERNLOGD $0x96, Z15, Z7, Z3
 	CMPQ       BX, $0x0c
-	JB         aes128_27
-	JE         aes192_28
+	JB         aes128_26
+	JE         aes192_27
 	VAESDEC    Z16, Z0, Z0
 	VAESDEC    Z16, Z1, Z1
 	VAESDEC    Z16, Z2, Z2
@@ -13418,7 +13418,7 @@ batch_ready_13:
 	VAESDEC    Z17, Z2, Z2
 	VAESDEC    Z17, Z3, Z3
 
-aes192_28:
+aes192_27:
 	VAESDEC Z18, Z0, Z0
 	VAESDEC Z18, Z1, Z1
 	VAESDEC Z18, Z2, Z2
@@ -13428,7 +13428,7 @@ aes192_28:
 	VAESDEC Z19, Z2, Z2
 	VAESDEC Z19, Z3, Z3
 
-aes128_27:
+aes128_26:
 	VAESDEC     Z20, Z0, Z0
 	VAESDEC     Z20, Z1, Z1
 	VAESDEC     Z20, Z2, Z2
@@ -13481,7 +13481,7 @@ aes128_27:
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
 	CMPQ        CX, $0x00000040
-	JB          after_second_26
+	JB          after_second_25
 
 loop_3:
 	VMOVDQU64  (SI), Z0
@@ -13493,8 +13493,8 @@ loop_3:
 	VMOVDQU64  (SI)(R11*1), Z3
 	VPTERNLOGD $0x96, Z15, Z11, Z3
 	CMPQ       BX, $0x0c
-	JB         aes128_29
-	JE         aes192_30
+	JB         aes128_28
+	JE         aes192_29
 	VAESDEC    Z16, Z0, Z0
 	VAESDEC    Z16, Z1, Z1
 	VAESDEC    Z16, Z2, Z2
@@ -13504,7 +13504,7 @@ loop_3:
 	VAESDEC    Z17, Z2, Z2
 	VAESDEC    Z17, Z3, Z3
 
-aes192_30:
+aes192_29:
 	VAESDEC Z18, Z0, Z0
 	VAESDEC Z18, Z1, Z1
 	VAESDEC Z18, Z2, Z2
@@ -13514,7 +13514,7 @@ aes192_30:
 	VAESDEC Z19, Z2, Z2
 	VAESDEC Z19, Z3, Z3
 
-aes128_29:
+aes128_28:
 	VAESDEC     Z20, Z0, Z0
 	VAESDEC     Z20, Z1, Z1
 	VAESDEC     Z20, Z2, Z2
@@ -13605,8 +13605,8 @@ aes128_29:
 	VMOVDQU64   (SI)(R11*1), Z3
 	VPTERNLOGD  $0x96, Z15, Z7, Z3
 	CMPQ        BX, $0x0c
-	JB          aes128_31
-	JE          aes192_32
+	JB          aes128_30
+	JE          aes192_31
 	VAESDEC     Z16, Z0, Z0
 	VAESDEC     Z16, Z1, Z1
 	VAESDEC     Z16, Z2, Z2
@@ -13616,7 +13616,7 @@ aes128_29:
 	VAESDEC     Z17, Z2, Z2
 	VAESDEC     Z17, Z3, Z3
 
-aes192_32:
+aes192_31:
 	VAESDEC Z18, Z0, Z0
 	VAESDEC Z18, Z1, Z1
 	VAESDEC Z18, Z2, Z2
@@ -13626,7 +13626,7 @@ aes192_32:
 	VAESDEC Z19, Z2, Z2
 	VAESDEC Z19, Z3, Z3
 
-aes128_31:
+aes128_30:
 	VAESDEC     Z20, Z0, Z0
 	VAESDEC     Z20, Z1, Z1
 	VAESDEC     Z20, Z2, Z2
@@ -13709,7 +13709,7 @@ aes128_31:
 	CMPQ        CX, $0x00000040
 	JAE         loop_3
 
-after_second_26:
+after_second_25:
 	VMOVDQA64 Z8, Z4
 	VMOVDQA64 Z9, Z5
 	VMOVDQA64 Z10, Z6
@@ -13730,8 +13730,8 @@ even_batch_9:
 	VINSERTI32X4    $0x03, X13, Z30, Z30
 	ADDQ            step+72(FP), DX
 	CMPQ            BX, $0x0c
-	JB              aes128_33
-	JE              aes192_34
+	JB              aes128_32
+	JE              aes192_33
 	VBROADCASTI32X4 480(AX), Z13
 	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 496(AX), Z13
@@ -13742,22 +13742,22 @@ even_batch_9:
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
 	VAESENC         Z13, Z30, Z30
-	JMP             aes_common_35
+	JMP             aes_common_34
 
-aes192_34:
+aes192_33:
 	VBROADCASTI32X4 512(AX), Z13
 	VPXORD          Z13, Z30, Z30
 	VBROADCASTI32X4 528(AX), Z13
 	VAESENC         Z13, Z30, Z30
 	VBROADCASTI32X4 544(AX), Z13
 	VAESENC         Z13, Z30, Z30
-	JMP             aes_common_35
+	JMP             aes_common_34
 
-aes128_33:
+aes128_32:
 	VBROADCASTI32X4 544(AX), Z13
 	VPXORD          Z13, Z30, Z30
 
-aes_common_35:
+aes_common_34:
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z4, Z0
 	VMOVDQU64  (SI)(R8*1), Z1
@@ -13767,8 +13767,8 @@ aes_common_35:
 	VMOVDQU64  (SI)(R11*1), Z3
 	VPTERNLOGD $0x96, Z15, Z7, Z3
 	CMPQ       BX, $0x0c
-	JB         aes128_36
-	JE         aes192_37
+	JB         aes128_35
+	JE         aes192_36
 	VAESDEC    Z16, Z0, Z0
 	VAESDEC    Z16, Z1, Z1
 	VAESDEC    Z16, Z2, Z2
@@ -13778,7 +13778,7 @@ aes_common_35:
 	VAESDEC    Z17, Z2, Z2
 	VAESDEC    Z17, Z3, Z3
 
-aes192_37:
+aes192_36:
 	VAESDEC Z18, Z0, Z0
 	VAESDEC Z18, Z1, Z1
 	VAESDEC Z18, Z2, Z2
@@ -13788,7 +13788,7 @@ aes192_37:
 	VAESDEC Z19, Z2, Z2
 	VAESDEC Z19, Z3, Z3
 
-aes128_36:
+aes128_35:
 	VAESDEC         Z20, Z0, Z0
 	VAESDEC         Z20, Z1, Z1
 	VAESDEC         Z20, Z2, Z2
@@ -13881,9 +13881,9 @@ aes128_36:
 	ADDQ            $0x00000040, DI
 	SUBQ            $0x00000040, CX
 	CMPQ            CX, $0x00000040
-	JBE             even_last_38
+	JBE             even_last_37
 
-even_loop_39:
+even_loop_38:
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z8, Z0
 	VMOVDQU64  (SI)(R8*1), Z1
@@ -13893,8 +13893,8 @@ even_loop_39:
 	VMOVDQU64  (SI)(R11*1), Z3
 	VPTERNLOGD $0x96, Z15, Z11, Z3
 	CMPQ       BX, $0x0c
-	JB         aes128_40
-	JE         aes192_41
+	JB         aes128_39
+	JE         aes192_40
 	VAESDEC    Z16, Z0, Z0
 	VAESDEC    Z16, Z1, Z1
 	VAESDEC    Z16, Z2, Z2
@@ -13904,7 +13904,7 @@ even_loop_39:
 	VAESDEC    Z17, Z2, Z2
 	VAESDEC    Z17, Z3, Z3
 
-aes192_41:
+aes192_40:
 	VAESDEC Z18, Z0, Z0
 	VAESDEC Z18, Z1, Z1
 	VAESDEC Z18, Z2, Z2
@@ -13914,7 +13914,7 @@ aes192_41:
 	VAESDEC Z19, Z2, Z2
 	VAESDEC Z19, Z3, Z3
 
-aes128_40:
+aes128_39:
 	VAESDEC     Z20, Z0, Z0
 	VAESDEC     Z20, Z1, Z1
 	VAESDEC     Z20, Z2, Z2
@@ -14004,8 +14004,8 @@ aes128_40:
 	VMOVDQU64   (SI)(R11*1), Z3
 	VPTERNLOGD  $0x96, Z15, Z7, Z3
 	CMPQ        BX, $0x0c
-	JB          aes128_42
-	JE          aes192_43
+	JB          aes128_41
+	JE          aes192_42
 	VAESDEC     Z16, Z0, Z0
 	VAESDEC     Z16, Z1, Z1
 	VAESDEC     Z16, Z2, Z2
@@ -14015,7 +14015,7 @@ aes128_40:
 	VAESDEC     Z17, Z2, Z2
 	VAESDEC     Z17, Z3, Z3
 
-aes192_43:
+aes192_42:
 	VAESDEC Z18, Z0, Z0
 	VAESDEC Z18, Z1, Z1
 	VAESDEC Z18, Z2, Z2
@@ -14025,7 +14025,7 @@ aes192_43:
 	VAESDEC Z19, Z2, Z2
 	VAESDEC Z19, Z3, Z3
 
-aes128_42:
+aes128_41:
 	VAESDEC     Z20, Z0, Z0
 	VAESDEC     Z20, Z1, Z1
 	VAESDEC     Z20, Z2, Z2
@@ -14106,9 +14106,9 @@ aes128_42:
 	ADDQ        $0x00000040, DI
 	SUBQ        $0x00000040, CX
 	CMPQ        CX, $0x00000040
-	JA          even_loop_39
+	JA          even_loop_38
 
-even_last_38:
+even_last_37:
 	VMOVDQU64  (SI), Z0
 	VPTERNLOGD $0x96, Z15, Z8, Z0
 	VMOVDQU64  (SI)(R8*1), Z1
@@ -14118,8 +14118,8 @@ even_last_38:
 	VMOVDQU64  (SI)(R11*1), Z3
 	VPTERNLOGD $0x96, Z15, Z11, Z3
 	CMPQ       BX, $0x0c
-	JB         aes128_44
-	JE         aes192_45
+	JB         aes128_43
+	JE         aes192_44
 	VAESDEC    Z16, Z0, Z0
 	VAESDEC    Z16, Z1, Z1
 	VAESDEC    Z16, Z2, Z2
@@ -14129,7 +14129,7 @@ even_last_38:
 	VAESDEC    Z17, Z2, Z2
 	VAESDEC    Z17, Z3, Z3
 
-aes192_45:
+aes192_44:
 	VAESDEC Z18, Z0, Z0
 	VAESDEC Z18, Z1, Z1
 	VAESDEC Z18, Z2, Z2
@@ -14139,7 +14139,7 @@ aes192_45:
 	VAESDEC Z19, Z2, Z2
 	VAESDEC Z19, Z3, Z3
 
-aes128_44:
+aes128_43:
 	VAESDEC     Z20, Z0, Z0
 	VAESDEC     Z20, Z1, Z1
 	VAESDEC     Z20, Z2, Z2
@@ -14229,8 +14229,8 @@ block_tail_4:
 	VMOVDQU64  (SI)(R11*1), X3
 	VPTERNLOGD $0x96, X15, X7, X3
 	CMPQ       BX, $0x0c
-	JB         aes128_46
-	JE         aes192_47
+	JB         aes128_45
+	JE         aes192_46
 	VAESDEC    X16, X0, X0
 	VAESDEC    X16, X1, X1
 	VAESDEC    X16, X2, X2
@@ -14240,7 +14240,7 @@ block_tail_4:
 	VAESDEC    X17, X2, X2
 	VAESDEC    X17, X3, X3
 
-aes192_47:
+aes192_46:
 	VAESDEC X18, X0, X0
 	VAESDEC X18, X1, X1
 	VAESDEC X18, X2, X2
@@ -14250,7 +14250,7 @@ aes192_47:
 	VAESDEC X19, X2, X2
 	VAESDEC X19, X3, X3
 
-aes128_46:
+aes128_45:
 	VAESDEC     X20, X0, X0
 	VAESDEC     X20, X1, X1
 	VAESDEC     X20, X2, X2

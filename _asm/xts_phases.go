@@ -88,13 +88,16 @@ func (g *xg) loadRoundKeys() {
 	}
 }
 
+// tweakKeyMem is row row of the tweak key's schedule.
+func tweakKeyMem(row int) Mem { return Mem{Base: rKS, Disp: ksTweak + 16*row} }
+
 // encryptTweaks encrypts the tweak registers ivs with the tweak key, one
 // chain for all of them (one zmm, two ymm, or up to four interleaved xmm
 // chains that AES-NI pipelines). The key: memory operands with xmm; with
 // resident (the unit routines) all 15 rows loaded into registers first
 // (see tweakKeyReg); else one row at a time into a scratch register.
 func (g *xg) encryptTweaks(ivs []int, resident bool) {
-	mem := func(row int) Mem { return Mem{Base: rKS, Disp: ksTweak + 16*row} }
+	mem := tweakKeyMem
 	var key func(row int) Op
 	switch {
 	case g.vlen == 16:

@@ -148,12 +148,12 @@ func (g *sectorGen) mainLoop512() {
 	Comment("The first batch's tweaks; every later batch's are encrypted one batch ahead.")
 	g.nextIVs(ivs)
 	g.encryptTweaks(ivs, false)
-	even, evenReady := g.label("even_batch"), g.label("even_ready")
+	even := g.label("even_batch")
 	firstDone := g.label("first_derived")
 	Comment("Sectors of an even number of vectors (512, 4096): batches derive the next")
 	Comment("batch's first tweak set during their last step (evenBatches); the first")
 	Comment("batch's is derived here.")
-	TESTQ(U32(2*g.vlen-1), sLeft)
+	g.testEven()
 	JNZ(LabelRef(firstDone))
 	g.emit(g.deriveFirst(ivs))
 	Label(firstDone)
@@ -167,7 +167,7 @@ func (g *sectorGen) mainLoop512() {
 	MOVQ(sLeft, sO1)
 	LEAQ(Mem{Base: sLeft, Index: sLeft, Scale: 1}, sO2)
 	LEAQ(Mem{Base: sO2, Index: sLeft, Scale: 1}, sO3)
-	TESTQ(U32(2*g.vlen-1), sLeft)
+	g.testEven()
 	JZ(LabelRef(even))
 	g.deriveTweaks(ivs)
 	Comment("The next batch's IVs and their encryption: the out-of-order core runs this")
@@ -208,8 +208,12 @@ func (g *sectorGen) mainLoop512() {
 		g.mov(g.v(g.next[j]), g.v(g.tweak[j]))
 	}
 	JMP(LabelRef(g.btail))
-	g.evenBatches(ivs, even, evenReady)
+	g.evenBatches(ivs, even)
 }
+
+// testEven sets ZF when sLeft, the sector size, is an even number of
+// vectors (evenBatches' case).
+func (g *sectorGen) testEven() { TESTQ(U32(2*g.vlen-1), sLeft) }
 
 // evenBatches emits the full batches of sectors whose size is an even
 // number of vectors (2k·V: 512 and 4096 bytes), entered at even with the
@@ -231,7 +235,7 @@ func (g *sectorGen) mainLoop512() {
 // without the batch's derivation +7 %, without it and the next batch's
 // IV encryption +12 % (interleaved runs of five). Measured after each
 // change: +7.5 % and +3 % at 512-byte sectors, AES-256 decryption.
-func (g *sectorGen) evenBatches(ivs []int, even, ready string) {
+func (g *sectorGen) evenBatches(ivs []int, even string) {
 	L := g.vlen / 16
 	Label(even)
 	Comment("The next batch's IVs and their encryption, under this batch's rounds.")
@@ -246,13 +250,12 @@ func (g *sectorGen) evenBatches(ivs []int, even, ready string) {
 	} else {
 		g.encryptTweaks(ivs, false)
 	}
-	Label(ready)
 	a, b := g.v(g.scratch[0]), g.v(g.scratch[1])
 	var second []func()
 	for j := 0; j < 4; j++ {
 		second = append(second, g.mulX(xPow{k: L}, g.v(g.tweak[j]), g.v(g.next[j]), a, b)...)
 	}
-	g.evenStep(g.tweak, append(second, ivTail...))
+	g.step512(g.tweak, append(second, ivTail...))
 	g.advance()
 	last, loop := g.label("even_last"), g.label("even_loop")
 	JBE(LabelRef(last))
@@ -263,7 +266,7 @@ func (g *sectorGen) evenBatches(ivs []int, even, ready string) {
 	g.advance()
 	JA(LabelRef(loop))
 	Label(last)
-	g.evenStep(g.next, g.deriveFirst(ivs))
+	g.step512(g.next, g.deriveFirst(ivs))
 	ADDQ(U32(g.vlen), rSrc)
 	ADDQ(U32(g.vlen), rDst)
 	JMP(LabelRef(g.end))
@@ -274,12 +277,11 @@ func (g *sectorGen) evenBatches(ivs []int, even, ready string) {
 // before 5, one row at a time through scratch[0].
 func (g *sectorGen) encryptIVsHead(iv int) {
 	k, r := g.v(g.scratch[0]), g.v(iv)
-	mem := func(row int) Mem { return Mem{Base: rKS, Disp: ksTweak + 16*row} }
 	g.fullRoundsHead(func(row int) {
-		g.loadKey(mem(row), k)
+		g.loadKey(tweakKeyMem(row), k)
 		g.xor(k, r, r)
 	}, func(row int) {
-		g.loadKey(mem(row), k)
+		g.loadKey(tweakKeyMem(row), k)
 		g.aes(false, false, k, r)
 	})
 }
@@ -291,21 +293,11 @@ func (g *sectorGen) encryptIVsTail(iv, key int) []func() {
 	k, r := g.v(key), g.v(iv)
 	var fs []func()
 	for row := 5; row <= 14; row++ {
-		m := Mem{Base: rKS, Disp: ksTweak + 16*row}
+		m := tweakKeyMem(row)
 		last := row == 14
 		fs = append(fs, func() { g.loadKey(m, k) }, func() { g.aes(false, last, k, r) })
 	}
 	return fs
-}
-
-// evenStep emits a main-loop step with tweak set cur and fill between its
-// rounds (AVX-512).
-func (g *sectorGen) evenStep(cur [4]int, fill []func()) {
-	lane := func(base reg.Register) func(j int) Mem {
-		return func(j int) Mem { return laneMem(base, j) }
-	}
-	g.step(stepSpec{src: lane(rSrc), dst: lane(rDst), tweak: cur,
-		fill: fill, fillTo: 13, tweakAfter: true})
 }
 
 // blockTail emits the rest of each sector, one block of each of the four
@@ -424,21 +416,27 @@ func (g *sectorGen) nextIVs(ivs []int) {
 	}
 }
 
+// spreadIV returns the instruction that puts E(IV_j), lane j%L of IV
+// register ivs[j/L], into every lane of dst (ymm and zmm).
+func (g *sectorGen) spreadIV(ivs []int, j int, dst reg.VecPhysical) func() {
+	L := g.vlen / 16
+	src := g.v(ivs[j/L])
+	if L == 4 {
+		imm := U8(j * 0x55)
+		return func() { VSHUFI64X2(imm, src, src, dst) }
+	}
+	imm := U8([]uint8{0x44, 0xee}[j%2])
+	return func() { VPERMQ(imm, src, dst) }
+}
+
 // deriveFirst returns the instructions that set the first tweak set of a
 // batch from its encrypted IVs (AVX-512): lane l of tweak[j] = E(IV_j)·x^l,
 // as single steps to spread between rounds (see evenBatches).
 func (g *sectorGen) deriveFirst(ivs []int) []func() {
-	L := g.vlen / 16
 	var fs []func()
 	for j := 0; j < 4; j++ {
-		src, tj := g.v(ivs[j/L]), g.v(g.tweak[j])
-		if L == 4 {
-			imm := U8(j * 0x55)
-			fs = append(fs, func() { VSHUFI64X2(imm, src, src, tj) })
-		} else {
-			imm := U8([]uint8{0x44, 0xee}[j%2])
-			fs = append(fs, func() { VPERMQ(imm, src, tj) })
-		}
+		tj := g.v(g.tweak[j])
+		fs = append(fs, g.spreadIV(ivs, j, tj))
 		fs = append(fs, g.mulX(xPow{k: 0, perLane: true}, tj, tj, g.v(g.scratch[0]), g.v(g.scratch[1]))...)
 	}
 	return fs
@@ -451,12 +449,8 @@ func (g *sectorGen) deriveTweaks(ivs []int) {
 	L := g.vlen / 16
 	Comment("Both tweak sets of the batch: E(IV_j) in every lane, times x^l and x^(L+l).")
 	for j := 0; j < 4; j++ {
-		src, tj, nj := g.v(ivs[j/L]), g.v(g.tweak[j]), g.v(g.next[j])
-		if L == 4 {
-			VSHUFI64X2(U8(j*0x55), src, src, tj)
-		} else {
-			VPERMQ(U8([]uint8{0x44, 0xee}[j%2]), src, tj)
-		}
+		tj, nj := g.v(g.tweak[j]), g.v(g.next[j])
+		g.spreadIV(ivs, j, tj)()
 		sa, sd := g.v(g.scratch[0]), g.v(g.scratch[1])
 		g.emit(g.mulX(xPow{k: L, perLane: true}, tj, nj, sa, sd))
 		g.emit(g.mulX(xPow{k: 0, perLane: true}, tj, tj, sa, sd))
@@ -475,8 +469,7 @@ func (g *sectorGen) batchTweaks() {
 	}
 	Comment("Tweak vector j: E(IV_j) in every lane, lane l times x^l.")
 	for j := 3; j >= 0; j-- {
-		src, dst := g.v(g.tweak[j/L]), g.v(g.tweak[j])
-		VPERMQ(U8([]uint8{0x44, 0xee}[j%2]), src, dst)
+		g.spreadIV(g.tweak[:4/L], j, g.v(g.tweak[j]))()
 	}
 	for j := 0; j < 4; j++ {
 		tj := g.v(g.tweak[j])
@@ -515,6 +508,12 @@ func (g *sectorGen) sectorStep512(cur [4]int, other []int) {
 	for _, r := range other {
 		fill = append(fill, g.mulX(xPow{k: 2 * g.vlen / 16}, g.v(r), g.v(r), a, b)...)
 	}
+	g.step512(cur, fill)
+}
+
+// step512 emits one step of the AVX-512 main loop with tweak set cur and
+// fill between its rounds, the tweak XORed after the last round.
+func (g *sectorGen) step512(cur [4]int, fill []func()) {
 	lane := func(base reg.Register) func(j int) Mem {
 		return func(j int) Mem { return laneMem(base, j) }
 	}
