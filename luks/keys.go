@@ -1,7 +1,6 @@
 package luks
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"slices"
@@ -306,6 +305,13 @@ func (h *Header) dropKeyslots(dev ReadWriterAt, ids []int, extra []span) error {
 // wipeSpans overwrites each span with random bytes, as cryptsetup wipes a
 // removed keyslot, and flushes them when dev can.
 func wipeSpans(dev ReadWriterAt, spans []span) error {
+	if len(spans) == 0 {
+		return nil
+	}
+	r, err := newWipeRand()
+	if err != nil {
+		return err
+	}
 	var b []byte
 	for _, s := range spans {
 		for done := uint64(0); done < s.hi-s.lo; {
@@ -313,9 +319,7 @@ func wipeSpans(dev ReadWriterAt, spans []span) error {
 			if uint64(len(b)) < n {
 				b = make([]byte, n)
 			}
-			if _, err := rand.Read(b[:n]); err != nil {
-				return fmt.Errorf("luks: random bytes to wipe a keyslot: %w", err)
-			}
+			r.fill(b[:n])
 			if _, err := ordered(dev).WriteAt(b[:n], int64(s.lo+done)); err != nil {
 				return fmt.Errorf("luks: the header without the keyslot is written, but wiping its area (%d bytes at %d) failed: %w", s.hi-s.lo, s.lo, err)
 			}
