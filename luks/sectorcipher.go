@@ -34,8 +34,8 @@ func (s cipherSpec) keySizeOK(n int) bool {
 // newSegmentCipher returns the sector cipher of a data segment of spec
 // under key: sectors of sectorSize bytes whose IVs count 512-byte units
 // from ivTweak. A spec or key size this package does not support is
-// ErrUnsupported.
-func newSegmentCipher(spec string, key []byte, sectorSize int, ivTweak uint64) (*sector.Cipher, error) {
+// ErrUnsupported. opts are sector.New's.
+func newSegmentCipher(spec string, key []byte, sectorSize int, ivTweak uint64, opts ...sector.Option) (*sector.Cipher, error) {
 	s, err := parseCipherSpec(spec)
 	if err != nil {
 		return nil, err
@@ -43,7 +43,7 @@ func newSegmentCipher(spec string, key []byte, sectorSize int, ivTweak uint64) (
 	if !s.keySizeOK(len(key)) {
 		return nil, fmt.Errorf("%w: %d-bit key for %s", ErrUnsupported, 8*len(key), spec)
 	}
-	c, err := sector.NewLUKS(spec, key, sectorSize, ivTweak)
+	c, err := sector.NewLUKS(spec, key, sectorSize, ivTweak, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("luks: %s: %w", spec, err)
 	}

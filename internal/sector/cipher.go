@@ -82,9 +82,9 @@ func New(spec string, key []byte, n Numbering, opts ...Option) (*Cipher, error) 
 // NewLUKS returns the Cipher of a LUKS data segment or keyslot area: IVs
 // count 512-byte units from ivTweak (LUKS2's iv_tweak; 0 for LUKS1 and for
 // keyslot areas), never iv_large_sectors, and equal XTS key halves are
-// accepted as cryptsetup accepts them.
-func NewLUKS(spec string, key []byte, sectorSize int, ivTweak uint64) (*Cipher, error) {
-	return New(spec, key, Numbering{SectorSize: sectorSize, Offset: ivTweak}, EqualKeyHalves)
+// accepted as cryptsetup accepts them. opts are passed on to New.
+func NewLUKS(spec string, key []byte, sectorSize int, ivTweak uint64, opts ...Option) (*Cipher, error) {
+	return New(spec, key, Numbering{SectorSize: sectorSize, Offset: ivTweak}, append(opts, EqualKeyHalves)...)
 }
 
 // With returns a Cipher that shares c's key schedules (Wipe on either
