@@ -322,3 +322,54 @@ func TestEncoderKeepsUnknownMembers(t *testing.T) {
 		t.Fatal("cryptsetup refuses a passphrase")
 	}
 }
+
+// TestCommitQuickCheck: after a commit, the next one's check that the
+// header is unchanged compares the copies it wrote; a change by another
+// writer is still refused, and a byte changed where no reader looks (the
+// secondary copy's JSON padding) still passes the full check.
+func TestCommitQuickCheck(t *testing.T) {
+	im := pkgImage(t, CreateOptions{Version: 2, KDF: fastKDF["pbkdf2"]})
+	f := openFile(t, im.img)
+	h, err := ReadHeader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _, err := h.Unlock(f, im.pass, AnyKeyslot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.AddKey(f, key, []byte("one"), 1, fastKDF["pbkdf2"]); err != nil {
+		t.Fatal(err)
+	}
+	if h.wrote[0] == nil || h.wrote[1] == nil {
+		t.Fatal("the committed header does not keep the copies it wrote")
+	}
+	// The secondary copy's last byte is JSON padding (NUL).
+	end := int64(2*h.HeaderSize - 1)
+	if _, err := f.WriteAt([]byte{0}, end); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.AddKey(f, key, []byte("two"), 2, fastKDF["pbkdf2"]); err != nil {
+		t.Fatalf("AddKey after a commit: %v", err)
+	}
+	if _, err := f.WriteAt([]byte{' '}, end); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.AddKey(f, key, []byte("three"), 3, fastKDF["pbkdf2"]); err != nil {
+		t.Fatalf("AddKey with the secondary copy's padding changed: %v", err)
+	}
+	other, err := ReadHeader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.AddKey(f, key, []byte("other"), 4, fastKDF["pbkdf2"]); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(im.img)
+	if _, err := h.AddKey(f, key, []byte("late"), 5, fastKDF["pbkdf2"]); err == nil || !strings.Contains(err.Error(), "changed since it was read") {
+		t.Fatalf("AddKey over another writer's commit: %v", err)
+	}
+	if after, _ := os.ReadFile(im.img); !bytes.Equal(before, after) {
+		t.Fatal("the refused AddKey changed the device")
+	}
+}

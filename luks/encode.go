@@ -201,6 +201,7 @@ func encodeLUKS2Copy(h *Header, js []byte, off uint64) ([]byte, error) {
 // touching h's.
 func (h *Header) clone() *Header {
 	c := *h
+	c.wrote = [2][]byte{} // what commit wrote describes h, not a changed copy
 	c.Keyslots = slices.Clone(h.Keyslots)
 	c.Segments = slices.Clone(h.Segments)
 	c.Tokens = slices.Clone(h.Tokens)

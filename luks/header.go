@@ -75,6 +75,9 @@ type Header struct {
 
 	primaryOK bool   // LUKS2 header as read came from the primary copy
 	onDisk    []byte // LUKS1: the phdr as read, for commit's check that it is unchanged
+	// LUKS2, in a header commit returned: the primary and the secondary
+	// copy it wrote, for the next commit's quick check (checkUnchanged).
+	wrote [2][]byte
 }
 
 // Keyslot is one key slot: a KDF turns a passphrase into the key of its
