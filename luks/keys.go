@@ -305,32 +305,13 @@ func (h *Header) dropKeyslots(dev ReadWriterAt, ids []int, extra []span) error {
 // wipeSpans overwrites each span with random bytes, as cryptsetup wipes a
 // removed keyslot, and flushes them when dev can.
 func wipeSpans(dev ReadWriterAt, spans []span) error {
-	if len(spans) == 0 {
-		return nil
-	}
-	r, err := newWipeRand()
-	if err != nil {
-		return err
-	}
-	var b []byte
 	for _, s := range spans {
-		for done := uint64(0); done < s.hi-s.lo; {
-			n := min(s.hi-s.lo-done, wipeChunk)
-			if uint64(len(b)) < n {
-				b = make([]byte, n)
-			}
-			r.fill(b[:n])
-			if _, err := ordered(dev).WriteAt(b[:n], int64(s.lo+done)); err != nil {
-				return fmt.Errorf("luks: the header without the keyslot is written, but wiping its area (%d bytes at %d) failed: %w", s.hi-s.lo, s.lo, err)
-			}
-			done += n
+		if err := wipeRandom(ordered(dev), s.lo, s.hi-s.lo); err != nil {
+			return fmt.Errorf("luks: the header without the keyslot is written, but wiping its area (%d bytes at %d) failed: %w", s.hi-s.lo, s.lo, err)
 		}
 	}
 	return nil
 }
-
-// wipeChunk is the most one write of a wipe covers.
-const wipeChunk = 4 << 20
 
 // orderedDev flushes each write to disk before the next starts.
 type orderedDev struct {

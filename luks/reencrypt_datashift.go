@@ -444,8 +444,8 @@ func resumeDatashift(ctx context.Context, dev, hdr ReadWriterAt, h *Header, st *
 	}
 	// The copy of the first S bytes is plaintext: random over it, then
 	// the final header.
-	if err := writeRandom(dev, l.movedAt(), l.shift); err != nil {
-		return err
+	if err := wipeRandom(dev, l.movedAt(), l.shift); err != nil {
+		return fmt.Errorf("luks: wiping the moved copy: %w", err)
 	}
 	if err := syncDev(dev); err != nil {
 		return err
@@ -494,21 +494,4 @@ func shiftHotzone(dev ReadWriterAt, c *sector.Cipher, l *shiftLayout, lo, hi uin
 		return fmt.Errorf("luks: in-place encryption of [%d, %d): %w", lo, hi, err)
 	}
 	return syncDev(dev)
-}
-
-func writeRandom(w ReadWriterAt, off, n uint64) error {
-	r, err := newWipeRand()
-	if err != nil {
-		return err
-	}
-	b := make([]byte, min(n, 1<<20))
-	for done := uint64(0); done < n; {
-		m := min(uint64(len(b)), n-done)
-		r.fill(b[:m])
-		if _, err := w.WriteAt(b[:m], int64(off+done)); err != nil {
-			return fmt.Errorf("luks: wiping the moved copy: %w", err)
-		}
-		done += m
-	}
-	return nil
 }

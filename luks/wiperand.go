@@ -5,6 +5,7 @@ import (
 	"crypto/cipher"
 	"crypto/rand"
 	"fmt"
+	"io"
 )
 
 // wipeRand is the source of the random bytes that overwrite what is
@@ -31,6 +32,29 @@ func newWipeRand() (*wipeRand, error) {
 		return nil, err
 	}
 	return &wipeRand{s: cipher.NewCTR(b, make([]byte, aes.BlockSize))}, nil
+}
+
+// wipeChunk is the most one write of a wipe covers.
+const wipeChunk = 4 << 20
+
+// wipeRandom overwrites [off, off+n) of w with random bytes (a wipeRand of
+// its own), in writes of at most wipeChunk, and returns the first error
+// as it is: the callers say what was being wiped.
+func wipeRandom(w io.WriterAt, off, n uint64) error {
+	r, err := newWipeRand()
+	if err != nil {
+		return err
+	}
+	b := make([]byte, min(n, wipeChunk))
+	for done := uint64(0); done < n; {
+		m := min(uint64(len(b)), n-done)
+		r.fill(b[:m])
+		if _, err := w.WriteAt(b[:m], int64(off+done)); err != nil {
+			return err
+		}
+		done += m
+	}
+	return nil
 }
 
 // fill overwrites b with the next len(b) bytes of the stream.
