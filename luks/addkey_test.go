@@ -36,15 +36,7 @@ func TestAddKeyCheckedByCryptsetup(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			im := tc.make(t)
-			f := openFile(t, im.headerDev)
-			h, err := ReadHeader(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			key, _, err := h.Unlock(f, im.pass, AnyKeyslot)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, h, key := openUnlocked(t, im.headerDev, im.pass)
 			p1, p5 := []byte("added one"), []byte("added five")
 			if id, err := h.AddKey(f, key, p1, AnyKeyslot, tc.kdf); err != nil || id != 1 {
 				t.Fatalf("AddKey: slot %d, %v", id, err)

@@ -171,15 +171,7 @@ func TestCommitRefusesChangedHeader(t *testing.T) {
 	for _, version := range []int{1, 2} {
 		t.Run(fmt.Sprintf("luks%d", version), func(t *testing.T) {
 			im := pkgImage(t, CreateOptions{Version: version, KDF: fastKDF["pbkdf2"]})
-			f := openFile(t, im.img)
-			h, err := ReadHeader(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			key, _, err := h.Unlock(f, im.pass, AnyKeyslot)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f, h, key := openUnlocked(t, im.img, im.pass)
 			other, err := ReadHeader(f)
 			if err != nil {
 				t.Fatal(err)
@@ -329,15 +321,7 @@ func TestEncoderKeepsUnknownMembers(t *testing.T) {
 // secondary copy's JSON padding) still passes the full check.
 func TestCommitQuickCheck(t *testing.T) {
 	im := pkgImage(t, CreateOptions{Version: 2, KDF: fastKDF["pbkdf2"]})
-	f := openFile(t, im.img)
-	h, err := ReadHeader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, _, err := h.Unlock(f, im.pass, AnyKeyslot)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, h, key := openUnlocked(t, im.img, im.pass)
 	if _, err := h.AddKey(f, key, []byte("one"), 1, fastKDF["pbkdf2"]); err != nil {
 		t.Fatal(err)
 	}

@@ -57,6 +57,22 @@ func openFile(t testing.TB, path string) *os.File {
 	return f
 }
 
+// openUnlocked opens the header device at path, reads its header and
+// unlocks the volume key with pass (any keyslot).
+func openUnlocked(t testing.TB, path string, pass []byte) (*os.File, *Header, []byte) {
+	t.Helper()
+	f := openFile(t, path)
+	h, err := ReadHeader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _, err := h.Unlock(f, pass, AnyKeyslot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, h, key
+}
+
 // TestOpenCryptsetupImages opens images cryptsetup encrypted and checks the
 // header against what was asked, the passphrase and the dumped volume key,
 // and the data against the plaintext cryptsetup was given.
