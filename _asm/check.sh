@@ -4,7 +4,7 @@
 #     zasm_amd64.s and its Go declarations zasm_amd64.go (package xts),
 #     internal/cpuid/zcpuid_amd64.{s,go} (the CPUID probes),
 #     internal/peak/peak_amd64.s (TestGeneratedFileIsCurrent in ./peak),
-#     luks/internal/argon2/zblamka_amd64.s (the same in ./argon2), and for
+#     internal/argon2/zblamka_amd64.s (the same in ./argon2), and for
 #     arm64 zxts_arm64.{s,go} and internal/peak/peak_arm64.s (_asm/arm64);
 #     and `go generate ./...` in both modules (the root and _asm), run on a
 #     copy of the tree, changes no file at all, first lines included (they

@@ -1,9 +1,9 @@
 package luks
 
-import "github.com/fastxts/xts/luks/internal/argon2"
+import "github.com/fastxts/xts/internal/argon2"
 
 // argon2idKey and argon2iKey are the Argon2 functions keyslots use:
-// luks/internal/argon2 (RFC 9106, memory in one huge-page region, the
+// internal/argon2 (RFC 9106, memory in one huge-page region, the
 // compression function in generated assembly), with
 // golang.org/x/crypto/argon2's signature (memory in KiB, version 0x13):
 // (password, salt []byte, time, memory uint32, threads uint8, keyLen

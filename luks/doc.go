@@ -93,6 +93,6 @@
 // Linux a Volume over an *os.File maps its data segment read-only and
 // decrypts bulk reads straight from the page cache, without a copy; a file
 // cut short under it makes ReadAt fail with an error. Argon2 keyslots
-// unlock with an Argon2 of this module's own (luks/internal/argon2), its
+// unlock with an Argon2 of this module's own (internal/argon2), its
 // memory in one region with transparent huge pages advised.
 package luks

@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/fastxts/xts/internal/parallel"
+	"github.com/fastxts/xts/internal/volume"
 )
 
 // setChunkSize sets the bulk chunk size for one test.
 func setChunkSize(t *testing.T, n int) {
-	old := chunkSize
-	chunkSize = n
-	t.Cleanup(func() { chunkSize = old })
+	old, oldVolume := chunkSize, volume.ChunkSize
+	chunkSize, volume.ChunkSize = n, n
+	t.Cleanup(func() { chunkSize, volume.ChunkSize = old, oldVolume })
 }
 
 // mappedVolume makes a LUKS2 image file (4096-byte sectors) with size
@@ -31,7 +32,7 @@ func mappedVolume(t *testing.T, size int) (*Volume, []byte, func(dataBytes int64
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { v.Close() })
-	if v.seg == nil {
+	if !v.Mapped() {
 		t.Fatal("an image file on Linux is not read through a mapping")
 	}
 	plain := make([]byte, size)

@@ -1,39 +1,30 @@
 package luks
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"runtime"
-	"sync"
 
-	"github.com/fastxts/xts/internal/parallel"
 	"github.com/fastxts/xts/internal/sector"
+	"github.com/fastxts/xts/internal/volume"
 )
 
 // ErrClosed is returned by the I/O methods of a closed Volume.
-var ErrClosed = errors.New("luks: volume closed")
+var ErrClosed = volume.ErrClosed
 
 // Volume is the decrypted data segment of an unlocked LUKS image. ReadAt
 // and WriteAt take any offset and length: whole sectors are decrypted or
 // encrypted in bulk on every core, partial sectors are read, modified and
 // written back. ReadAt may be called from several goroutines at once;
 // WriteAt calls are serialised among themselves and against ReadAt (a
-// partial sector is read, modified and written back under the lock).
+// partial sector is read, modified and written back under the lock). The
+// I/O is the format-neutral volume layer's (internal/volume), shared with
+// the other formats.
 type Volume struct {
-	mu         sync.RWMutex
-	hdr        *Header
-	keyslot    int
-	data       io.ReaderAt
-	w          io.WriterAt // nil: read-only
-	off        int64       // segment start on the data device
-	size       int64
-	sectorSize int
-	sc         *sector.Cipher // nil once closed
-	key        []byte
-	mapping    []byte // the data segment mapped read-only (mapped.go), or nil
-	seg        []byte // the segment within mapping
+	*volume.Volume
+	hdr     *Header
+	keyslot int
+	sc      *sector.Cipher
+	key     []byte
 }
 
 // Options control Open and OpenWithKey. The zero value opens the image
@@ -110,14 +101,7 @@ func openVolume(h *Header, key []byte, dev io.ReaderAt, o *Options) (*Volume, er
 	if err != nil {
 		return nil, err
 	}
-	v, err := NewVolume(h, key, dev, size)
-	if err != nil {
-		return nil, err
-	}
-	if o != nil && o.ReadOnly {
-		v.w = nil
-	}
-	return v, nil
+	return newVolume(h, key, dev, size, o != nil && o.ReadOnly)
 }
 
 // NewVolume returns the data segment of h on data, a device of dataSize
@@ -127,6 +111,10 @@ func openVolume(h *Header, key []byte, dev io.ReaderAt, o *Options) (*Volume, er
 // the header: when it does, check that the data segment starts past the
 // header (Open and OpenWithKey refuse to write otherwise).
 func NewVolume(h *Header, key []byte, data io.ReaderAt, dataSize int64) (*Volume, error) {
+	return newVolume(h, key, data, dataSize, false)
+}
+
+func newVolume(h *Header, key []byte, data io.ReaderAt, dataSize int64, readOnly bool) (*Volume, error) {
 	if err := h.CheckSupported(); err != nil {
 		return nil, err
 	}
@@ -145,10 +133,13 @@ func NewVolume(h *Header, key []byte, data io.ReaderAt, dataSize int64) (*Volume
 	} else if size > uint64(dataSize)-seg.Offset {
 		return nil, fmt.Errorf("luks: data segment [%d, +%d) runs past the end of the %d-byte device", seg.Offset, size, dataSize)
 	}
-	v := &Volume{hdr: h, keyslot: -1, data: data, off: int64(seg.Offset), size: int64(size),
-		sectorSize: seg.SectorSize, sc: c, key: append([]byte(nil), key...)}
-	v.w, _ = data.(io.WriterAt)
-	v.mapping, v.seg = mapSegment(data, v.off, v.size)
+	vv, err := volume.New(volume.Config{Data: data, Offset: int64(seg.Offset), Size: int64(size),
+		SectorSize: seg.SectorSize, Cipher: c, ReadOnly: readOnly, Name: "luks"})
+	if err != nil {
+		c.Wipe()
+		return nil, err
+	}
+	v := &Volume{Volume: vv, hdr: h, keyslot: -1, sc: c, key: append([]byte(nil), key...)}
 	return v, nil
 }
 
@@ -156,30 +147,12 @@ func NewVolume(h *Header, key []byte, data io.ReaderAt, dataSize int64) (*Volume
 // io.SectionReader), else its end found by Seek (files and block devices),
 // else Stat's size. It gives NewVolume its dataSize, as Open does.
 func DeviceSize(r io.ReaderAt) (int64, error) {
-	switch d := r.(type) {
-	case interface{ Size() int64 }:
-		return d.Size(), nil
-	case io.Seeker:
-		n, err := d.Seek(0, io.SeekEnd)
-		if err != nil {
-			return 0, fmt.Errorf("luks: device size: %w", err)
-		}
-		return n, nil
-	case interface{ Stat() (os.FileInfo, error) }:
-		fi, err := d.Stat()
-		if err != nil {
-			return 0, fmt.Errorf("luks: device size: %w", err)
-		}
-		return fi.Size(), nil
+	n, err := volume.DeviceSize(r)
+	if err != nil {
+		return 0, fmt.Errorf("luks: %w", err)
 	}
-	return 0, errors.New("luks: cannot tell the device's size (give NewVolume the size)")
+	return n, nil
 }
-
-// Size returns the size of the decrypted data segment in bytes.
-func (v *Volume) Size() int64 { return v.size }
-
-// SectorSize returns the segment's encryption sector size in bytes.
-func (v *Volume) SectorSize() int { return v.sectorSize }
 
 // Header returns the header the volume was opened with.
 func (v *Volume) Header() *Header { return v.hdr }
@@ -193,206 +166,8 @@ func (v *Volume) Keyslot() int { return v.keyslot }
 // device. CBC segments run on crypto/aes block ciphers, which Go gives no
 // way to clear: Close drops them for the garbage collector.
 func (v *Volume) Close() error {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.sc != nil {
-		v.sc.Wipe()
-		v.sc = nil
-	}
+	err := v.Volume.Close()
 	clear(v.key)
 	v.key = nil
-	if v.mapping != nil {
-		unmapSegment(v.mapping)
-		v.mapping, v.seg = nil, nil
-	}
-	return nil
-}
-
-// chunkSize is the unit of bulk work: whole sectors read and decrypted
-// (or encrypted and written) by one goroutine while it is in its cache.
-// A multiple of every sector size; tests raise it above the cipher's
-// parallel threshold.
-var chunkSize = 512 << 10
-
-// bulk runs fn over [off, off+n) of the segment (whole sectors) in chunks
-// that the calling goroutine and up to GOMAXPROCS-1 others take in turn
-// (internal/parallel.Run); fn gets the chunk's offset and length. It
-// returns the first error; a panic in fn comes back to the caller.
-func (v *Volume) bulk(off, n int64, fn func(off, n int64) error) error {
-	ss := int64(v.sectorSize)
-	return parallel.Run(int(n/ss), chunkSize/v.sectorSize, runtime.GOMAXPROCS(0), func(lo, hi int) error {
-		return fn(off+int64(lo)*ss, int64(hi-lo)*ss)
-	})
-}
-
-// readSectors reads and decrypts whole sectors at segment offset off into p.
-//
-// The ciphertext goes to a scratch buffer of at most one chunk, which stays
-// in the core's cache, and is decrypted from there straight into p: one
-// pass over p, as DecryptSectors from memory makes, instead of a read into
-// p and a second, in-place pass over it.
-func (v *Volume) readSectors(p []byte, off int64) error {
-	if v.seg != nil {
-		return v.readMapped(p, off)
-	}
-	sp := scratchPool.Get().(*[]byte)
-	defer scratchPool.Put(sp)
-	for len(p) > 0 {
-		n := min(len(p), len(*sp))
-		buf := (*sp)[:n]
-		if _, err := v.data.ReadAt(buf, v.off+off); err != nil {
-			clear(buf)
-			return fmt.Errorf("luks: reading %d bytes at %d: %w", n, v.off+off, err)
-		}
-		v.sc.Decrypt(p[:n], buf, uint64(off)/uint64(v.sectorSize))
-		p, off = p[n:], off+int64(n)
-	}
-	return nil
-}
-
-// scratchPool holds chunk-sized buffers for readSectors (of the chunk
-// size when they were made). They only ever hold ciphertext.
-var scratchPool = sync.Pool{New: func() any {
-	b := make([]byte, chunkSize)
-	return &b
-}}
-
-// ReadAt reads len(p) bytes of decrypted data from offset off of the
-// segment. At the end of the segment it returns fewer bytes and io.EOF.
-func (v *Volume) ReadAt(p []byte, off int64) (int, error) {
-	v.mu.RLock()
-	defer v.mu.RUnlock()
-	if v.sc == nil {
-		return 0, ErrClosed
-	}
-	if off < 0 {
-		return 0, fmt.Errorf("luks: negative offset %d", off)
-	}
-	if off >= v.size {
-		return 0, io.EOF
-	}
-	want := len(p)
-	n := int(min(int64(len(p)), v.size-off))
-	if n == 0 {
-		return 0, nil
-	}
-	p = p[:n]
-	ss := int64(v.sectorSize)
-	done := 0
-	// Head: a partial first sector.
-	if r := off % ss; r != 0 || int64(n) < ss {
-		sec := make([]byte, ss)
-		if err := v.readSectors(sec, off-r); err != nil {
-			return 0, err
-		}
-		done = copy(p, sec[r:])
-		clear(sec)
-	}
-	whole := int64(n-done) / ss * ss
-	if whole > 0 {
-		pos := off + int64(done)
-		base := p[done:]
-		err := v.bulk(pos, whole, func(o, l int64) error {
-			return v.readSectors(base[o-pos:o-pos+l], o)
-		})
-		if err != nil {
-			return 0, err
-		}
-		done += int(whole)
-	}
-	// Tail: a partial last sector.
-	if done < n {
-		sec := make([]byte, ss)
-		if err := v.readSectors(sec, off+int64(done)); err != nil {
-			return 0, err
-		}
-		done += copy(p[done:], sec)
-		clear(sec)
-	}
-	if done < want {
-		return done, io.EOF
-	}
-	return done, nil
-}
-
-// writeSectors encrypts whole sectors of p (into a copy) and writes them
-// at segment offset off.
-func (v *Volume) writeSectors(p []byte, off int64, buf []byte) error {
-	buf = buf[:len(p)]
-	copy(buf, p)
-	v.sc.Encrypt(buf, buf, uint64(off)/uint64(v.sectorSize))
-	if _, err := v.w.WriteAt(buf, v.off+off); err != nil {
-		return fmt.Errorf("luks: writing %d bytes at %d: %w", len(buf), v.off+off, err)
-	}
-	return nil
-}
-
-var chunkPool = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
-
-// WriteAt encrypts p and writes it at offset off of the segment. Writing
-// past the end of the segment is an error (the segment has a fixed size).
-func (v *Volume) WriteAt(p []byte, off int64) (int, error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.sc == nil {
-		return 0, ErrClosed
-	}
-	if v.w == nil {
-		return 0, errors.New("luks: volume is read-only")
-	}
-	if off < 0 {
-		return 0, fmt.Errorf("luks: negative offset %d", off)
-	}
-	if off > v.size || int64(len(p)) > v.size-off {
-		return 0, fmt.Errorf("luks: write of %d bytes at %d runs past the end of the %d-byte volume", len(p), off, v.size)
-	}
-	ss := int64(v.sectorSize)
-	n := len(p)
-	if n == 0 {
-		return 0, nil // nothing to read, modify or write back
-	}
-	done := 0
-	partial := func(at int64, data []byte) (int, error) {
-		r := at % ss
-		sec := make([]byte, ss)
-		defer clear(sec)
-		if err := v.readSectors(sec, at-r); err != nil {
-			return 0, err
-		}
-		c := copy(sec[r:], data)
-		return c, v.writeSectors(sec, at-r, make([]byte, ss))
-	}
-	if r := off % ss; r != 0 || int64(n) < ss {
-		c, err := partial(off, p)
-		if err != nil {
-			return 0, err
-		}
-		done = c
-	}
-	whole := int64(n-done) / ss * ss
-	if whole > 0 {
-		pos := off + int64(done)
-		base := p[done:]
-		err := v.bulk(pos, whole, func(o, l int64) error {
-			bp := chunkPool.Get().(*[]byte)
-			defer chunkPool.Put(bp)
-			if int64(cap(*bp)) < l {
-				*bp = make([]byte, l) // made before a test raised chunkSize
-			}
-			defer clear(*bp)
-			return v.writeSectors(base[o-pos:o-pos+l], o, *bp)
-		})
-		if err != nil {
-			return done, err
-		}
-		done += int(whole)
-	}
-	if done < n {
-		c, err := partial(off+int64(done), p[done:])
-		if err != nil {
-			return done, err
-		}
-		done += c
-	}
-	return done, nil
+	return err
 }

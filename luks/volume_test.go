@@ -67,7 +67,7 @@ func testVolumeModel(t *testing.T, onFile bool) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if mapped := v.seg != nil; onFile && runtime.GOOS == "linux" && !mapped {
+			if mapped := v.Mapped(); onFile && runtime.GOOS == "linux" && !mapped {
 				t.Fatal("an image file on Linux is not read through a mapping")
 			}
 			if v.Size() != size || v.SectorSize() != tc.ss {

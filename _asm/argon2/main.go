@@ -1,8 +1,8 @@
-// Command argon2 generates luks/internal/argon2/zblamka_amd64.s: the Argon2
+// Command argon2 generates internal/argon2/zblamka_amd64.s: the Argon2
 // compression function G (RFC 9106 section 3.5, BlaMka) on ymm registers,
 // in an AVX2 version and one that rotates with AVX-512VL's VPRORQ.
 //
-// Run it from _asm: `go run ./argon2 -out ../luks/internal/argon2/zblamka_amd64.s`,
+// Run it from _asm: `go run ./argon2 -out ../internal/argon2/zblamka_amd64.s`,
 // or `go generate ./...` there.
 //
 // # Layout
@@ -46,14 +46,14 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-//go:generate go run . -out ../../luks/internal/argon2/zblamka_amd64.s
+//go:generate go run . -out ../../internal/argon2/zblamka_amd64.s
 
 // The shuffle masks for the byte-aligned right rotations by 24 and 16 bits
 // (VPSHUFB works within 128-bit lanes: the same 16 bytes twice).
 var rotr24, rotr16 Mem
 
 func main() {
-	// No Package(): loading luks/internal/argon2 would need x/crypto in
+	// No Package(): loading internal/argon2 would need x/crypto in
 	// this module, and the signatures use only built-in types.
 	ConstraintExpr("!purego")
 

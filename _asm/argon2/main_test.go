@@ -9,11 +9,11 @@ import (
 )
 
 // TestGeneratedFileIsCurrent regenerates the compression functions and
-// compares them with the committed luks/internal/argon2/zblamka_amd64.s
+// compares them with the committed internal/argon2/zblamka_amd64.s
 // (all but the first line, which names the output path), then checks the
 // rules the Go side relies on. Run it with `cd _asm && go test ./argon2`.
 func TestGeneratedFileIsCurrent(t *testing.T) {
-	fresh := gencheck.Fresh(t, "../../luks/internal/argon2/zblamka_amd64.s", "cd _asm/argon2 && go generate .")
+	fresh := gencheck.Fresh(t, "../../internal/argon2/zblamka_amd64.s", "cd _asm/argon2 && go generate .")
 
 	// Rules: no stack frame and no stack access (no key material on the
 	// stack); in the compression functions, VZEROALL before the one RET

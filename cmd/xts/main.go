@@ -101,8 +101,25 @@ func (e *env) run(args []string) int {
 		err = runCrypt(e, rest, false)
 	case "luks":
 		cmd, err = runLUKS(e, rest)
-	case "serve":
-		err = runServe(e, rest)
+	case "tcrypt", "bitlk", "fvault2":
+		if f := formatByName(cmd); f != nil {
+			cmd, err = runFormat(e, f, rest)
+		} else {
+			err = usagef("xts %s: not in this build", cmd)
+		}
+	case "serve", "mount", "dump":
+		var f *volumeFormat
+		if f, rest, err = typeFlag(rest); err != nil {
+			break
+		}
+		switch {
+		case f != nil:
+			cmd, err = runFormat(e, f, append([]string{cmd}, rest...))
+		case cmd == "serve":
+			err = runServe(e, rest)
+		default:
+			err = usagef("xts %s needs --type: %s", cmd, formatNames())
+		}
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 && cmd == "help" {
 			// xts help CMD [SUBCMD] is xts CMD [SUBCMD] --help.

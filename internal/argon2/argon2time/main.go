@@ -3,7 +3,7 @@
 // measured from outside, beside `cryptsetup open --test-passphrase` on a
 // keyslot of the same cost:
 //
-//	go build -o /tmp/argon2time ./luks/internal/argon2/argon2time
+//	go build -o /tmp/argon2time ./internal/argon2/argon2time
 //	/usr/bin/time -f '%e s wall %U s user %S s sys %M KiB max RSS' /tmp/argon2time -impl this -t 4 -m 1048576 -p 2
 //	/usr/bin/time -f '%e s wall %U s user %S s sys %M KiB max RSS' /tmp/argon2time -impl xcrypto -t 4 -m 1048576 -p 2
 //
@@ -20,11 +20,11 @@ import (
 
 	xargon2 "golang.org/x/crypto/argon2"
 
-	"github.com/fastxts/xts/luks/internal/argon2"
+	"github.com/fastxts/xts/internal/argon2"
 )
 
 func main() {
-	impl := flag.String("impl", "this", "implementation: this (luks/internal/argon2) or xcrypto (golang.org/x/crypto/argon2)")
+	impl := flag.String("impl", "this", "implementation: this (internal/argon2) or xcrypto (golang.org/x/crypto/argon2)")
 	passes := flag.Uint("t", 4, "time cost (passes)")
 	memory := flag.Uint("m", 1<<20, "memory cost in KiB")
 	lanes := flag.Uint("p", 2, "parallelism (lanes)")

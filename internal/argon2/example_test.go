@@ -3,7 +3,7 @@ package argon2_test
 import (
 	"fmt"
 
-	"github.com/fastxts/xts/luks/internal/argon2"
+	"github.com/fastxts/xts/internal/argon2"
 )
 
 // IDKey with a LUKS2-style cost, scaled down to 64 MiB: 4 passes, 2 lanes,

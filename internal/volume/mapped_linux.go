@@ -1,4 +1,4 @@
-package luks
+package volume
 
 import (
 	"io"
@@ -6,11 +6,11 @@ import (
 	"syscall"
 )
 
-// mapSegment maps [off, off+size) of data read-only and shared when data
-// is a file and the segment is large enough to gain from it; it returns
-// the whole mapping and the segment within it, or nils (the caller then
+// mapArea maps [off, off+size) of data read-only and shared when data
+// is a file and the area is large enough to gain from it; it returns
+// the whole mapping and the area within it, or nils (the caller then
 // reads through data).
-func mapSegment(data io.ReaderAt, off, size int64) (mapping, seg []byte) {
+func mapArea(data io.ReaderAt, off, size int64) (mapping, seg []byte) {
 	f, ok := data.(*os.File)
 	if !ok || size < minMapped {
 		return nil, nil
@@ -28,4 +28,4 @@ func mapSegment(data io.ReaderAt, off, size int64) (mapping, seg []byte) {
 	return m, m[off-start:]
 }
 
-func unmapSegment(mapping []byte) { syscall.Munmap(mapping) }
+func unmapArea(mapping []byte) { syscall.Munmap(mapping) }
