@@ -128,6 +128,9 @@ func ReadHeader(r io.ReaderAt) (*Header, error) {
 			break
 		}
 		err = fmt.Errorf("fvault2: encrypted metadata at block %d: %w", start, err)
+		if start == dl.encBlock2 {
+			break
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -267,7 +270,11 @@ func uuidAt(v *plistValue, key string) (UUID, error) {
 	if !ok {
 		return UUID{}, fmt.Errorf("no %s", key)
 	}
-	return ParseUUID(s)
+	u, err := ParseUUID(s)
+	if err != nil {
+		return UUID{}, fmt.Errorf("%s %q is not a UUID", key, s)
+	}
+	return u, nil
 }
 
 // extentOffset returns where on the physical volume the logical volume of

@@ -292,7 +292,7 @@ func xmlOf(m *mdBlock, blocks map[[2]uint64]*mdBlock) ([]byte, error) {
 	if uint32(len(first)) > total {
 		return nil, fmt.Errorf("XML plist: %d bytes in the first block of %d stored", len(first), total)
 	}
-	data := make([]byte, 0, total)
+	data := make([]byte, 0, min(total, 64<<10)) // grows with what is there
 	data = append(data, first...)
 	for hops := 0; uint32(len(data)) < total; hops++ {
 		c := blocks[[2]uint64{typeContinued, next}]

@@ -44,7 +44,7 @@ const (
 	plistMaxValues = 1 << 16
 )
 
-var errPlist = errors.New("fvault2: malformed XML plist")
+var errPlist = errors.New("malformed XML plist")
 
 // parsePlist parses one value (normally a dict) from b; trailing NUL
 // bytes are ignored, and a <plist> element around the value is allowed.
