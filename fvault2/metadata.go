@@ -44,7 +44,7 @@ const (
 // Limits against hostile metadata.
 const (
 	maxEncryptedMetadata = 1 << 30 // bytes of encrypted metadata scanned
-	maxKeptBlocks        = 1 << 12 // distinct (type, object) blocks kept
+	maxKeptBlocks        = 1 << 10 // distinct (type, object) blocks kept (8 KiB each)
 	maxXMLSize           = 1 << 22 // bytes of one XML plist, uncompressed
 )
 

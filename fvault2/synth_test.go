@@ -10,7 +10,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
-	"testing"
 
 	"golang.org/x/crypto/xts"
 )
@@ -21,6 +20,26 @@ import (
 // compressed or continued encryption context, stale copies).
 
 const synthBlock = 4096
+
+// fataler is what the builder needs of a testing.TB; panicker is one for
+// examples.
+type fataler interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+type panicker struct{}
+
+func (panicker) Helper()                           {}
+func (panicker) Fatal(args ...any)                 { panic(fmt.Sprint(args...)) }
+func (panicker) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
+
+// synthImage returns a synthetic volume whose password is "secret".
+func synthImage() []byte {
+	_, img := newSynth().build(panicker{})
+	return img
+}
 
 type synth struct {
 	passwords  []string // one passphrase (crypto user) each
@@ -86,7 +105,7 @@ func mdHeader(b []byte, typ uint16, tx, object, number uint64) {
 	le.PutUint32(b[48:], uint32(len(b)))
 }
 
-func (s *synth) contextXML(t testing.TB) string {
+func (s *synth) contextXML(t fataler) string {
 	le := binary.LittleEndian
 	kek := make([]byte, 16)
 	for i := range kek {
@@ -147,7 +166,7 @@ func (s *synth) lvXML(size int64, seq int) string {
 
 // build returns the plaintext image (the encrypted metadata and the
 // logical volume not yet encrypted) and the encrypted image.
-func (s *synth) build(t testing.TB) (plainImg, img []byte) {
+func (s *synth) build(t fataler) (plainImg, img []byte) {
 	t.Helper()
 	le := binary.LittleEndian
 	// Encrypted metadata units: 0x0305, 0x0019, 0x001a, then continuation
