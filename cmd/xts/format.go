@@ -13,6 +13,7 @@ import (
 	"github.com/fastxts/xts/cmd/xts/internal/guard"
 	"github.com/fastxts/xts/cmd/xts/internal/progress"
 	"github.com/fastxts/xts/cmd/xts/internal/pump"
+	"github.com/fastxts/xts/internal/detect"
 	"github.com/fastxts/xts/internal/fusefile"
 )
 
@@ -66,7 +67,7 @@ type formatCommand struct {
 
 // formats lists the formats the verbs serve: the one place a format is
 // added. Each entry's file holds its flags and open.
-var formats = []*volumeFormat{luksFormat}
+var formats = []*volumeFormat{luksFormat, fvault2Format}
 
 func formatByName(name string) *volumeFormat {
 	for _, f := range formats {
@@ -443,4 +444,49 @@ func typeFlag(args []string) (f *volumeFormat, rest []string, err error) {
 		return f, rest, nil
 	}
 	return nil, args, nil
+}
+
+// detectedFormat finds the format of the image among a dump's arguments
+// (the first that is not a flag or a flag's value), as blkid would: LUKS,
+// BitLocker and FileVault 2 have headers; VeraCrypt and plain dm-crypt do
+// not, and need --type.
+func detectedFormat(args []string) (*volumeFormat, error) {
+	takesValue := map[string]bool{"-d": true, "--key-file": true, "-key-file": true, "--volume-key-file": true,
+		"-volume-key-file": true, "--header": true, "-header": true, "-S": true, "--key-slot": true,
+		"--keyfile-offset": true, "--keyfile-size": true, "-l": true}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			if i+1 < len(args) {
+				return detectFile(args[i+1])
+			}
+			break
+		}
+		if strings.HasPrefix(a, "-") && a != "-" {
+			if takesValue[a] {
+				i++
+			}
+			continue
+		}
+		return detectFile(a)
+	}
+	return nil, usagef("want IMAGE")
+}
+
+func detectFile(path string) (*volumeFormat, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, exit.With(exitWrongDevice, fmt.Errorf("image: %w", err))
+	}
+	defer f.Close()
+	t, err := detect.Detect(f)
+	if err != nil {
+		return nil, exit.Errorf(exitWrongDevice, "%s: %v (--type %s)", path, err, formatNames())
+	}
+	name := map[detect.Format]string{detect.LUKS1: "luks", detect.LUKS2: "luks", detect.BitLocker: "bitlk",
+		detect.BitLockerToGo: "bitlk", detect.FVault2: "fvault2"}[t]
+	if fm := formatByName(name); fm != nil {
+		return fm, nil
+	}
+	return nil, exit.Errorf(exitWrongDevice, "%s: a %s image, which this build does not open", path, t)
 }
