@@ -89,6 +89,8 @@ type prf struct {
 	// the state in one step.
 	ioff, ooff   int
 	ifast, ofast []byte
+	// inner and outer as marshalable, when they are (asserted once).
+	imarsh, omarsh marshalable
 
 	u, v []byte // iteration buffers, size bytes each
 }
@@ -135,6 +137,7 @@ func newPRF(h func() hash.Hash, password []byte) *prf {
 	clear(p.ipad)
 	clear(p.opad)
 	p.ipad, p.opad = nil, nil
+	p.imarsh, p.omarsh = mi, mo
 	p.ioff, p.ifast = findOffset(p.inner, p.istate, p.size)
 	p.ooff, p.ofast = findOffset(p.outer, p.ostate, p.size)
 	return p
@@ -213,12 +216,14 @@ func findOffset(d hash.Hash, state []byte, n int) (int, []byte) {
 func (p *prf) clone() *prf {
 	q := *p
 	q.inner, q.outer = p.h(), p.h()
+	q.imarsh, q.omarsh = nil, nil
 	if p.istate != nil {
+		q.imarsh, q.omarsh = q.inner.(marshalable), q.outer.(marshalable)
 		// Own copies: wipe clears them.
 		q.istate = append([]byte(nil), p.istate...)
 		q.ostate = append([]byte(nil), p.ostate...)
-		q.inner.(marshalable).UnmarshalBinary(p.istate)
-		q.outer.(marshalable).UnmarshalBinary(p.ostate)
+		q.restore(q.inner, q.imarsh, q.istate, nil)
+		q.restore(q.outer, q.omarsh, q.ostate, nil)
 	} else {
 		q.ipad = append([]byte(nil), p.ipad...)
 		q.opad = append([]byte(nil), p.opad...)
@@ -240,28 +245,30 @@ func (p *prf) sum(dst, scratch, msg []byte) []byte {
 	// Inner hash: restore the keyed state, add msg, finish.
 	if p.ioff >= 0 && len(msg) == p.size {
 		copy(p.ifast[p.ioff:], msg)
-		p.inner.(marshalable).UnmarshalBinary(p.ifast)
+		p.restore(p.inner, p.imarsh, p.ifast, nil)
 	} else {
-		p.restore(p.inner, p.istate, p.ipad)
+		p.restore(p.inner, p.imarsh, p.istate, p.ipad)
 		p.inner.Write(msg)
 	}
 	scratch = p.inner.Sum(scratch[:0])
 	// Outer hash.
 	if p.ooff >= 0 {
 		copy(p.ofast[p.ooff:], scratch)
-		p.outer.(marshalable).UnmarshalBinary(p.ofast)
+		p.restore(p.outer, p.omarsh, p.ofast, nil)
 	} else {
-		p.restore(p.outer, p.ostate, p.opad)
+		p.restore(p.outer, p.omarsh, p.ostate, p.opad)
 		p.outer.Write(scratch)
 	}
 	return p.outer.Sum(dst[:0])
 }
 
-func (p *prf) restore(d hash.Hash, state, pad []byte) {
+// restore puts d (m, when it can save its state) back in the state saved
+// in state, or failing that resets it and writes pad.
+func (p *prf) restore(d hash.Hash, m marshalable, state, pad []byte) {
 	if state != nil {
 		// The state came from this hash type's MarshalBinary; failing
 		// to restore it is a broken hash implementation.
-		if err := d.(marshalable).UnmarshalBinary(state); err != nil {
+		if err := m.UnmarshalBinary(state); err != nil {
 			panic("pbkdf2: hash cannot restore its own state: " + err.Error())
 		}
 		return
@@ -273,13 +280,13 @@ func (p *prf) restore(d hash.Hash, state, pad []byte) {
 // block computes output block i, T_i = U_1 ⊕ … ⊕ U_iter, into t.
 func (p *prf) block(t, salt []byte, i uint32, iter int) {
 	// U_1 = PRF(salt || INT(i)): the one message that is not size bytes.
-	p.restore(p.inner, p.istate, p.ipad)
+	p.restore(p.inner, p.imarsh, p.istate, p.ipad)
 	p.inner.Write(salt)
 	var ib [4]byte
 	binary.BigEndian.PutUint32(ib[:], i)
 	p.inner.Write(ib[:])
 	v := p.inner.Sum(p.v[:0])
-	p.restore(p.outer, p.ostate, p.opad)
+	p.restore(p.outer, p.omarsh, p.ostate, p.opad)
 	p.outer.Write(v)
 	u := p.outer.Sum(p.u[:0])
 	copy(t, u)
