@@ -13,8 +13,10 @@
 // iterations each, so the per-iteration cost is the cost of opening. The
 // HMAC is keyed once: the states after the inner and outer pad blocks are
 // saved with MarshalBinary, and each iteration restores them with
-// UnmarshalBinary with the previous block already in the restored buffer,
+// UnmarshalBinary, where the hash allows with the previous block already
+// in the restored buffer (the offset is found and checked once per call),
 // so that an iteration is two restores and two finalisations, the least
-// the hash.Hash interface allows. See the package README for the
+// the hash.Hash interface allows. Hashes that cannot save their state are
+// re-keyed every iteration (one more block each time). README.md has the
 // measurements against crypto/pbkdf2 and OpenSSL.
 package pbkdf2
