@@ -57,9 +57,11 @@ func unhex(t *testing.T, s string) []byte {
 	return b
 }
 
-// RFC 6070 (PBKDF2-HMAC-SHA-1) and RFC 7914, section 11
-// (PBKDF2-HMAC-SHA-256), plus one PBKDF2-HMAC-RIPEMD-160 value computed
-// with OpenSSL (Python's hashlib.pbkdf2_hmac).
+// RFC 6070 (PBKDF2-HMAC-SHA-1), RFC 7914, section 11
+// (PBKDF2-HMAC-SHA-256), R 50.1.111-2016, section 4.1 (TC26's
+// PBKDF2-HMAC-Streebog-512, RFC 6070's inputs), plus one
+// PBKDF2-HMAC-RIPEMD-160 value computed with OpenSSL (Python's
+// hashlib.pbkdf2_hmac).
 func TestVectors(t *testing.T) {
 	for _, v := range []struct {
 		name, hash     string
@@ -78,6 +80,11 @@ func TestVectors(t *testing.T) {
 		{"RFC 7914 1", "SHA-256", sha256.New, "passwd", "salt", 1, "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783", false},
 		{"RFC 7914 2", "SHA-256", sha256.New, "Password", "NaCl", 80000, "4ddcd8f60b98be21830cee5ef22701f9641a4418d04c0414aeff08876b34ab56a1d425a1225833549adb841b51c9b3176a272bdebba1d078478f62b397f33c8d", false},
 		{"RFC 7914 2 opaque", "SHA-256", opaqueSHA256, "Password", "NaCl", 80000, "4ddcd8f60b98be21830cee5ef22701f9641a4418d04c0414aeff08876b34ab56a1d425a1225833549adb841b51c9b3176a272bdebba1d078478f62b397f33c8d", false},
+		{"R 50.1.111 1", "Streebog-512", streebog.New512, "password", "salt", 1, "64770af7f748c3b1c9ac831dbcfd85c26111b30a8a657ddc3056b80ca73e040d2854fd36811f6d825cc4ab66ec0a68a490a9e5cf5156b3a2b7eecddbf9a16b47", false},
+		{"R 50.1.111 2", "Streebog-512", streebog.New512, "password", "salt", 2, "5a585bafdfbb6e8830d6d68aa3b43ac00d2e4aebce01c9b31c2caed56f0236d4d34b2b8fbd2c4e89d54d46f50e47d45bbac301571743119e8d3c42ba66d348de", false},
+		{"R 50.1.111 3", "Streebog-512", streebog.New512, "password", "salt", 4096, "e52deb9a2d2aaff4e2ac9d47a41f34c20376591c67807f0477e32549dc341bc7867c09841b6d58e29d0347c996301d55df0d34e47cf68f4e3c2cdaf1d9ab86c3", false},
+		{"R 50.1.111 5", "Streebog-512", streebog.New512, "passwordPASSWORDpassword", "saltSALTsaltSALTsaltSALTsaltSALTsalt", 4096, "b2d8f1245fc4d29274802057e4b54e0a0753aa22fc53760b301cf008679e58fe4bee9addcae99ba2b0b20f431a9c5e50f395c89387d0945aedeca6eb4015dfc2bd2421ee9bb71183ba882ceebfef259f33f9e27dc6178cb89dc37428cf9cc52a2baa2d3a", false},
+		{"R 50.1.111 6", "Streebog-512", streebog.New512, "pass\x00word", "sa\x00lt", 4096, "50df062885b69801a3c10248eb0a27ab6e522ffeb20c991c660f001475d73a4e167f782c18e97e92976d9c1d970831ea78ccb879f67068cdac1910740844e830", false},
 		{"OpenSSL RIPEMD-160", "RIPEMD-160", ripemd160.New, "password", "salt", 1000, "b5c5682c46fdb315930cfc54e82d0987e6ef938fee9320191bfbac2700de4ed4518152edc1ea7755", false},
 	} {
 		t.Run(v.name, func(t *testing.T) {
