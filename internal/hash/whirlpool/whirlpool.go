@@ -31,6 +31,13 @@ type digest struct {
 	// 256-bit bit count; 128 bits of byte count cover every reachable
 	// length.
 	lenLo, lenHi uint64
+
+	// restored is set by UnmarshalBinary and cleared by the next block
+	// compressed, which goes through cache (see keyCache). cache is
+	// allocated by the first UnmarshalBinary; a Sum's working copy shares
+	// it on the same goroutine, a Clone does not.
+	restored bool
+	cache    *keyCache
 }
 
 // New returns a new hash.Hash computing Whirlpool.
@@ -49,7 +56,15 @@ func Sum(data []byte) [Size]byte {
 	return out
 }
 
-func (d *digest) Reset() { *d = digest{} }
+// Reset restores the initial state and clears the key schedule cache,
+// which may hold keys derived from secrets.
+func (d *digest) Reset() {
+	cache := d.cache
+	if cache != nil {
+		*cache = keyCache{}
+	}
+	*d = digest{cache: cache}
+}
 
 func (d *digest) Size() int      { return Size }
 func (d *digest) BlockSize() int { return BlockSize }
@@ -68,16 +83,27 @@ func (d *digest) Write(p []byte) (int, error) {
 		if d.nx < BlockSize {
 			return n, nil
 		}
-		blocks(&d.h, d.x[:])
+		d.compress(d.x[:])
 		d.nx = 0
 	}
 	if len(p) >= BlockSize {
 		m := len(p) &^ (BlockSize - 1)
-		blocks(&d.h, p[:m])
+		d.compress(p[:m])
 		p = p[m:]
 	}
 	d.nx = copy(d.x[:], p)
 	return n, nil
+}
+
+// compress compresses the whole blocks of p, the first of them with the
+// cached key schedule if the state was just restored.
+func (d *digest) compress(p []byte) {
+	if d.restored {
+		d.restored = false
+		d.cache.blockCached(&d.h, p[:BlockSize])
+		p = p[BlockSize:]
+	}
+	blocks(&d.h, p)
 }
 
 func (d *digest) Sum(in []byte) []byte {
@@ -147,11 +173,16 @@ func (d *digest) UnmarshalBinary(b []byte) error {
 	d.lenHi = binary.BigEndian.Uint64(b)
 	d.lenLo = binary.BigEndian.Uint64(b[8:])
 	d.nx = int(d.lenLo % BlockSize)
+	if d.cache == nil {
+		d.cache = new(keyCache)
+	}
+	d.restored = true
 	return nil
 }
 
 // Clone returns an independent copy of the running state (hash.Cloner).
 func (d *digest) Clone() (hash.Cloner, error) {
 	d0 := *d
+	d0.restored, d0.cache = false, nil
 	return &d0, nil
 }

@@ -156,3 +156,47 @@ func BenchmarkBlock(b *testing.B) {
 		h.Write(buf)
 	}
 }
+
+// TestKeyCache restores saved states (as HMAC does) and hashes messages of
+// every length after them, switching between two states so that the key
+// schedule cache both hits and misses, and compares with hashing the whole
+// message from scratch.
+func TestKeyCache(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	var states [2][]byte
+	var prefixes [2][]byte
+	for i := range states {
+		prefixes[i] = make([]byte, 64*(i+1))
+		for j := range prefixes[i] {
+			prefixes[i][j] = byte(rng.Uint32())
+		}
+		h := New()
+		h.Write(prefixes[i])
+		states[i], _ = h.(encoding.BinaryMarshaler).MarshalBinary()
+	}
+	h := New()
+	for n := 0; n < 200; n++ {
+		i := rng.IntN(2)
+		msg := make([]byte, n)
+		for j := range msg {
+			msg[j] = byte(rng.Uint32())
+		}
+		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(states[i]); err != nil {
+			t.Fatal(err)
+		}
+		h.Write(msg)
+		want := Sum(append(append([]byte{}, prefixes[i]...), msg...))
+		if got := h.Sum(nil); !bytes.Equal(got, want[:]) {
+			t.Fatalf("state %d, message %d bytes: got %x, want %x", i, n, got, want)
+		}
+	}
+	// Reset clears the cache and the digest still works.
+	h.Reset()
+	if d := h.(*digest); d.cache != nil && d.cache.valid {
+		t.Error("Reset left a valid key schedule in the cache")
+	}
+	h.Write([]byte("abc"))
+	if got := hex.EncodeToString(h.Sum(nil)); got != vectors[2].want {
+		t.Errorf("after Reset: %s", got)
+	}
+}
