@@ -36,6 +36,13 @@ type digest struct {
 	x    [BlockSize]byte // pending input, x[:nx] valid
 	nx   int
 	size int // Size512 or Size256
+
+	// restored is set by UnmarshalBinary and cleared by the next g of a
+	// message block, which goes through cache (see keyCache). cache is
+	// allocated by the first UnmarshalBinary; a Sum's working copy shares
+	// it on the same goroutine, a Clone does not.
+	restored bool
+	cache    *keyCache
 }
 
 // New512 returns a new hash.Hash computing Streebog-512.
@@ -85,6 +92,23 @@ func (d *digest) Reset() {
 	d.sigma = [8]uint64{}
 	d.n = 0
 	d.nx = 0
+	d.restored = false
+	if d.cache != nil {
+		*d.cache = keyCache{} // it may hold keys derived from secrets
+	}
+}
+
+// gMsg sets h = g_N(h, m) for a message block, N = n, through the key
+// cache if the state was just restored.
+func (d *digest) gMsg(n uint64, m *[8]uint64) {
+	if d.restored {
+		d.restored = false
+		d.cache.g(&d.h, n, m)
+		return
+	}
+	var nv [8]uint64
+	nv[0] = n
+	g(&d.h, &nv, m)
 }
 
 func (d *digest) Size() int      { return d.size }
@@ -118,9 +142,7 @@ func (d *digest) block(p []byte) {
 	for i := range m {
 		m[i] = binary.LittleEndian.Uint64(p[8*i:])
 	}
-	var nv [8]uint64
-	nv[0] = d.n
-	g(&d.h, &nv, &m)
+	d.gMsg(d.n, &m)
 	d.n += 8 * BlockSize
 	add512(&d.sigma, &m)
 }
@@ -143,9 +165,8 @@ func (d *digest) checkSum(out []byte) {
 	for i := range m {
 		m[i] = binary.LittleEndian.Uint64(blk[8*i:])
 	}
+	d.gMsg(d.n, &m)
 	var nv, zero [8]uint64
-	nv[0] = d.n
-	g(&d.h, &nv, &m)
 	nv[0] = d.n + 8*uint64(d.nx)
 	add512(&d.sigma, &m)
 	g(&d.h, &zero, &nv)
@@ -226,11 +247,16 @@ func (d *digest) UnmarshalBinary(b []byte) error {
 	}
 	d.h, d.sigma, d.n, d.nx = h, sigma, n, int(nx)
 	copy(d.x[:], b[:BlockSize])
+	if d.cache == nil {
+		d.cache = new(keyCache)
+	}
+	d.restored = true
 	return nil
 }
 
 // Clone returns an independent copy of the running state (hash.Cloner).
 func (d *digest) Clone() (hash.Cloner, error) {
 	d0 := *d
+	d0.restored, d0.cache = false, nil
 	return &d0, nil
 }

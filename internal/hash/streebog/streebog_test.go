@@ -360,3 +360,47 @@ func BenchmarkBlock512(b *testing.B) {
 		h.Write(buf)
 	}
 }
+
+// TestKeyCache restores saved states (as HMAC does, with empty and with
+// partial buffers) and hashes messages of every length after them,
+// switching between states so that the key cache both hits and misses,
+// and compares with hashing the whole message from scratch.
+func TestKeyCache(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, newH := range []func() hash.Hash{New512, New256} {
+		var states [3][]byte
+		var prefixes [3][]byte
+		for i, n := range []int{64, 128, 100} {
+			prefixes[i] = make([]byte, n)
+			for j := range prefixes[i] {
+				prefixes[i][j] = byte(rng.Uint32())
+			}
+			h := newH()
+			h.Write(prefixes[i])
+			states[i], _ = h.(encoding.BinaryMarshaler).MarshalBinary()
+		}
+		h := newH()
+		for n := 0; n < 200; n++ {
+			i := rng.IntN(3)
+			msg := make([]byte, n)
+			for j := range msg {
+				msg[j] = byte(rng.Uint32())
+			}
+			if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(states[i]); err != nil {
+				t.Fatal(err)
+			}
+			h.Write(msg)
+			ref := newH()
+			ref.Write(prefixes[i])
+			ref.Write(msg)
+			want := ref.Sum(nil)
+			if got := h.Sum(nil); !bytes.Equal(got, want) {
+				t.Fatalf("size %d, state %d, message %d bytes: got %x, want %x", h.Size(), i, n, got, want)
+			}
+		}
+		h.Reset()
+		if d := h.(*digest); d.cache != nil && d.cache.valid {
+			t.Error("Reset left valid keys in the cache")
+		}
+	}
+}
