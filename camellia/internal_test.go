@@ -24,7 +24,7 @@ func TestSPTables(t *testing.T) {
 		if i < 256 {
 			x = uint64(i) * 0x0101010101010101
 		}
-		if got, want := f(x^k), refF(x, k); got != want {
+		if got, want := f(&sp, x^k), refF(x, k); got != want {
 			t.Fatalf("f(%#x ^ %#x) = %#x, want %#x", x, k, got, want)
 		}
 	}

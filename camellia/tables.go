@@ -73,13 +73,15 @@ var sp = func() (t [8][256]uint64) {
 }()
 
 // f is the F-function of RFC 3713, section 2.4.1, with the subkey already
-// added: f(in ^ k) = F(in, k). Its eight table indices are the bytes of
-// in ^ k, so they depend on the key and the data (see the package doc).
-func f(x uint64) uint64 {
+// added: f(t, in ^ k) = F(in, k) for t = &sp. Its eight table indices are
+// the bytes of in ^ k, so they depend on the key and the data (see the
+// package doc). The tables come in as one pointer so that the compiler
+// addresses all eight from one register.
+func f(t *[8][256]uint64, x uint64) uint64 {
 	// Parenthesized as a tree, the eight loads are combined in three
 	// dependent XORs rather than seven.
-	return ((sp[0][x>>56] ^ sp[1][byte(x>>48)]) ^ (sp[2][byte(x>>40)] ^ sp[3][byte(x>>32)])) ^
-		((sp[4][byte(x>>24)] ^ sp[5][byte(x>>16)]) ^ (sp[6][byte(x>>8)] ^ sp[7][byte(x)]))
+	return ((t[0][x>>56] ^ t[1][byte(x>>48)]) ^ (t[2][byte(x>>40)] ^ t[3][byte(x>>32)])) ^
+		((t[4][byte(x>>24)] ^ t[5][byte(x>>16)]) ^ (t[6][byte(x>>8)] ^ t[7][byte(x)]))
 }
 
 // fl is the FL-function of RFC 3713, section 2.4.2.

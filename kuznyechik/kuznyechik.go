@@ -42,14 +42,14 @@ func NewCipher(key []byte) (cipher.Block, error) {
 	}
 	tableOnce.Do(buildTables)
 	k := new(kuznyechikCipher)
-	k.expand(key)
+	k.expand((*[KeySize]byte)(key))
 	return k, nil
 }
 
 // expand is the key schedule of RFC 7801, section 4.3: K_1 and K_2 are the
 // two halves of the key, and each further pair is eight Feistel rounds
 // F[C_j](a_1, a_0) = (LSX[C_j](a_1) XOR a_0, a_1) on the previous pair.
-func (k *kuznyechikCipher) expand(key []byte) {
+func (k *kuznyechikCipher) expand(key *[KeySize]byte) {
 	le := binary.LittleEndian
 	a1 := words{le.Uint64(key[0:8]), le.Uint64(key[8:16])}
 	a0 := words{le.Uint64(key[16:24]), le.Uint64(key[24:32])}
