@@ -94,12 +94,12 @@ func (c *camelliaCipher) expand(key []byte) {
 	}
 
 	d1, d2 := kl.hi^kr.hi, kl.lo^kr.lo
-	d2 ^= f(&sp, d1 ^ sigma1)
-	d1 ^= f(&sp, d2 ^ sigma2)
+	d2 ^= f(&sp, d1^sigma1)
+	d1 ^= f(&sp, d2^sigma2)
 	d1 ^= kl.hi
 	d2 ^= kl.lo
-	d2 ^= f(&sp, d1 ^ sigma3)
-	d1 ^= f(&sp, d2 ^ sigma4)
+	d2 ^= f(&sp, d1^sigma3)
+	d1 ^= f(&sp, d2^sigma4)
 	ka := u128{d1, d2}
 
 	// kw: kw1..kw4; k: k1..k18 or k1..k24; ke: ke1..ke4 or ke1..ke6.
@@ -127,8 +127,8 @@ func (c *camelliaCipher) expand(key []byte) {
 		pair(kw[2:4], ka, 111)
 	} else {
 		d1, d2 = ka.hi^kr.hi, ka.lo^kr.lo
-		d2 ^= f(&sp, d1 ^ sigma5)
-		d1 ^= f(&sp, d2 ^ sigma6)
+		d2 ^= f(&sp, d1^sigma5)
+		d1 ^= f(&sp, d2^sigma6)
 		kb := u128{d1, d2}
 
 		pair(kw[0:2], kl, 0)
@@ -212,40 +212,40 @@ func crypt(t *[8][256]uint64, k *schedule, long bool, dst, src *[BlockSize]byte)
 	d1 := be.Uint64(src[0:8]) ^ k[0]
 	d2 := be.Uint64(src[8:16]) ^ k[1]
 
-	d2 ^= f(t, d1 ^ k[2])
-	d1 ^= f(t, d2 ^ k[3])
-	d2 ^= f(t, d1 ^ k[4])
-	d1 ^= f(t, d2 ^ k[5])
-	d2 ^= f(t, d1 ^ k[6])
-	d1 ^= f(t, d2 ^ k[7])
+	d2 ^= f(t, d1^k[2])
+	d1 ^= f(t, d2^k[3])
+	d2 ^= f(t, d1^k[4])
+	d1 ^= f(t, d2^k[5])
+	d2 ^= f(t, d1^k[6])
+	d1 ^= f(t, d2^k[7])
 	d1 = fl(d1, k[8])
 	d2 = flInv(d2, k[9])
 
-	d2 ^= f(t, d1 ^ k[10])
-	d1 ^= f(t, d2 ^ k[11])
-	d2 ^= f(t, d1 ^ k[12])
-	d1 ^= f(t, d2 ^ k[13])
-	d2 ^= f(t, d1 ^ k[14])
-	d1 ^= f(t, d2 ^ k[15])
+	d2 ^= f(t, d1^k[10])
+	d1 ^= f(t, d2^k[11])
+	d2 ^= f(t, d1^k[12])
+	d1 ^= f(t, d2^k[13])
+	d2 ^= f(t, d1^k[14])
+	d1 ^= f(t, d2^k[15])
 	d1 = fl(d1, k[16])
 	d2 = flInv(d2, k[17])
 
-	d2 ^= f(t, d1 ^ k[18])
-	d1 ^= f(t, d2 ^ k[19])
-	d2 ^= f(t, d1 ^ k[20])
-	d1 ^= f(t, d2 ^ k[21])
-	d2 ^= f(t, d1 ^ k[22])
-	d1 ^= f(t, d2 ^ k[23])
+	d2 ^= f(t, d1^k[18])
+	d1 ^= f(t, d2^k[19])
+	d2 ^= f(t, d1^k[20])
+	d1 ^= f(t, d2^k[21])
+	d2 ^= f(t, d1^k[22])
+	d1 ^= f(t, d2^k[23])
 
 	if long {
 		d1 = fl(d1, k[24])
 		d2 = flInv(d2, k[25])
-		d2 ^= f(t, d1 ^ k[26])
-		d1 ^= f(t, d2 ^ k[27])
-		d2 ^= f(t, d1 ^ k[28])
-		d1 ^= f(t, d2 ^ k[29])
-		d2 ^= f(t, d1 ^ k[30])
-		d1 ^= f(t, d2 ^ k[31])
+		d2 ^= f(t, d1^k[26])
+		d1 ^= f(t, d2^k[27])
+		d2 ^= f(t, d1^k[28])
+		d1 ^= f(t, d2^k[29])
+		d2 ^= f(t, d1^k[30])
+		d1 ^= f(t, d2^k[31])
 	}
 
 	d2 ^= k[32]
