@@ -231,3 +231,30 @@ func TestConcurrent(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// TestGOST3413ECB checks the ECB example of GOST R 34.13-2015, Appendix
+// A.1.1: four blocks under the RFC 7801 key (VeraCrypt's start-up self-test
+// uses the same four blocks).
+func TestGOST3413ECB(t *testing.T) {
+	b, err := kuznyechik.NewCipher(unhex(t, rfcKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range [][2]string{
+		{"1122334455667700ffeeddccbbaa9988", "7f679d90bebc24305a468d42b9d4edcd"},
+		{"00112233445566778899aabbcceeff0a", "b429912c6e0032f9285452d76718d08b"},
+		{"112233445566778899aabbcceeff0a00", "f0ca33549d247ceef3f5a5313bd4b157"},
+		{"2233445566778899aabbcceeff0a0011", "d0b09ccde830b9eb3a02c4c5aa8ada98"},
+	} {
+		pt, ct := unhex(t, v[0]), unhex(t, v[1])
+		got := make([]byte, 16)
+		b.Encrypt(got, pt)
+		if !bytes.Equal(got, ct) {
+			t.Errorf("Encrypt(%s) = %x, want %s", v[0], got, v[1])
+		}
+		b.Decrypt(got, ct)
+		if !bytes.Equal(got, pt) {
+			t.Errorf("Decrypt(%s) = %x, want %s", v[1], got, v[0])
+		}
+	}
+}
