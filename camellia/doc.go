@@ -14,8 +14,10 @@
 // RFC 3713 section by section. Keys, blocks and all 64- and 128-bit
 // quantities of the RFC are big-endian: the first byte of a key or block is
 // the most significant byte of the RFC's K or M, as in the RFC's test
-// vectors, so no byte swapping is needed to match other implementations
-// (OpenSSL, libgcrypt, the Linux kernel, VeraCrypt).
+// vectors, so no byte swapping is needed to match other implementations.
+// The tests check the RFC 3713, NESSIE and designers' (NTT) vectors, random
+// vectors from OpenSSL, XTS against libgcrypt (-tags gcrypt), and
+// VeraCrypt's own start-up self-test of Camellia-XTS.
 //
 // The returned Block keeps only its key schedule, which is not modified
 // after NewCipher: one Block may be used by any number of goroutines at
