@@ -31,7 +31,7 @@ func TestVeraCryptSelfTest(t *testing.T) {
 	for i := range plain {
 		plain[i] = byte(i)
 	}
-	const plainCRC = 0x9f5edd58
+	const plainCRC uint32 = 0x9f5edd58
 	if got := crc32.ChecksumIEEE(plain); got != plainCRC {
 		t.Fatalf("plaintext CRC-32 %#08x, want %#08x", got, plainCRC)
 	}
