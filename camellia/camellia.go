@@ -13,6 +13,7 @@ const BlockSize = 16
 // bytes long; its value is the length given.
 type KeySizeError int
 
+// Error returns "camellia: invalid key size N".
 func (k KeySizeError) Error() string {
 	return "camellia: invalid key size " + strconv.Itoa(int(k))
 }

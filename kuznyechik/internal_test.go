@@ -83,7 +83,7 @@ func TestCipherMatchesReference(t *testing.T) {
 		n = 10
 	}
 	for range n {
-		key := make([]byte, KeySize)
+		key := make([]byte, keySize)
 		for i := range key {
 			key[i] = byte(rng.Uint32())
 		}

@@ -9,13 +9,14 @@ import (
 // BlockSize is the Kuznyechik block size in bytes.
 const BlockSize = 16
 
-// KeySize is the Kuznyechik key size in bytes.
-const KeySize = 32
+// keySize is the Kuznyechik key size in bytes (256 bits).
+const keySize = 32
 
 // KeySizeError is returned by NewCipher for a key that is not 32 bytes
 // long; its value is the length given.
 type KeySizeError int
 
+// Error returns "kuznyechik: invalid key size N".
 func (k KeySizeError) Error() string {
 	return "kuznyechik: invalid key size " + strconv.Itoa(int(k))
 }
@@ -37,19 +38,19 @@ type kuznyechikCipher struct {
 // The first call builds the package's lookup tables (128 KiB, well under
 // a millisecond).
 func NewCipher(key []byte) (cipher.Block, error) {
-	if len(key) != KeySize {
+	if len(key) != keySize {
 		return nil, KeySizeError(len(key))
 	}
 	tableOnce.Do(buildTables)
 	k := new(kuznyechikCipher)
-	k.expand((*[KeySize]byte)(key))
+	k.expand((*[keySize]byte)(key))
 	return k, nil
 }
 
 // expand is the key schedule of RFC 7801, section 4.3: K_1 and K_2 are the
 // two halves of the key, and each further pair is eight Feistel rounds
 // F[C_j](a_1, a_0) = (LSX[C_j](a_1) XOR a_0, a_1) on the previous pair.
-func (k *kuznyechikCipher) expand(key *[KeySize]byte) {
+func (k *kuznyechikCipher) expand(key *[keySize]byte) {
 	le := binary.LittleEndian
 	a1 := words{le.Uint64(key[0:8]), le.Uint64(key[8:16])}
 	a0 := words{le.Uint64(key[16:24]), le.Uint64(key[24:32])}
