@@ -87,3 +87,12 @@ func gcrypt(algo, mode int, enc bool, key, iv, in []byte) ([]byte, error) {
 	}
 	return C.GoBytes(cout, C.int(len(in))), nil
 }
+
+// gcryptVersion is the version of the libgcrypt linked in.
+func gcryptVersion() (string, error) {
+	v := C.gcry_check_version(nil)
+	if v == nil {
+		return "", fmt.Errorf("gcry_check_version failed")
+	}
+	return C.GoString(v), nil
+}

@@ -15,6 +15,10 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/binary"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/fastxts/xts"
@@ -100,5 +104,35 @@ func TestGcryptXTS(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+var gcryptUpdate = flag.Bool("gcrypt.update", false, "rewrite testdata/gcrypt_ecb.txt from libgcrypt")
+
+// TestGcryptWriteVectors writes testdata/gcrypt_ecb.txt, the libgcrypt
+// ECB blocks that TestGcryptVectors checks without cgo, when
+// -gcrypt.update is given.
+func TestGcryptWriteVectors(t *testing.T) {
+	if !*gcryptUpdate {
+		t.Skip("-gcrypt.update not given")
+	}
+	v, err := gcryptVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Serpent ECB blocks computed by libgcrypt %s (GCRY_CIPHER_SERPENT128/192/256,\n", v)
+	fmt.Fprintf(&b, "# GCRY_CIPHER_MODE_ECB) for random keys and plaintexts, in the byte order\n")
+	fmt.Fprintf(&b, "# libgcrypt reads and writes. Written by go test -tags gcrypt -run\n")
+	fmt.Fprintf(&b, "# TestGcryptWriteVectors -gcrypt.update.\n#\n# Columns: key plaintext ciphertext.\n")
+	for _, n := range []int{16, 24, 32} {
+		for range 8 {
+			key, pt := randBytes(n), randBytes(16)
+			ct := gcryptCrypt(t, gcryptAlgo(n), gcryModeECB, true, key, nil, pt)
+			fmt.Fprintf(&b, "%x %x %x\n", key, pt, ct)
+		}
+	}
+	if err := os.WriteFile("testdata/gcrypt_ecb.txt", []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
