@@ -75,7 +75,7 @@ func TestGcryptECB(t *testing.T) {
 // number.
 func TestGcryptXTS(t *testing.T) {
 	for _, keyLen := range []int{32, 64} {
-		for _, sectorSize := range []int{16, 512, 4096, 528} {
+		for _, sectorSize := range []int{16, 17, 512, 520, 4096} {
 			for range 5 {
 				key := randBytes(keyLen)
 				for bytes.Equal(key[:keyLen/2], key[keyLen/2:]) {
