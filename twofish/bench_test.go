@@ -5,10 +5,14 @@
 package twofish_test
 
 import (
+	"crypto/cipher"
 	"testing"
 
 	"github.com/fastxts/xts"
 	"github.com/fastxts/xts/twofish"
+
+	//lint:ignore SA1019 x/crypto/twofish is deprecated for new uses; here it is only the benchmark baseline.
+	xtwofish "golang.org/x/crypto/twofish"
 )
 
 func BenchmarkEncrypt(b *testing.B) {
@@ -59,4 +63,30 @@ func BenchmarkXTS(b *testing.B) {
 			c.Decrypt(buf, buf, 1)
 		}
 	})
+}
+
+// BenchmarkCompare runs this package and golang.org/x/crypto/twofish
+// interleaved, one block at a time.
+func BenchmarkCompare(b *testing.B) {
+	key := make([]byte, 32)
+	ours, _ := twofish.NewCipher(key)
+	theirs, _ := xtwofish.NewCipher(key)
+	buf := make([]byte, twofish.BlockSize)
+	for _, c := range []struct {
+		name string
+		blk  cipher.Block
+	}{{"fastxts", ours}, {"xcrypto", theirs}} {
+		b.Run("Encrypt/"+c.name, func(b *testing.B) {
+			b.SetBytes(twofish.BlockSize)
+			for b.Loop() {
+				c.blk.Encrypt(buf, buf)
+			}
+		})
+		b.Run("Decrypt/"+c.name, func(b *testing.B) {
+			b.SetBytes(twofish.BlockSize)
+			for b.Loop() {
+				c.blk.Decrypt(buf, buf)
+			}
+		})
+	}
 }
