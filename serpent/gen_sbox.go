@@ -16,9 +16,13 @@
 // for this package: each output bit is a truth table over the four input
 // bits, decomposed recursively (Shannon expansion f = f0 ^ (v & (f0^f1)) on
 // an input v, or an XOR with a value already computed), reusing every value
-// already computed for the outputs built before it. Outputs are built in
-// the order that needs the fewest gates. The result is checked against the
-// table here and again by TestSboxes.
+// already computed for the outputs built before it. Every choice is scored
+// by the delay of the critical path through the round (inputs arrive from
+// the linear transformation at different times, and it needs some outputs
+// before others) first and the number of gates second, because a round is
+// one long dependency chain. Outputs are built in the order that scores
+// best. The result is checked against the table here and again by
+// TestSboxes. The search takes a minute or two.
 package main
 
 import (
@@ -79,31 +83,50 @@ func apply(op int, a, b uint16) uint16 {
 // of x.
 var vars = [4]uint16{0xAAAA, 0xCCCC, 0xF0F0, 0xFF00}
 
-// set is a set of computed truth tables in the order they were computed.
+// set is the computed truth tables, in the order they were computed, and
+// the time at which each is ready (gate delays, inputs at their arrival
+// times).
 type set struct {
 	list []uint16
-	have map[uint16]bool
+	t    map[uint16]int
 }
 
-func newSet() *set {
-	s := &set{have: map[uint16]bool{}}
-	for _, v := range vars {
-		s.add(v)
+func newSet(in [4]int) *set {
+	s := &set{t: map[uint16]int{}}
+	for i, v := range vars {
+		s.list = append(s.list, v)
+		s.t[v] = in[i]
 	}
 	return s
 }
 
-func (s *set) add(f uint16) {
-	if !s.have[f] {
-		s.have[f] = true
-		s.list = append(s.list, f)
+func (s *set) has(f uint16) bool {
+	_, ok := s.t[f]
+	return ok
+}
+
+// gateTime is when g's result is ready, given when its operands are.
+func gateTime(t map[uint16]int, g gate) int {
+	switch g.op {
+	case opNot:
+		return t[g.a] + 1
+	case opAndNot: // a & ^b: the NOT is on b only
+		return max(t[g.a], t[g.b]+1) + 1
+	}
+	return max(t[g.a], t[g.b]) + 1
+}
+
+func (s *set) add(g gate) {
+	if !s.has(g.f) {
+		s.t[g.f] = gateTime(s.t, g)
+		s.list = append(s.list, g.f)
 	}
 }
 
 func (s *set) clone() *set {
-	c := &set{list: append([]uint16(nil), s.list...), have: make(map[uint16]bool, len(s.have))}
-	for k := range s.have {
-		c.have[k] = true
+	c := &set{list: append([]uint16(nil), s.list...), t: make(map[uint16]int, len(s.t))}
+	for k, v := range s.t {
+		c.t[k] = v
 	}
 	return c
 }
@@ -114,6 +137,37 @@ func planCost(p []gate) int {
 		n += opCost[g.op]
 	}
 	return n
+}
+
+// depthWeight is how many gates one gate delay on the critical path is
+// worth: a round of Serpent is one long dependency chain, so a CPU that
+// issues several operations per cycle is bound by the delay, not the
+// count.
+const depthWeight = 4
+
+// metric scores plan p for computing f from s: its delay and its size.
+func metric(s *set, p []gate, f uint16) int {
+	if len(p) == 0 {
+		return depthWeight * s.t[f]
+	}
+	t := make(map[uint16]int, len(p)+8)
+	for _, g := range p {
+		for _, x := range []uint16{g.a, g.b} {
+			if _, ok := t[x]; !ok {
+				if v, ok := s.t[x]; ok {
+					t[x] = v
+				}
+			}
+		}
+		if _, ok := t[g.f]; !ok {
+			if v, ok := s.t[g.f]; ok {
+				t[g.f] = v
+			} else {
+				t[g.f] = gateTime(t, g)
+			}
+		}
+	}
+	return depthWeight*t[f] + planCost(p)
 }
 
 // cofactors returns f with input v fixed to 0 and to 1, each as a truth
@@ -131,13 +185,13 @@ func cofactors(f uint16, v int) (f0, f1 uint16) {
 // solve returns a short gate sequence that computes f from the values in
 // s, or nil and false if none was found within depth.
 func solve(s *set, f uint16, depth int, xorSplit bool) ([]gate, bool) {
-	if s.have[f] {
+	if s.has(f) {
 		return nil, true
 	}
 	if f == 0 || f == 0xFFFF {
 		return nil, false
 	}
-	if s.have[^f] {
+	if s.has(^f) {
 		return []gate{{opNot, ^f, 0, f}}, true
 	}
 	// One gate from two computed values.
@@ -148,21 +202,21 @@ func solve(s *set, f uint16, depth int, xorSplit bool) ([]gate, bool) {
 			for _, b := range s.list {
 				if apply(op, a, b) == f {
 					g := []gate{{op, a, b, f}}
-					if !found || planCost(g) < planCost(best) {
+					if !found || metric(s, g, f) < metric(s, best, f) {
 						best, found = g, true
 					}
 				}
 			}
 		}
 	}
-	if found && planCost(best) == 1 {
+	if found && planCost(best) == 1 && depthWeight == 0 {
 		return best, true
 	}
 	if depth == 0 {
 		return best, found
 	}
 	try := func(p []gate) {
-		if !found || planCost(p) < planCost(best) {
+		if !found || metric(s, p, f) < metric(s, best, f) {
 			best, found = p, true
 		}
 	}
@@ -177,10 +231,10 @@ func solve(s *set, f uint16, depth int, xorSplit bool) ([]gate, bool) {
 				return
 			}
 			for _, g := range q {
-				c.add(g.f)
+				c.add(g)
 			}
 			p = append(p, q...)
-			if found && planCost(p) >= planCost(best) {
+			if found && planCost(p) >= metric(s, best, f) {
 				return
 			}
 		}
@@ -228,8 +282,11 @@ func solve(s *set, f uint16, depth int, xorSplit bool) ([]gate, bool) {
 	return best, found
 }
 
-// circuit finds gates for the four output bits of sbox.
-func circuit(sbox [16]uint8) (gates []gate, outs [4]uint16) {
+// circuit finds gates for the four output bits of sbox, for inputs that
+// arrive at times in and outputs that are needed slack[j] gate delays
+// after the first one: it minimises depthWeight times the critical path
+// plus the gate count.
+func circuit(sbox [16]uint8, in, slack [4]int) (gates []gate, outs [4]uint16) {
 	for j := range outs {
 		for x := range 16 {
 			if sbox[x]>>j&1 != 0 {
@@ -241,7 +298,7 @@ func circuit(sbox [16]uint8) (gates []gate, outs [4]uint16) {
 	var perm func(order []int, rest []int)
 	perm = func(order []int, rest []int) {
 		if len(rest) == 0 {
-			s := newSet()
+			s := newSet(in)
 			var p []gate
 			for _, j := range order {
 				q, ok := solve(s, outs[j], 4, true)
@@ -249,12 +306,16 @@ func circuit(sbox [16]uint8) (gates []gate, outs [4]uint16) {
 					return
 				}
 				for _, g := range q {
-					s.add(g.f)
+					s.add(g)
 				}
 				p = append(p, q...)
 			}
-			if bestCost < 0 || planCost(p) < bestCost {
-				bestCost, gates = planCost(p), p
+			crit := 0
+			for j, o := range outs {
+				crit = max(crit, s.t[o]-slack[j])
+			}
+			if c := depthWeight*crit + planCost(p); bestCost < 0 || c < bestCost {
+				bestCost, gates = c, p
 			}
 			return
 		}
@@ -287,6 +348,24 @@ func check(gates []gate, outs [4]uint16) {
 			log.Fatalf("output not computed")
 		}
 	}
+}
+
+// depths returns the number of gate delays to each output when input i
+// arrives at time in[i].
+func depths(gates []gate, outs [4]uint16, in [4]int) (d [4]int) {
+	t := map[uint16]int{}
+	for i, v := range vars {
+		t[v] = in[i]
+	}
+	for _, g := range gates {
+		if _, ok := t[g.f]; !ok {
+			t[g.f] = gateTime(t, g)
+		}
+	}
+	for j, o := range outs {
+		d[j] = t[o]
+	}
+	return d
 }
 
 func invert(s [16]uint8) (r [16]uint8) {
@@ -323,20 +402,36 @@ func emit(w *bytes.Buffer, gates []gate, outs [4]uint16, in, out [4]string, p st
 		name[outs[0]], name[outs[1]], name[outs[2]], name[outs[3]])
 }
 
+// The timing context of the S-boxes in a round, in gate delays, from the
+// way lt and ltInv in serpent.go are written: in encryption the words
+// leave lt (and the round key XOR) at times encIn, and lt needs output j
+// of the next S-box encSlack[j] delays after its first; in decryption the
+// same for ltInv feeding the inverse S-boxes, whose outputs go through the
+// round key XOR into ltInv.
+var (
+	encIn    = [4]int{3, 0, 4, 1}
+	encSlack = [4]int{0, 2, 0, 3}
+	decIn    = [4]int{0, 2, 1, 2}
+	decSlack = [4]int{0, 0, 1, 0}
+)
+
 func main() {
 	var fwd, inv [8][]gate
 	var fwdOut, invOut [8][4]uint16
 	total := 0
 	for i, s := range sboxes {
-		fwd[i], fwdOut[i] = circuit(s)
+		fwd[i], fwdOut[i] = circuit(s, encIn, encSlack)
 		check(fwd[i], fwdOut[i])
-		inv[i], invOut[i] = circuit(invert(s))
+		inv[i], invOut[i] = circuit(invert(s), decIn, decSlack)
 		check(inv[i], invOut[i])
 		log.Printf("S%d: %d gates (cost %d), inverse %d gates (cost %d)", i,
 			len(fwd[i]), planCost(fwd[i]), len(inv[i]), planCost(inv[i]))
 		total += planCost(fwd[i]) + planCost(inv[i])
 	}
 	log.Printf("total cost %d", total)
+	for i := range 8 {
+		log.Printf("S%d depth %v, inverse depth %v", i, depths(fwd[i], fwdOut[i], encIn), depths(inv[i], invOut[i], decIn))
+	}
 
 	w := new(bytes.Buffer)
 	fmt.Fprintf(w, "// Code generated by gen_sbox.go; DO NOT EDIT.\n\npackage serpent\n\n")
