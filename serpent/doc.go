@@ -24,10 +24,11 @@
 // # Implementation and constant time
 //
 // The cipher is bitsliced as in the designers' description: each round's
-// 32 S-boxes are one sequence of about twenty AND, OR, XOR and NOT
+// 32 S-boxes are one sequence of 19 to 27 AND, OR, XOR and NOT
 // operations on the four words (the sequences are found by gen_sbox.go
 // and checked against the specification's tables by the tests), followed
-// by the linear transformation of rotations, shifts and XORs. There are
+// by the linear transformation of rotations, shifts and XORs; the 32
+// rounds are unrolled (zsbox.go). There are
 // no table lookups and no branches that depend on the key or the data, so
 // encryption, decryption and the key schedule are constant time on CPUs
 // whose 32-bit logic, shift and rotate instructions are (all common ones).

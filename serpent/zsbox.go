@@ -2,6 +2,8 @@
 
 package serpent
 
+import "math/bits"
+
 // sbox0 applies S-box 0 to 32 nibbles at once: bit k of
 // x0..x3 (least significant first) is the input nibble k, and of
 // y0..y3 the output nibble k. 24 gates.
@@ -548,7 +550,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t23 := t22 ^ x1
 		x0, x1, x2, x3 = t9, t13, t20, t23
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 1
 	x0 ^= k[4]
 	x1 ^= k[5]
@@ -580,7 +591,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t22 := t13 ^ t21
 		x0, x1, x2, x3 = t19, t14, t4, t22
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 2
 	x0 ^= k[8]
 	x1 ^= k[9]
@@ -615,7 +635,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t25 := t1 ^ t24
 		x0, x1, x2, x3 = t3, t12, t20, t25
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 3
 	x0 ^= k[12]
 	x1 ^= k[13]
@@ -650,7 +679,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t25 := t19 ^ t24
 		x0, x1, x2, x3 = t16, t25, t9, t21
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 4
 	x0 ^= k[16]
 	x1 ^= k[17]
@@ -685,7 +723,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t25 := t22 ^ t24
 		x0, x1, x2, x3 = t5, t25, t20, t12
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 5
 	x0 ^= k[20]
 	x1 ^= k[21]
@@ -718,7 +765,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t23 := t21 ^ t22
 		x0, x1, x2, x3 = t5, t23, t19, t11
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 6
 	x0 ^= k[24]
 	x1 ^= k[25]
@@ -752,7 +808,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t24 := t8 ^ t23
 		x0, x1, x2, x3 = t9, t12, t18, t24
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 7
 	x0 ^= k[28]
 	x1 ^= k[29]
@@ -788,7 +853,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t26 := t22 ^ t25
 		x0, x1, x2, x3 = t16, t9, t26, t21
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 8
 	x0 ^= k[32]
 	x1 ^= k[33]
@@ -821,7 +895,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t23 := t22 ^ x1
 		x0, x1, x2, x3 = t9, t13, t20, t23
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 9
 	x0 ^= k[36]
 	x1 ^= k[37]
@@ -853,7 +936,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t22 := t13 ^ t21
 		x0, x1, x2, x3 = t19, t14, t4, t22
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 10
 	x0 ^= k[40]
 	x1 ^= k[41]
@@ -888,7 +980,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t25 := t1 ^ t24
 		x0, x1, x2, x3 = t3, t12, t20, t25
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 11
 	x0 ^= k[44]
 	x1 ^= k[45]
@@ -923,7 +1024,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t25 := t19 ^ t24
 		x0, x1, x2, x3 = t16, t25, t9, t21
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 12
 	x0 ^= k[48]
 	x1 ^= k[49]
@@ -958,7 +1068,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t25 := t22 ^ t24
 		x0, x1, x2, x3 = t5, t25, t20, t12
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 13
 	x0 ^= k[52]
 	x1 ^= k[53]
@@ -991,7 +1110,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t23 := t21 ^ t22
 		x0, x1, x2, x3 = t5, t23, t19, t11
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 14
 	x0 ^= k[56]
 	x1 ^= k[57]
@@ -1025,7 +1153,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t24 := t8 ^ t23
 		x0, x1, x2, x3 = t9, t12, t18, t24
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 15
 	x0 ^= k[60]
 	x1 ^= k[61]
@@ -1061,7 +1198,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t26 := t22 ^ t25
 		x0, x1, x2, x3 = t16, t9, t26, t21
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 16
 	x0 ^= k[64]
 	x1 ^= k[65]
@@ -1094,7 +1240,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t23 := t22 ^ x1
 		x0, x1, x2, x3 = t9, t13, t20, t23
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 17
 	x0 ^= k[68]
 	x1 ^= k[69]
@@ -1126,7 +1281,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t22 := t13 ^ t21
 		x0, x1, x2, x3 = t19, t14, t4, t22
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 18
 	x0 ^= k[72]
 	x1 ^= k[73]
@@ -1161,7 +1325,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t25 := t1 ^ t24
 		x0, x1, x2, x3 = t3, t12, t20, t25
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 19
 	x0 ^= k[76]
 	x1 ^= k[77]
@@ -1196,7 +1369,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t25 := t19 ^ t24
 		x0, x1, x2, x3 = t16, t25, t9, t21
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 20
 	x0 ^= k[80]
 	x1 ^= k[81]
@@ -1231,7 +1413,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t25 := t22 ^ t24
 		x0, x1, x2, x3 = t5, t25, t20, t12
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 21
 	x0 ^= k[84]
 	x1 ^= k[85]
@@ -1264,7 +1455,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t23 := t21 ^ t22
 		x0, x1, x2, x3 = t5, t23, t19, t11
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 22
 	x0 ^= k[88]
 	x1 ^= k[89]
@@ -1298,7 +1498,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t24 := t8 ^ t23
 		x0, x1, x2, x3 = t9, t12, t18, t24
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 23
 	x0 ^= k[92]
 	x1 ^= k[93]
@@ -1334,7 +1543,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t26 := t22 ^ t25
 		x0, x1, x2, x3 = t16, t9, t26, t21
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 24
 	x0 ^= k[96]
 	x1 ^= k[97]
@@ -1367,7 +1585,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t23 := t22 ^ x1
 		x0, x1, x2, x3 = t9, t13, t20, t23
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 25
 	x0 ^= k[100]
 	x1 ^= k[101]
@@ -1399,7 +1626,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t22 := t13 ^ t21
 		x0, x1, x2, x3 = t19, t14, t4, t22
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 26
 	x0 ^= k[104]
 	x1 ^= k[105]
@@ -1434,7 +1670,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t25 := t1 ^ t24
 		x0, x1, x2, x3 = t3, t12, t20, t25
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 27
 	x0 ^= k[108]
 	x1 ^= k[109]
@@ -1469,7 +1714,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t25 := t19 ^ t24
 		x0, x1, x2, x3 = t16, t25, t9, t21
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 28
 	x0 ^= k[112]
 	x1 ^= k[113]
@@ -1504,7 +1758,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t25 := t22 ^ t24
 		x0, x1, x2, x3 = t5, t25, t20, t12
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 29
 	x0 ^= k[116]
 	x1 ^= k[117]
@@ -1537,7 +1800,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t23 := t21 ^ t22
 		x0, x1, x2, x3 = t5, t23, t19, t11
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 30
 	x0 ^= k[120]
 	x1 ^= k[121]
@@ -1571,7 +1843,16 @@ func encryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 		t24 := t8 ^ t23
 		x0, x1, x2, x3 = t9, t12, t18, t24
 	}
-	x0, x1, x2, x3 = lt(x0, x1, x2, x3)
+	x0 = bits.RotateLeft32(x0, 13)
+	x2 = bits.RotateLeft32(x2, 3)
+	x1 ^= x0 ^ x2
+	x3 ^= x2 ^ x0<<3
+	x1 = bits.RotateLeft32(x1, 1)
+	x3 = bits.RotateLeft32(x3, 7)
+	x0 ^= x1 ^ x3
+	x2 ^= x3 ^ x1<<7
+	x0 = bits.RotateLeft32(x0, 5)
+	x2 = bits.RotateLeft32(x2, 22)
 	// round 31
 	x0 ^= k[124]
 	x1 ^= k[125]
@@ -1651,7 +1932,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[126]
 	x3 ^= k[127]
 	// round 30
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := ^x2
 		t1 := t0 ^ x3
@@ -1679,7 +1969,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[122]
 	x3 ^= k[123]
 	// round 29
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := x0 ^ x3
 		t1 := x0 & x3
@@ -1711,7 +2010,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[118]
 	x3 ^= k[119]
 	// round 28
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := ^x0
 		t1 := x2 | t0
@@ -1741,7 +2049,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[114]
 	x3 ^= k[115]
 	// round 27
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := x0 | x3
 		t1 := t0 ^ x2
@@ -1775,7 +2092,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[110]
 	x3 ^= k[111]
 	// round 26
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := x1 | x2
 		t1 := x3 & x1
@@ -1807,7 +2133,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[106]
 	x3 ^= k[107]
 	// round 25
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := x0 ^ x2
 		t1 := t0 ^ x3
@@ -1836,7 +2171,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[102]
 	x3 ^= k[103]
 	// round 24
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := ^x0
 		t1 := t0 ^ x2
@@ -1868,7 +2212,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[98]
 	x3 ^= k[99]
 	// round 23
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := ^x0
 		t1 := t0 ^ x2
@@ -1899,7 +2252,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[94]
 	x3 ^= k[95]
 	// round 22
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := ^x2
 		t1 := t0 ^ x3
@@ -1927,7 +2289,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[90]
 	x3 ^= k[91]
 	// round 21
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := x0 ^ x3
 		t1 := x0 & x3
@@ -1959,7 +2330,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[86]
 	x3 ^= k[87]
 	// round 20
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := ^x0
 		t1 := x2 | t0
@@ -1989,7 +2369,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[82]
 	x3 ^= k[83]
 	// round 19
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := x0 | x3
 		t1 := t0 ^ x2
@@ -2023,7 +2412,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[78]
 	x3 ^= k[79]
 	// round 18
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := x1 | x2
 		t1 := x3 & x1
@@ -2055,7 +2453,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[74]
 	x3 ^= k[75]
 	// round 17
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := x0 ^ x2
 		t1 := t0 ^ x3
@@ -2084,7 +2491,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[70]
 	x3 ^= k[71]
 	// round 16
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := ^x0
 		t1 := t0 ^ x2
@@ -2116,7 +2532,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[66]
 	x3 ^= k[67]
 	// round 15
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := ^x0
 		t1 := t0 ^ x2
@@ -2147,7 +2572,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[62]
 	x3 ^= k[63]
 	// round 14
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := ^x2
 		t1 := t0 ^ x3
@@ -2175,7 +2609,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[58]
 	x3 ^= k[59]
 	// round 13
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := x0 ^ x3
 		t1 := x0 & x3
@@ -2207,7 +2650,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[54]
 	x3 ^= k[55]
 	// round 12
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := ^x0
 		t1 := x2 | t0
@@ -2237,7 +2689,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[50]
 	x3 ^= k[51]
 	// round 11
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := x0 | x3
 		t1 := t0 ^ x2
@@ -2271,7 +2732,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[46]
 	x3 ^= k[47]
 	// round 10
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := x1 | x2
 		t1 := x3 & x1
@@ -2303,7 +2773,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[42]
 	x3 ^= k[43]
 	// round 9
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := x0 ^ x2
 		t1 := t0 ^ x3
@@ -2332,7 +2811,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[38]
 	x3 ^= k[39]
 	// round 8
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := ^x0
 		t1 := t0 ^ x2
@@ -2364,7 +2852,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[34]
 	x3 ^= k[35]
 	// round 7
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := ^x0
 		t1 := t0 ^ x2
@@ -2395,7 +2892,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[30]
 	x3 ^= k[31]
 	// round 6
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := ^x2
 		t1 := t0 ^ x3
@@ -2423,7 +2929,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[26]
 	x3 ^= k[27]
 	// round 5
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := x0 ^ x3
 		t1 := x0 & x3
@@ -2455,7 +2970,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[22]
 	x3 ^= k[23]
 	// round 4
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := ^x0
 		t1 := x2 | t0
@@ -2485,7 +3009,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[18]
 	x3 ^= k[19]
 	// round 3
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := x0 | x3
 		t1 := t0 ^ x2
@@ -2519,7 +3052,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[14]
 	x3 ^= k[15]
 	// round 2
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := x1 | x2
 		t1 := x3 & x1
@@ -2551,7 +3093,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[10]
 	x3 ^= k[11]
 	// round 1
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := x0 ^ x2
 		t1 := t0 ^ x3
@@ -2580,7 +3131,16 @@ func decryptWords(k *[132]uint32, x0, x1, x2, x3 uint32) (uint32, uint32, uint32
 	x2 ^= k[6]
 	x3 ^= k[7]
 	// round 0
-	x0, x1, x2, x3 = ltInv(x0, x1, x2, x3)
+	x2 = bits.RotateLeft32(x2, -22)
+	x0 = bits.RotateLeft32(x0, -5)
+	x2 ^= x3 ^ x1<<7
+	x0 ^= x1 ^ x3
+	x3 = bits.RotateLeft32(x3, -7)
+	x1 = bits.RotateLeft32(x1, -1)
+	x3 ^= x2 ^ x0<<3
+	x1 ^= x0 ^ x2
+	x2 = bits.RotateLeft32(x2, -3)
+	x0 = bits.RotateLeft32(x0, -13)
 	{
 		t0 := ^x0
 		t1 := t0 ^ x2
