@@ -36,8 +36,10 @@
 //
 // A Block holds 132 words of round keys and nothing else; it is never
 // written after NewCipher returns, so it may be used from many goroutines
-// at once. Encrypt and Decrypt do not allocate. The Go runtime may copy or
-// keep key material; nothing here tries to wipe it.
+// at once. Encrypt and Decrypt do not allocate. NewCipher clears its
+// temporary copies of the key, but the round keys stay in the Block until
+// the garbage collector frees it (there is no Wipe), and the Go runtime may
+// copy key material elsewhere.
 //
 // This portable implementation does one block at a time. Serpent is much
 // faster when many blocks are processed in parallel with vector

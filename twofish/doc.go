@@ -48,6 +48,8 @@
 // are constant time.
 //
 // A Block is never written after NewCipher returns, so it may be used from
-// many goroutines at once. Encrypt and Decrypt do not allocate. The Go
-// runtime may copy or keep key material; nothing here tries to wipe it.
+// many goroutines at once. Encrypt and Decrypt do not allocate. NewCipher
+// clears its temporary copies of the key, but the subkeys and the keyed
+// tables stay in the Block until the garbage collector frees it (there is
+// no Wipe), and the Go runtime may copy key material elsewhere.
 package twofish
