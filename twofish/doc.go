@@ -36,9 +36,10 @@
 //     AES), and can leak key and data bits. The tables themselves are key
 //     material.
 //   - NewCipher looks up the fixed permutations q0 and q1 (two 256-byte
-//     tables) with key bytes and intermediate values derived from the key,
-//     so the key schedule has the same kind of leak; its finite-field
-//     multiplications are done without branches or lookups.
+//     tables) and the MDS matrix's column tables (4 KiB) with key bytes and
+//     values derived from the key, so the key schedule has the same kind of
+//     leak; its Reed-Solomon multiplications are done without branches or
+//     lookups.
 //   - There are no branches on secret data, and the time of a call does not
 //     depend on the data other than through the cache.
 //
