@@ -62,7 +62,7 @@ type Metadata struct {
 	HeaderOffset    int64    // where the volume's first sectors are stored, encrypted
 	HeaderSize      int64    // how many bytes of them
 
-	Copy       int     // which metadata copy (0, 1, 2) this was read from
+	Copy       int      // which metadata copy (0, 1, 2) this was read from
 	CopyErrors [3]error // why the copies before it (or any copy) were refused; nil if intact
 
 	Entries []Entry // the top-level metadata entries, as stored
