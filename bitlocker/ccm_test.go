@@ -16,15 +16,6 @@ func seq(from, n int) []byte {
 	return b
 }
 
-func unhex(t testing.TB, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // TestCCMVectors: RFC 3610 packet vector #1, the examples 1-3 of NIST SP
 // 800-38C appendix C, and BitLocker's shape (AES-256, 12-byte nonce,
 // 16-byte tag, no associated data; the expected output computed with

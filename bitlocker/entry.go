@@ -50,10 +50,6 @@ type Entry struct {
 	Data      []byte // the value, after the 8-byte header
 }
 
-// maxDepth bounds the nesting of entries (a VMK holds a stretch key that
-// holds an AES-CCM key: depth 3 in practice).
-const maxDepth = 8
-
 // parseEntries splits b into entries. A size of zero ends the list (the
 // padding after the last entry); a size below 8 or past the end is an error.
 func parseEntries(b []byte) ([]Entry, error) {
