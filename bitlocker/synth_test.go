@@ -89,7 +89,7 @@ func newSynth(m Method, ss int, size int64, seed uint64) *synth {
 		desc = binary.LittleEndian.AppendUint16(desc, uint16(r))
 	}
 	ents = append(ents, entryBytes(EntryDescription, ValueUnicode, append(desc, 0, 0))...)
-	vmkData := append([]byte(nil), rnd(16)...)                             // GUID
+	vmkData := append([]byte(nil), rnd(16)...)                              // GUID
 	vmkData = binary.LittleEndian.AppendUint64(vmkData, 0x01d5323670425d8a) // modified
 	vmkData = binary.LittleEndian.AppendUint16(vmkData, 0)
 	vmkData = binary.LittleEndian.AppendUint16(vmkData, uint16(ProtectClearKey))
