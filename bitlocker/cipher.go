@@ -105,6 +105,7 @@ func (c *sectorCipher) run(dst, src []byte, k uint64, enc bool) {
 // cbcRange handles AES-CBC with or without Elephant, sector by sector.
 func (c *sectorCipher) cbcRange(dst, src []byte, k uint64, enc bool) {
 	var iv, e [16]byte
+	var dec, encr cipher.BlockMode // reset to each sector's IV when they can be
 	var words []uint32
 	var skey []byte
 	if c.tweak != nil {
@@ -133,10 +134,12 @@ func (c *sectorCipher) cbcRange(dst, src []byte, k uint64, enc bool) {
 				storeWords(d, words)
 				s = d
 			}
-			cipher.NewCBCEncrypter(c.block, iv[:]).CryptBlocks(d, s)
+			encr = cbcMode(encr, c.block, iv[:], true)
+			encr.CryptBlocks(d, s)
 			continue
 		}
-		cipher.NewCBCDecrypter(c.block, iv[:]).CryptBlocks(d, s)
+		dec = cbcMode(dec, c.block, iv[:], false)
+		dec.CryptBlocks(d, s)
 		if c.tweak != nil {
 			loadWords(words, d)
 			diffuserBDecrypt(words)
@@ -149,4 +152,17 @@ func (c *sectorCipher) cbcRange(dst, src []byte, k uint64, enc bool) {
 	}
 	clear(skey)
 	clear(words)
+}
+
+// cbcMode returns m set to the IV (crypto/cipher's CBC modes have SetIV),
+// or a new mode.
+func cbcMode(m cipher.BlockMode, b cipher.Block, iv []byte, enc bool) cipher.BlockMode {
+	if r, ok := m.(interface{ SetIV([]byte) }); ok {
+		r.SetIV(iv)
+		return m
+	}
+	if enc {
+		return cipher.NewCBCEncrypter(b, iv)
+	}
+	return cipher.NewCBCDecrypter(b, iv)
 }

@@ -42,20 +42,23 @@ func storeWords(b []byte, w []uint32) {
 	}
 }
 
-// diffuserADecrypt and the others work on the words of one sector; len(d)
-// is at least 8.
+// The diffusers work on the words of one sector (len(d) a multiple of 4,
+// at least 16). Each loop does the steps whose indices wrap around the
+// sector one by one, and the others four at a time with the rotations as
+// constants (i is then a multiple of 4: Ra = 9, 0, 13, 0; Rb = 0, 10, 0, 25).
+
 func diffuserADecrypt(d []uint32) {
 	n := len(d)
 	for c := 0; c < cyclesA; c++ {
-		for i := 0; i < n; i++ {
-			i2, i5 := i-2, i-5
-			if i2 < 0 {
-				i2 += n
-			}
-			if i5 < 0 {
-				i5 += n
-			}
-			d[i] += d[i2] ^ bits.RotateLeft32(d[i5], rotA[i&3])
+		for i := 0; i < 8; i++ {
+			d[i] += d[(i-2+n)%n] ^ bits.RotateLeft32(d[(i-5+n)%n], rotA[i&3])
+		}
+		for i := 8; i+3 < n; i += 4 {
+			w := d[i-5 : i+4 : i+4]
+			w[5] += w[3] ^ bits.RotateLeft32(w[0], 9)
+			w[6] += w[4] ^ w[1]
+			w[7] += w[5] ^ bits.RotateLeft32(w[2], 13)
+			w[8] += w[6] ^ w[3]
 		}
 	}
 }
@@ -63,15 +66,15 @@ func diffuserADecrypt(d []uint32) {
 func diffuserAEncrypt(d []uint32) {
 	n := len(d)
 	for c := 0; c < cyclesA; c++ {
-		for i := n - 1; i >= 0; i-- {
-			i2, i5 := i-2, i-5
-			if i2 < 0 {
-				i2 += n
-			}
-			if i5 < 0 {
-				i5 += n
-			}
-			d[i] -= d[i2] ^ bits.RotateLeft32(d[i5], rotA[i&3])
+		for i := n - 4; i >= 8; i -= 4 {
+			w := d[i-5 : i+4 : i+4]
+			w[8] -= w[6] ^ w[3]
+			w[7] -= w[5] ^ bits.RotateLeft32(w[2], 13)
+			w[6] -= w[4] ^ w[1]
+			w[5] -= w[3] ^ bits.RotateLeft32(w[0], 9)
+		}
+		for i := 7; i >= 0; i-- {
+			d[i] -= d[(i-2+n)%n] ^ bits.RotateLeft32(d[(i-5+n)%n], rotA[i&3])
 		}
 	}
 }
@@ -79,15 +82,16 @@ func diffuserAEncrypt(d []uint32) {
 func diffuserBDecrypt(d []uint32) {
 	n := len(d)
 	for c := 0; c < cyclesB; c++ {
-		for i := 0; i < n; i++ {
-			i2, i5 := i+2, i+5
-			if i2 >= n {
-				i2 -= n
-			}
-			if i5 >= n {
-				i5 -= n
-			}
-			d[i] += d[i2] ^ bits.RotateLeft32(d[i5], rotB[i&3])
+		i := 0
+		for ; i+8 < n-4; i += 4 { // w[j] = d[i+j], up to i+8
+			w := d[i : i+9 : i+9]
+			w[0] += w[2] ^ w[5]
+			w[1] += w[3] ^ bits.RotateLeft32(w[6], 10)
+			w[2] += w[4] ^ w[7]
+			w[3] += w[5] ^ bits.RotateLeft32(w[8], 25)
+		}
+		for ; i < n; i++ {
+			d[i] += d[(i+2)%n] ^ bits.RotateLeft32(d[(i+5)%n], rotB[i&3])
 		}
 	}
 }
@@ -95,15 +99,20 @@ func diffuserBDecrypt(d []uint32) {
 func diffuserBEncrypt(d []uint32) {
 	n := len(d)
 	for c := 0; c < cyclesB; c++ {
-		for i := n - 1; i >= 0; i-- {
-			i2, i5 := i+2, i+5
-			if i2 >= n {
-				i2 -= n
-			}
-			if i5 >= n {
-				i5 -= n
-			}
-			d[i] -= d[i2] ^ bits.RotateLeft32(d[i5], rotB[i&3])
+		// The same split as diffuserBDecrypt, undone in reverse order.
+		split := 0
+		for split+8 < n-4 {
+			split += 4
+		}
+		for i := n - 1; i >= split; i-- {
+			d[i] -= d[(i+2)%n] ^ bits.RotateLeft32(d[(i+5)%n], rotB[i&3])
+		}
+		for i := split - 4; i >= 0; i -= 4 {
+			w := d[i : i+9 : i+9]
+			w[3] -= w[5] ^ bits.RotateLeft32(w[8], 25)
+			w[2] -= w[4] ^ w[7]
+			w[1] -= w[3] ^ bits.RotateLeft32(w[6], 10)
+			w[0] -= w[2] ^ w[5]
 		}
 	}
 }
