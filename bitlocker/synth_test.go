@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"io"
 	"math/rand/v2"
 	"testing"
 )
@@ -219,5 +220,52 @@ func TestSynthetic(t *testing.T) {
 				v.Close()
 			}
 		}
+	}
+}
+
+// TestReadAtPieces reads a synthetic volume from several goroutines in
+// random pieces (across the relocated boot sectors and the metadata areas)
+// and at its end.
+func TestReadAtPieces(t *testing.T) {
+	s := newSynth(AESCBC128Elephant, 512, 8<<20, 9)
+	v, err := Open(&memDev{b: s.image}, ClearKey(), &Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	errc := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			rng := rand.New(rand.NewPCG(uint64(g), 3))
+			for i := 0; i < 200; i++ {
+				n := 1 + rng.IntN(300000)
+				off := rng.Int64N(v.Size() - int64(n))
+				if i%4 == 0 {
+					off = rng.Int64N(20000)
+				}
+				p := make([]byte, n)
+				if _, err := v.ReadAt(p, off); err != nil {
+					errc <- err
+					return
+				}
+				if !bytes.Equal(p, s.plain[off:off+int64(n)]) {
+					errc <- errors.New("a piece differs")
+					return
+				}
+			}
+			errc <- nil
+		}(g)
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := make([]byte, 1000)
+	if n, err := v.ReadAt(p, v.Size()-600); n != 600 || err != io.EOF || !bytes.Equal(p[:600], s.plain[len(s.plain)-600:]) {
+		t.Errorf("read across the end: %d, %v", n, err)
+	}
+	if _, err := v.WriteAt(p, 0); err == nil {
+		t.Error("write to a read-only volume succeeded")
 	}
 }
