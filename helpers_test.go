@@ -62,7 +62,7 @@ func (te testEngine) crypt(dec bool, dst, src []byte, tweak [16]byte, flags uint
 
 // bulk reports whether the engine has a sector-batch routine of its own
 // (the assembly variants do; the portable engine runs one unit at a time).
-func (te testEngine) bulk() bool { return te.c.sectors != nil }
+func (te testEngine) bulk() bool { return te.c.asm != nil }
 
 // sectors runs a run of sectors on the calling goroutine: through the
 // engine's sector-batch routine when it has one, else one unit per sector.

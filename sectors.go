@@ -90,14 +90,15 @@ func (c *Cipher) sectorsParallel(dst, src []byte, sectorSize int, first, step ui
 	})
 }
 
-// sectorsSerial runs sectors on the calling goroutine, through the
-// engine's bulk entry point when it has one.
+// sectorsSerial runs sectors on the calling goroutine: in one call of an
+// assembly variant's sector-batch routine, or one data unit at a time
+// through the portable engine.
 func (c *Cipher) sectorsSerial(dst, src []byte, sectorSize int, first, step uint64, decrypt bool) {
-	if c.sectors != nil {
+	if c.asm != nil {
 		if decrypt {
-			c.sectors.decryptSectors(dst, src, sectorSize, first, step)
+			c.asm.decryptSectors(dst, src, sectorSize, first, step)
 		} else {
-			c.sectors.encryptSectors(dst, src, sectorSize, first, step)
+			c.asm.encryptSectors(dst, src, sectorSize, first, step)
 		}
 		return
 	}
