@@ -7,6 +7,9 @@ package xts
 // below are never called.
 type asmEngine struct{}
 
+// sectorBatch is unused without assembly (see sectorsAsm).
+const sectorBatch = 1
+
 const errNoAsm = "xts: internal error: no assembly in this build"
 
 func (*asmEngine) encrypt(dst, src []byte, t tweak128, flags uint64) tweak128 { panic(errNoAsm) }

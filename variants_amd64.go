@@ -99,6 +99,11 @@ func x86Implementations() []platformImpl {
 	return impls
 }
 
+// sectorBatch is how many sectors the sector-batch routines run side by
+// side: a call whose last batch has fewer pays for a whole one (see
+// sectorsAsm). The generator's design note (_asm/xts_sectors.go) says why.
+const sectorBatch = 4
+
 // The engine's entry points: one direct call of the variant's routine.
 
 func (e *asmEngine) encrypt(dst, src []byte, t tweak128, flags uint64) tweak128 {
