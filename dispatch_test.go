@@ -17,6 +17,10 @@ import (
 //
 // The ratio api/bare at 16 and 512 bytes is the per-call overhead that
 // every small-message user pays; at 4 KiB and 64 KiB it should vanish.
+// For sectors=1 the bare routine is the variant's sector-batch routine,
+// which runs four sectors side by side and charges a whole batch for one;
+// DecryptSectors gives a lone sector to the unit routine instead
+// (sectorsAsm), so its floor is op=dec/size=512/call=bare.
 func BenchmarkDispatch(b *testing.B) {
 	key := benchKey(256)
 	for _, im := range Implementations() {
