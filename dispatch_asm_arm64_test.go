@@ -2,30 +2,30 @@
 
 package xts
 
-import "testing"
-
-// benchBare times the named variant's generated routine called directly
-// (a static call, no function value, no interface) on c's key schedule.
-func benchBare(b *testing.B, c *Cipher, k dispatchKind, buf []byte) {
+// bareRun makes n calls of the generated routine of c's variant, called
+// directly (a static call, no function value, no interface), on c's key
+// schedule, in place on buf, sector numbers from i; sector calls are one
+// 512-byte sector each.
+func bareRun(c *Cipher, k dispatchKind, buf []byte, i uint64, n int) {
 	if g, ok := c.eng.(*genericEngine); ok {
-		benchBareGeneric(b, g, k, buf)
+		bareRunGeneric(g, k, buf, i, n)
 		return
 	}
-	ks := c.asm.ks
+	ks, end := c.asm.ks, i+uint64(n)
 	const f = flagEncryptTweak
 	switch {
-	case c.name != "armv8-ce":
-		b.Fatalf("no bare routine for %s", c.name)
+	case c.asm.v != variantARMv8:
+		panic("xts: no bare routine for " + c.name)
 	case k.sectors:
-		for i := uint64(0); b.Loop(); i++ {
+		for ; i < end; i++ {
 			decryptSectorsARMv8(ks, buf, buf, 512, i, 1)
 		}
 	case k.decrypt:
-		for i := uint64(0); b.Loop(); i++ {
+		for ; i < end; i++ {
 			decryptARMv8(ks, buf, buf, i, 0, f)
 		}
 	default:
-		for i := uint64(0); b.Loop(); i++ {
+		for ; i < end; i++ {
 			encryptARMv8(ks, buf, buf, i, 0, f)
 		}
 	}

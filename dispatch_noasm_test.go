@@ -2,10 +2,8 @@
 
 package xts
 
-import "testing"
-
-// benchBare times the portable engine's methods: this build has no
-// assembly.
-func benchBare(b *testing.B, c *Cipher, k dispatchKind, buf []byte) {
-	benchBareGeneric(b, c.eng.(*genericEngine), k, buf)
+// bareRun makes n calls of the portable engine's methods: this build has
+// no assembly.
+func bareRun(c *Cipher, k dispatchKind, buf []byte, i uint64, n int) {
+	bareRunGeneric(c.eng.(*genericEngine), k, buf, i, n)
 }

@@ -2,7 +2,9 @@ package xts
 
 import (
 	"fmt"
+	"slices"
 	"testing"
+	"time"
 )
 
 // BenchmarkDispatch states what the public API costs per call on top of
@@ -21,75 +23,129 @@ import (
 // which runs four sectors side by side and charges a whole batch for one;
 // DecryptSectors gives a lone sector to the unit routine instead
 // (sectorsAsm), so its floor is op=dec/size=512/call=bare.
+//
+// On a busy machine the medians of separate runs drift more than the
+// difference they measure; BenchmarkDispatchRatio measures the same pairs
+// interleaved finely.
 func BenchmarkDispatch(b *testing.B) {
-	key := benchKey(256)
-	for _, im := range Implementations() {
-		if !im.Available {
-			continue
-		}
-		for _, op := range []string{"enc", "dec"} {
-			for _, size := range []int{16, 512, 4096, 65536} {
-				for _, call := range []string{"bare", "api"} {
-					b.Run(fmt.Sprintf("impl=%s/op=%s/size=%d/call=%s", im.Name, op, size, call), func(b *testing.B) {
-						c := newImpl(b, im.Name, key)
-						buf := pageAligned(size)
-						b.SetBytes(int64(size))
-						b.ReportAllocs()
-						k := dispatchKind{decrypt: op == "dec"}
-						if call == "bare" {
-							benchBare(b, c, k, buf)
-							return
-						}
-						f := c.Encrypt
-						if k.decrypt {
-							f = c.Decrypt
-						}
-						for i := 0; b.Loop(); i++ {
-							f(buf, buf, uint64(i))
-						}
-					})
-				}
-			}
-		}
+	for _, dc := range dispatchCases() {
 		for _, call := range []string{"bare", "api"} {
-			b.Run(fmt.Sprintf("impl=%s/op=dec/sectors=1/call=%s", im.Name, call), func(b *testing.B) {
-				c := newImpl(b, im.Name, key, WithoutParallelism())
-				buf := pageAligned(512)
-				b.SetBytes(512)
+			b.Run(dc.name+"/call="+call, func(b *testing.B) {
+				c, buf := dc.setup(b)
+				b.SetBytes(int64(len(buf)))
 				b.ReportAllocs()
+				b.ResetTimer()
 				if call == "bare" {
-					benchBare(b, c, dispatchKind{decrypt: true, sectors: true}, buf)
-					return
-				}
-				for i := uint64(0); b.Loop(); i++ {
-					c.DecryptSectors(buf, buf, 512, i)
+					bareRun(c, dc.kind, buf, 0, b.N)
+				} else {
+					apiRun(c, dc.kind, buf, 0, b.N)
 				}
 			})
 		}
 	}
 }
 
-// dispatchKind is what BenchmarkDispatch's bare loop calls: a unit
-// routine, or a sector-batch routine with 512-byte sectors.
+// BenchmarkDispatchRatio times the pairs of BenchmarkDispatch (names
+// without /call=) in alternating blocks of calls (about 40 KB of data, or
+// at least four calls, each), and keeps each side's fastest block: other
+// programs only ever slow a block down, and the two sides see the same
+// moments. It reports the public call's ns per call as ns/op, the bare
+// routine's as bare-ns/op, and their ratio as api/bare.
+func BenchmarkDispatchRatio(b *testing.B) {
+	for _, dc := range dispatchCases() {
+		b.Run(dc.name, func(b *testing.B) {
+			c, buf := dc.setup(b)
+			n := max(4, 40000/len(buf))
+			var times [2][]time.Duration
+			var k uint64
+			for b.Loop() {
+				for side := range 2 {
+					start := time.Now()
+					if side == 0 {
+						bareRun(c, dc.kind, buf, k, n)
+					} else {
+						apiRun(c, dc.kind, buf, k, n)
+					}
+					times[side] = append(times[side], time.Since(start))
+				}
+				k += uint64(n)
+			}
+			bare := float64(slices.Min(times[0])) / float64(n)
+			api := float64(slices.Min(times[1])) / float64(n)
+			b.ReportMetric(api, "ns/op")
+			b.ReportMetric(bare, "bare-ns/op")
+			b.ReportMetric(api/bare, "api/bare")
+		})
+	}
+}
+
+// A dispatchCase is one pair of BenchmarkDispatch: an implementation, an
+// operation and a size.
+type dispatchCase struct {
+	name string // impl=NAME/op=OP/size=N or impl=NAME/op=dec/sectors=1
+	impl string
+	size int
+	kind dispatchKind
+}
+
+// dispatchKind is what a pair calls: a unit routine, or a sector-batch
+// routine with 512-byte sectors.
 type dispatchKind struct {
 	decrypt, sectors bool
 }
 
-// benchBareGeneric times the portable engine's methods called on its
-// concrete type: the work of the generic implementation without the API.
-func benchBareGeneric(b *testing.B, g *genericEngine, k dispatchKind, buf []byte) {
+func dispatchCases() []dispatchCase {
+	var cs []dispatchCase
+	for _, im := range Implementations() {
+		if !im.Available {
+			continue
+		}
+		for _, op := range []string{"enc", "dec"} {
+			for _, size := range []int{16, 512, 4096, 65536} {
+				cs = append(cs, dispatchCase{fmt.Sprintf("impl=%s/op=%s/size=%d", im.Name, op, size), im.Name, size, dispatchKind{decrypt: op == "dec"}})
+			}
+		}
+		cs = append(cs, dispatchCase{fmt.Sprintf("impl=%s/op=dec/sectors=1", im.Name), im.Name, 512, dispatchKind{decrypt: true, sectors: true}})
+	}
+	return cs
+}
+
+// setup makes the case's Cipher (AES-256, on the calling goroutine) and a
+// page-aligned buffer.
+func (dc dispatchCase) setup(b *testing.B) (*Cipher, []byte) {
+	return newImpl(b, dc.impl, benchKey(256), WithoutParallelism()), pageAligned(dc.size)
+}
+
+// apiRun makes n public calls on buf in place, sector numbers from i.
+func apiRun(c *Cipher, k dispatchKind, buf []byte, i uint64, n int) {
+	end := i + uint64(n)
 	switch {
 	case k.sectors:
-		for i := uint64(0); b.Loop(); i++ {
-			g.decrypt(buf, buf, tweak128{lo: i}, flagEncryptTweak)
+		for ; i < end; i++ {
+			c.DecryptSectors(buf, buf, 512, i)
 		}
 	case k.decrypt:
-		for i := uint64(0); b.Loop(); i++ {
-			g.decrypt(buf, buf, tweak128{lo: i}, flagEncryptTweak)
+		for ; i < end; i++ {
+			c.Decrypt(buf, buf, i)
 		}
 	default:
-		for i := uint64(0); b.Loop(); i++ {
-			g.encrypt(buf, buf, tweak128{lo: i}, flagEncryptTweak)
+		for ; i < end; i++ {
+			c.Encrypt(buf, buf, i)
 		}
+	}
+}
+
+// bareRunGeneric makes n calls of the portable engine's methods on its
+// concrete type: the generic implementation's work without the API.
+func bareRunGeneric(g *genericEngine, k dispatchKind, buf []byte, i uint64, n int) {
+	end := i + uint64(n)
+	if k.decrypt {
+		for ; i < end; i++ {
+			g.decrypt(buf, buf, tweak128{lo: i}, flagEncryptTweak)
+		}
+		return
+	}
+	for ; i < end; i++ {
+		g.encrypt(buf, buf, tweak128{lo: i}, flagEncryptTweak)
 	}
 }

@@ -161,65 +161,64 @@ func SectorTweak(sectorNum uint64) [16]byte {
 // ciphertext must be at least as long as plaintext and may be the same
 // slice (in place), but must not overlap it otherwise.
 func (c *Cipher) Encrypt(ciphertext, plaintext []byte, sectorNum uint64) {
-	if c.asm != nil && c.unitValid(ciphertext, plaintext) {
-		c.asm.encrypt(ciphertext, plaintext, tweak128{lo: sectorNum}, flagEncryptTweak)
+	if c.unitValid(ciphertext, plaintext) {
+		if c.asm != nil {
+			c.asm.encrypt(ciphertext, plaintext, tweak128{lo: sectorNum}, flagEncryptTweak)
+			return
+		}
+		c.eng.encrypt(ciphertext, plaintext, tweak128{lo: sectorNum}, flagEncryptTweak)
 		return
 	}
-	c.unit(ciphertext, plaintext, tweak128{lo: sectorNum}, false)
+	c.unitSlow(ciphertext, plaintext)
 }
 
 // Decrypt decrypts one data unit of ciphertext into plaintext; see
 // Encrypt.
 func (c *Cipher) Decrypt(plaintext, ciphertext []byte, sectorNum uint64) {
-	if c.asm != nil && c.unitValid(plaintext, ciphertext) {
-		c.asm.decrypt(plaintext, ciphertext, tweak128{lo: sectorNum}, flagEncryptTweak)
+	if c.unitValid(plaintext, ciphertext) {
+		if c.asm != nil {
+			c.asm.decrypt(plaintext, ciphertext, tweak128{lo: sectorNum}, flagEncryptTweak)
+			return
+		}
+		c.eng.decrypt(plaintext, ciphertext, tweak128{lo: sectorNum}, flagEncryptTweak)
 		return
 	}
-	c.unit(plaintext, ciphertext, tweak128{lo: sectorNum}, true)
+	c.unitSlow(plaintext, ciphertext)
 }
 
 // EncryptWithTweak is Encrypt with any 16-byte tweak (the IV before
 // encryption with the tweak key), for formats whose tweak is not a
 // little-endian sector number.
 func (c *Cipher) EncryptWithTweak(ciphertext, plaintext []byte, tweak [16]byte) {
-	if c.asm != nil && c.unitValid(ciphertext, plaintext) {
-		c.asm.encrypt(ciphertext, plaintext, tweakFromBytes(tweak), flagEncryptTweak)
+	if c.unitValid(ciphertext, plaintext) {
+		if c.asm != nil {
+			c.asm.encrypt(ciphertext, plaintext, tweakFromBytes(tweak), flagEncryptTweak)
+			return
+		}
+		c.eng.encrypt(ciphertext, plaintext, tweakFromBytes(tweak), flagEncryptTweak)
 		return
 	}
-	c.unit(ciphertext, plaintext, tweakFromBytes(tweak), false)
+	c.unitSlow(ciphertext, plaintext)
 }
 
 // DecryptWithTweak is Decrypt with any 16-byte tweak.
 func (c *Cipher) DecryptWithTweak(plaintext, ciphertext []byte, tweak [16]byte) {
-	if c.asm != nil && c.unitValid(plaintext, ciphertext) {
-		c.asm.decrypt(plaintext, ciphertext, tweakFromBytes(tweak), flagEncryptTweak)
+	if c.unitValid(plaintext, ciphertext) {
+		if c.asm != nil {
+			c.asm.decrypt(plaintext, ciphertext, tweakFromBytes(tweak), flagEncryptTweak)
+			return
+		}
+		c.eng.decrypt(plaintext, ciphertext, tweakFromBytes(tweak), flagEncryptTweak)
 		return
 	}
-	c.unit(plaintext, ciphertext, tweakFromBytes(tweak), true)
+	c.unitSlow(plaintext, ciphertext)
 }
 
-// The data-unit calls above are written so that an assembly variant's
-// valid call is a few inlined compares and one direct call, with nothing
-// of the caller's live across it: the compiler then saves no argument on
-// entry and reloads none. Everything else (the portable engine, an empty
-// unit, a misuse to panic on) goes to unit, which checks in order.
-
-// unit runs one data unit through c's engine after the full checks.
-func (c *Cipher) unit(dst, src []byte, t tweak128, decrypt bool) {
-	if !c.unitValid(dst, src) && !c.unitSlow(dst, src) {
-		return
-	}
-	switch {
-	case c.asm != nil && decrypt:
-		c.asm.decrypt(dst, src, t, flagEncryptTweak)
-	case c.asm != nil:
-		c.asm.encrypt(dst, src, t, flagEncryptTweak)
-	case decrypt:
-		c.eng.decrypt(dst, src, t, flagEncryptTweak)
-	default:
-		c.eng.encrypt(dst, src, t, flagEncryptTweak)
-	}
-}
+// The data-unit calls above are written so that a valid call is a few
+// inlined compares and one call of the engine, directly for an assembly
+// variant, with nothing of the caller's live across it: the compiler then
+// saves no argument on entry and reloads none. An empty unit or a misuse
+// goes to unitSlow, which checks in order and panics with the first error.
 
 // unitValid reports whether c is usable and dst, src a valid non-empty
 // data unit for it: the common case of every data-unit call, a few
@@ -235,7 +234,8 @@ func (c *Cipher) unitValid(dst, src []byte) bool {
 }
 
 // unitSlow panics on the programmer errors a data-unit call can make, and
-// reports whether there is anything to do.
+// reports whether there is anything to do (after a unitValid that failed:
+// nothing, as the unit is then empty).
 func (c *Cipher) unitSlow(dst, src []byte) bool {
 	c.check()
 	if len(src) == 0 {
