@@ -44,15 +44,6 @@ func (t tweak128) bytes() [16]byte {
 	return b
 }
 
-// A sectorEngine also processes many consecutive data units in one call:
-// unit k of src (each sectorSize bytes, a multiple of 16) uses the IV
-// SectorTweak(first + k*step), modulo 2^64. Engines without it are driven
-// one data unit at a time.
-type sectorEngine interface {
-	encryptSectors(dst, src []byte, sectorSize int, first, step uint64)
-	decryptSectors(dst, src []byte, sectorSize int, first, step uint64)
-}
-
 // Flags for engines and the assembly routines (same values in both).
 const (
 	// flagEncryptTweak: *tweak holds the IV; encrypt it with the tweak key

@@ -4,56 +4,41 @@ package xts
 
 // This file is the engine over generated assembly, shared by every
 // architecture that has some: each architecture's table (variants_*.go)
-// lists its variants, and each variant's four routines become one
-// asmEngine per key.
-
-// unitFunc is the signature of every generated unit routine: one whole data
-// unit, or a part of one, per call, the tweak in and out by value (see the
-// engine type for why two words and not a pointer or an array).
-type unitFunc func(ks *keySchedule, dst, src []byte, tweakLo, tweakHi, flags uint64) (lo, hi uint64)
-
-// sectorsFunc is the signature of every generated sector-batch routine:
-// whole data units, unit k with the IV first + k*step.
-type sectorsFunc func(ks *keySchedule, dst, src []byte, sectorSize int, first, step uint64)
-
-// asmRoutines are the four routines of one variant.
-type asmRoutines struct {
-	encrypt, decrypt               unitFunc
-	encryptSectors, decryptSectors sectorsFunc
-}
+// lists its variants, each with the asmVariant that names its generated
+// routines, and each variant becomes one asmEngine per key.
+//
+// The Cipher calls an asmEngine's methods on the concrete type, not
+// through the engine interface, and each method calls the selected
+// variant's routine directly, in a switch over the variant (the table
+// file's methods). A routine reached through a function value would pay
+// for more than the indirect call: a function value of an assembly routine
+// points to an ABI wrapper that the compiler generates to move the
+// arguments from the register ABI to the stack ABI, one more call frame
+// that stores and reloads every argument; a direct call from Go code
+// writes the arguments where the routine reads them.
 
 // asmEngine runs one variant's routines with one expanded key. The engine
-// contract's preconditions are the routines' preconditions, so it only
-// passes its arguments through: one assembly call per data unit, or per
-// run of sectors. Calling through function values costs no allocation:
-// the routines are go:noescape, dst and src already escape at the API, and
-// the tweak travels by value.
+// contract's preconditions are the routines' preconditions, so its methods
+// only pass their arguments through: one assembly call per data unit, or
+// per run of sectors, which allocates nothing (the routines do not let
+// their pointers escape, and the tweak travels by value).
+//
+// encryptSectors and decryptSectors process many consecutive data units in
+// one call: unit k of src (each sectorSize bytes, a multiple of 16) uses
+// the IV SectorTweak(first + k*step), modulo 2^64. The portable engine has
+// no such entry point: the Cipher drives it one data unit at a time.
 type asmEngine struct {
 	ks *keySchedule
-	r  asmRoutines // a copy: one load, not two, to reach a routine
+	v  asmVariant
 }
 
-func newAsmEngine(r *asmRoutines, key []byte) *asmEngine {
-	return &asmEngine{ks: newKeySchedule(key), r: *r}
-}
-
-func (e *asmEngine) encrypt(dst, src []byte, t tweak128, flags uint64) tweak128 {
-	lo, hi := e.r.encrypt(e.ks, dst, src, t.lo, t.hi, flags)
-	return tweak128{lo, hi}
-}
-
-func (e *asmEngine) decrypt(dst, src []byte, t tweak128, flags uint64) tweak128 {
-	lo, hi := e.r.decrypt(e.ks, dst, src, t.lo, t.hi, flags)
-	return tweak128{lo, hi}
+func newAsmEngine(v asmVariant, key []byte) *asmEngine {
+	return &asmEngine{ks: newKeySchedule(key), v: v}
 }
 
 // wipe zeroes the round keys (Cipher.Wipe).
 func (e *asmEngine) wipe() { e.ks.wipe() }
 
-func (e *asmEngine) encryptSectors(dst, src []byte, sectorSize int, first, step uint64) {
-	e.r.encryptSectors(e.ks, dst, src, sectorSize, first, step)
-}
-
-func (e *asmEngine) decryptSectors(dst, src []byte, sectorSize int, first, step uint64) {
-	e.r.decryptSectors(e.ks, dst, src, sectorSize, first, step)
-}
+// errVariant is the panic of a variant missing from the table file's
+// switches: a build error in spirit, caught by every test of the variant.
+const errVariant = "xts: internal error: assembly variant without routines"

@@ -62,12 +62,21 @@ func (te testEngine) crypt(dec bool, dst, src []byte, tweak [16]byte, flags uint
 
 // bulk reports whether the engine has a sector-batch routine of its own
 // (the assembly variants do; the portable engine runs one unit at a time).
-func (te testEngine) bulk() bool { return te.c.sectors != nil }
+func (te testEngine) bulk() bool { return te.c.asm != nil }
 
-// sectors runs a run of sectors on the calling goroutine: through the
-// engine's sector-batch routine when it has one, else one unit per sector.
+// sectors runs a run of sectors on the calling goroutine: all of them
+// through the engine's sector-batch routine when it has one (a last
+// partial batch included, which the Cipher gives to the unit routine),
+// else one unit per sector.
 func (te testEngine) sectors(dec bool, dst, src []byte, sectorSize int, first, step uint64) {
-	te.c.sectorsSerial(dst, src, sectorSize, first, step, dec)
+	switch {
+	case te.c.asm != nil && dec:
+		te.c.asm.decryptSectors(dst, src, sectorSize, first, step)
+	case te.c.asm != nil:
+		te.c.asm.encryptSectors(dst, src, sectorSize, first, step)
+	default:
+		te.c.sectorsSerial(dst, src, sectorSize, first, step, dec)
+	}
 }
 
 // refEngine is the reference the raw engine tests compare with: the

@@ -55,11 +55,16 @@ func (c *Cipher) sectorsCall(dst, src []byte, sectorSize int, first uint64, decr
 	if c.cfg.parallel && n > 1 && len(src) >= c.cfg.parallelThreshold {
 		workers = min(runtime.GOMAXPROCS(0), n)
 	}
-	if workers == 1 {
+	switch {
+	case workers > 1:
+		c.sectorsParallel(dst, src, sectorSize, first, step, decrypt, workers)
+	case c.asm != nil:
+		// sectorsSerial's first case, written out: a small call (a
+		// sector or two) is one frame shorter.
+		c.sectorsAsm(dst, src, n, sectorSize, first, step, decrypt)
+	default:
 		c.sectorsSerial(dst, src, sectorSize, first, step, decrypt)
-		return
 	}
-	c.sectorsParallel(dst, src, sectorSize, first, step, decrypt, workers)
 }
 
 // sectorPiece is the size of the pieces a parallel call is cut into,
@@ -90,15 +95,12 @@ func (c *Cipher) sectorsParallel(dst, src []byte, sectorSize int, first, step ui
 	})
 }
 
-// sectorsSerial runs sectors on the calling goroutine, through the
-// engine's bulk entry point when it has one.
+// sectorsSerial runs sectors on the calling goroutine: through an
+// assembly variant (sectorsAsm), or one data unit at a time through the
+// portable engine.
 func (c *Cipher) sectorsSerial(dst, src []byte, sectorSize int, first, step uint64, decrypt bool) {
-	if c.sectors != nil {
-		if decrypt {
-			c.sectors.decryptSectors(dst, src, sectorSize, first, step)
-		} else {
-			c.sectors.encryptSectors(dst, src, sectorSize, first, step)
-		}
+	if c.asm != nil {
+		c.sectorsAsm(dst, src, len(src)/sectorSize, sectorSize, first, step, decrypt)
 		return
 	}
 	crypt := c.eng.encrypt
@@ -107,6 +109,50 @@ func (c *Cipher) sectorsSerial(dst, src []byte, sectorSize int, first, step uint
 	}
 	for off := 0; off < len(src); off += sectorSize {
 		crypt(dst[off:off+sectorSize], src[off:off+sectorSize], tweak128{lo: first}, flagEncryptTweak)
+		first += step
+	}
+}
+
+// sectorsAsm runs sectors through the assembly variant: the sector-batch
+// routine, whose batches are sectorBatch sectors side by side, for whole
+// batches, and the unit routine, one call per sector, for a last partial
+// batch, which the batch routine would run at the cost of a whole one
+// (on amd64, with batches of four: one sector of 512 bytes in 87 ns
+// against 31 ns for the unit routine, one of 4096 bytes in 510 ns against
+// 133 ns, on a Zen 5). Only three 512-byte sectors are cheaper as a
+// batch (85 ns against 94 for three unit calls with vaes-avx10_512; the
+// other variants break even). n is len(src)/sectorSize.
+func (c *Cipher) sectorsAsm(dst, src []byte, n, sectorSize int, first, step uint64, decrypt bool) {
+	units := n % sectorBatch
+	if units == 3 && sectorSize < 1024 {
+		units = 0
+	}
+	// Whole batches take the slices as they came: their length does not
+	// wait for the division that counted the sectors.
+	if units == 0 {
+		if decrypt {
+			c.asm.decryptSectors(dst, src, sectorSize, first, step)
+		} else {
+			c.asm.encryptSectors(dst, src, sectorSize, first, step)
+		}
+		return
+	}
+	if bulk := (n - units) * sectorSize; bulk > 0 {
+		if decrypt {
+			c.asm.decryptSectors(dst[:bulk], src[:bulk], sectorSize, first, step)
+		} else {
+			c.asm.encryptSectors(dst[:bulk], src[:bulk], sectorSize, first, step)
+		}
+		first += uint64(n-units) * step
+		dst, src = dst[bulk:], src[bulk:]
+	}
+	for off := 0; off < len(src); off += sectorSize {
+		d, s := dst[off:off+sectorSize], src[off:off+sectorSize]
+		if decrypt {
+			c.asm.decrypt(d, s, tweak128{lo: first}, flagEncryptTweak)
+		} else {
+			c.asm.encrypt(d, s, tweak128{lo: first}, flagEncryptTweak)
+		}
 		first += step
 	}
 }

@@ -97,7 +97,7 @@ func TestSectors(t *testing.T) {
 func TestSectorsWorkerPanic(t *testing.T) {
 	c := newImpl(t, genericName, randKey(newRand(t), 32), WithParallelThreshold(0))
 	c.eng = panicEngine{}
-	c.sectors = nil
+	c.asm = nil
 	mustPanic(t, "boom", func() { c.EncryptSectors(make([]byte, 4096), make([]byte, 4096), 512, 0) })
 
 	// Split across goroutines, the panic comes back with the stack of the

@@ -83,10 +83,15 @@ func (u *Unit) run(dst, src []byte, flags uint64) {
 		flags |= flagEncryptTweak
 		u.started = true
 	}
-	if u.decrypt {
-		u.tweak = u.c.eng.decrypt(dst, src, u.tweak, flags)
-	} else {
-		u.tweak = u.c.eng.encrypt(dst, src, u.tweak, flags)
+	switch c := u.c; {
+	case c.asm != nil && u.decrypt:
+		u.tweak = c.asm.decrypt(dst, src, u.tweak, flags)
+	case c.asm != nil:
+		u.tweak = c.asm.encrypt(dst, src, u.tweak, flags)
+	case u.decrypt:
+		u.tweak = c.eng.decrypt(dst, src, u.tweak, flags)
+	default:
+		u.tweak = c.eng.encrypt(dst, src, u.tweak, flags)
 	}
 }
 

@@ -15,14 +15,21 @@ import (
 // reports it (which honours GODEBUG=cpu.aes=off), and its four routines,
 // best first.
 var arm64Variants = []struct {
-	name  string
-	needs func() []requirement
-	note  string
-	asmRoutines
+	name    string
+	needs   func() []requirement
+	note    string
+	variant asmVariant
 }{
 	{"armv8-ce", needsARMv8CE, "ARMv8 Cryptography Extensions: AESE/AESMC pairs, 8 blocks a step",
-		asmRoutines{encryptARMv8, decryptARMv8, encryptSectorsARMv8, decryptSectorsARMv8}},
+		variantARMv8},
 }
+
+// asmVariant names one variant's four generated routines: variantX runs
+// encryptX, decryptX, encryptSectorsX and decryptSectorsX (the generator's
+// suffixes). asmEngine's methods below switch on it to call them directly.
+type asmVariant uint8
+
+const variantARMv8 asmVariant = 0
 
 // needsARMv8CE: the AES instructions (AESE, AESD, AESMC, AESIMC), also
 // used by the key expansion. PMULL and SHA3 are not used.
@@ -45,7 +52,7 @@ func arm64Implementations() []platformImpl {
 			name:      v.name,
 			available: note == "",
 			note:      v.note,
-			newAES:    func(key []byte) engine { return newAsmEngine(&v.asmRoutines, key) },
+			newAES:    func(key []byte) engine { return newAsmEngine(v.variant, key) },
 		})
 		if note != "" {
 			if strings.Contains(os.Getenv("GODEBUG"), "cpu.aes=off") {
@@ -55,4 +62,49 @@ func arm64Implementations() []platformImpl {
 		}
 	}
 	return impls
+}
+
+// sectorBatch is 1: the arm64 sector routine runs its units one after
+// another (only their IVs are encrypted four at a time), so a short call
+// costs in proportion to its sectors and always takes the batch routine.
+const sectorBatch = 1
+
+// The engine's entry points: one direct call of the variant's routine.
+
+func (e *asmEngine) encrypt(dst, src []byte, t tweak128, flags uint64) tweak128 {
+	switch e.v {
+	case variantARMv8:
+		t.lo, t.hi = encryptARMv8(e.ks, dst, src, t.lo, t.hi, flags)
+	default:
+		panic(errVariant)
+	}
+	return t
+}
+
+func (e *asmEngine) decrypt(dst, src []byte, t tweak128, flags uint64) tweak128 {
+	switch e.v {
+	case variantARMv8:
+		t.lo, t.hi = decryptARMv8(e.ks, dst, src, t.lo, t.hi, flags)
+	default:
+		panic(errVariant)
+	}
+	return t
+}
+
+func (e *asmEngine) encryptSectors(dst, src []byte, sectorSize int, first, step uint64) {
+	switch e.v {
+	case variantARMv8:
+		encryptSectorsARMv8(e.ks, dst, src, sectorSize, first, step)
+	default:
+		panic(errVariant)
+	}
+}
+
+func (e *asmEngine) decryptSectors(dst, src []byte, sectorSize int, first, step uint64) {
+	switch e.v {
+	case variantARMv8:
+		decryptSectorsARMv8(e.ks, dst, src, sectorSize, first, step)
+	default:
+		panic(errVariant)
+	}
 }

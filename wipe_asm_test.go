@@ -5,10 +5,9 @@ package xts
 // scheduleZeroed returns a func reporting whether the key schedule of c's
 // assembly engine is all zero, or nil when c runs no assembly.
 func scheduleZeroed(c *Cipher) func() bool {
-	e, ok := c.eng.(*asmEngine)
-	if !ok {
+	if c.asm == nil {
 		return nil
 	}
-	ks := e.ks
+	ks := c.asm.ks
 	return func() bool { return *ks == keySchedule{} }
 }

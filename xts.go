@@ -28,11 +28,11 @@ var (
 // Cipher holds the keys of an XTS mode instance. It is safe for concurrent
 // use by multiple goroutines: after NewCipher nothing in it changes.
 type Cipher struct {
-	eng     engine
-	sectors sectorEngine // eng's bulk entry point, or nil
-	name    string
-	cfg     config
-	wiped   bool // Wipe was called: eng is nil
+	eng   engine
+	asm   *asmEngine // eng when it is an assembly variant, called directly; else nil
+	name  string
+	cfg   config
+	wiped bool // Wipe was called: eng and asm are nil
 }
 
 // NewCipher creates a Cipher from a block cipher constructor and a key
@@ -118,7 +118,7 @@ func NewCipher(cipherFunc func([]byte) (cipher.Block, error), key []byte, opts .
 		c.eng = newGeneric(k1, k2)
 		c.name = genericName
 	}
-	c.sectors, _ = c.eng.(sectorEngine)
+	c.asm, _ = c.eng.(*asmEngine)
 	return c, nil
 }
 
@@ -161,39 +161,82 @@ func SectorTweak(sectorNum uint64) [16]byte {
 // ciphertext must be at least as long as plaintext and may be the same
 // slice (in place), but must not overlap it otherwise.
 func (c *Cipher) Encrypt(ciphertext, plaintext []byte, sectorNum uint64) {
-	if c.unitOK(ciphertext, plaintext) {
+	if c.unitValid(ciphertext, plaintext) {
+		if c.asm != nil {
+			c.asm.encrypt(ciphertext, plaintext, tweak128{lo: sectorNum}, flagEncryptTweak)
+			return
+		}
 		c.eng.encrypt(ciphertext, plaintext, tweak128{lo: sectorNum}, flagEncryptTweak)
+		return
 	}
+	c.unitSlow(ciphertext, plaintext)
 }
 
 // Decrypt decrypts one data unit of ciphertext into plaintext; see
 // Encrypt.
 func (c *Cipher) Decrypt(plaintext, ciphertext []byte, sectorNum uint64) {
-	if c.unitOK(plaintext, ciphertext) {
+	if c.unitValid(plaintext, ciphertext) {
+		if c.asm != nil {
+			c.asm.decrypt(plaintext, ciphertext, tweak128{lo: sectorNum}, flagEncryptTweak)
+			return
+		}
 		c.eng.decrypt(plaintext, ciphertext, tweak128{lo: sectorNum}, flagEncryptTweak)
+		return
 	}
+	c.unitSlow(plaintext, ciphertext)
 }
 
 // EncryptWithTweak is Encrypt with any 16-byte tweak (the IV before
 // encryption with the tweak key), for formats whose tweak is not a
 // little-endian sector number.
 func (c *Cipher) EncryptWithTweak(ciphertext, plaintext []byte, tweak [16]byte) {
-	if c.unitOK(ciphertext, plaintext) {
+	if c.unitValid(ciphertext, plaintext) {
+		if c.asm != nil {
+			c.asm.encrypt(ciphertext, plaintext, tweakFromBytes(tweak), flagEncryptTweak)
+			return
+		}
 		c.eng.encrypt(ciphertext, plaintext, tweakFromBytes(tweak), flagEncryptTweak)
+		return
 	}
+	c.unitSlow(ciphertext, plaintext)
 }
 
 // DecryptWithTweak is Decrypt with any 16-byte tweak.
 func (c *Cipher) DecryptWithTweak(plaintext, ciphertext []byte, tweak [16]byte) {
-	if c.unitOK(plaintext, ciphertext) {
+	if c.unitValid(plaintext, ciphertext) {
+		if c.asm != nil {
+			c.asm.decrypt(plaintext, ciphertext, tweakFromBytes(tweak), flagEncryptTweak)
+			return
+		}
 		c.eng.decrypt(plaintext, ciphertext, tweakFromBytes(tweak), flagEncryptTweak)
+		return
 	}
+	c.unitSlow(plaintext, ciphertext)
 }
 
-// unitOK panics on the programmer errors a data-unit call can make, and
-// reports whether there is anything to do: an empty unit is a no-op, as in
-// golang.org/x/crypto/xts.
-func (c *Cipher) unitOK(dst, src []byte) bool {
+// The data-unit calls above are written so that a valid call is a few
+// inlined compares and one call of the engine, directly for an assembly
+// variant, with nothing of the caller's live across it: the compiler then
+// saves no argument on entry and reloads none. An empty unit or a misuse
+// goes to unitSlow, which checks in order and panics with the first error.
+
+// unitValid reports whether c is usable and dst, src a valid non-empty
+// data unit for it: the common case of every data-unit call, a few
+// compares that the compiler inlines into the caller. When it is false,
+// unitSlow checks again in order and panics with the first error, or
+// reports that the unit is empty (a no-op, as in golang.org/x/crypto/xts):
+//
+//	if !c.unitValid(dst, src) && !c.unitSlow(dst, src) {
+//		return
+//	}
+func (c *Cipher) unitValid(dst, src []byte) bool {
+	return c.eng != nil && len(src) >= BlockSize && len(dst) >= len(src) && !inexactOverlap(dst[:len(src)], src)
+}
+
+// unitSlow panics on the programmer errors a data-unit call can make, and
+// reports whether there is anything to do (after a unitValid that failed:
+// nothing, as the unit is then empty).
+func (c *Cipher) unitSlow(dst, src []byte) bool {
 	c.check()
 	if len(src) == 0 {
 		return false
@@ -221,7 +264,7 @@ func (c *Cipher) Wipe() {
 	if c.eng != nil {
 		c.eng.wipe()
 	}
-	c.eng, c.sectors, c.wiped = nil, nil, true
+	c.eng, c.asm, c.wiped = nil, nil, true
 }
 
 // check panics on a Cipher that NewCipher did not make, or that was wiped.

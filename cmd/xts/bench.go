@@ -24,6 +24,12 @@ rows time EncryptSectors/DecryptSectors over a 1 MiB buffer on one core
 (enc-sectors, dec-sectors) and over 8 MiB on every core
 (enc-sectors-parallel, dec-sectors-parallel), one column per sector size.
 
+Beside the smallest message size, ns/call is the time of one call at that
+size: at 16 bytes (one block of work) nearly all of it is what every call
+pays whatever its length, the tweak's serial encryption and the call
+itself, which a small-message user (a 512-byte sector, a 4 KiB request)
+pays once per message.
+
 The last column is each row's best cell as a share of this CPU's
 AES-round bound, which bench measures itself: a loop of 12 independent AES
 rounds on the widest registers the CPU has (zmm, ymm or xmm). AES-XTS needs
@@ -48,7 +54,8 @@ every pass and its best sample kept. The defaults finish in under 30 s.
 TSV output (--format tsv) is fixed, for scripts: the header
 impl	keybits	op	size	mbps	bound_pct
 and one row per cell. The bound is a row with impl aes-round-bound, op
-rounds (one core) or rounds-parallel (every core) and size 0.
+rounds (one core) or rounds-parallel (every core) and size 0. JSON output
+(--format json) gives every message cell its ns_per_call too.
 `
 
 // baselineName is the row of golang.org/x/crypto/xts.

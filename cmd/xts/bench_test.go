@@ -132,11 +132,12 @@ func TestBenchJSONAndTable(t *testing.T) {
 		Passes    int      `json:"passes"`
 		LatencyNs *float64 `json:"aes_round_latency_ns"`
 		Results   []struct {
-			Impl     string   `json:"impl"`
-			Op       string   `json:"op"`
-			Size     int      `json:"size"`
-			MBps     *float64 `json:"mbps"`
-			BoundPct *float64 `json:"bound_pct"`
+			Impl      string   `json:"impl"`
+			Op        string   `json:"op"`
+			Size      int      `json:"size"`
+			MBps      *float64 `json:"mbps"`
+			BoundPct  *float64 `json:"bound_pct"`
+			NsPerCall *float64 `json:"ns_per_call"`
 		} `json:"results"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
@@ -147,6 +148,18 @@ func TestBenchJSONAndTable(t *testing.T) {
 		impls = append(impls, c.Impl+"/"+c.Op)
 		if c.Op == "enc" && (c.MBps == nil || !(*c.MBps > 0)) {
 			t.Errorf("%+v: no throughput", c)
+		}
+		// A message cell's time per call is its size at its throughput;
+		// the bound has none.
+		switch {
+		case c.Op == "enc" && (c.NsPerCall == nil || c.MBps == nil):
+			t.Errorf("%+v: no ns_per_call", c)
+		case c.Op == "enc":
+			if want := float64(c.Size) * 1e3 / *c.MBps; *c.NsPerCall < want*0.999 || *c.NsPerCall > want*1.001 {
+				t.Errorf("%+v: ns_per_call %v, want %v", c, *c.NsPerCall, want)
+			}
+		case c.NsPerCall != nil:
+			t.Errorf("%+v: ns_per_call on a cell that is not a message", c)
 		}
 	}
 	// The round latency: plausible where the bound loop runs (amd64 with
@@ -175,6 +188,25 @@ func TestBenchJSONAndTable(t *testing.T) {
 	for _, s := range []string{baselineName, boundName, "dec-sectors", "dec-sectors-parallel", "of bound"} {
 		if !strings.Contains(r.stdout, s) {
 			t.Errorf("table lacks %q:\n%s", s, r.stdout)
+		}
+	}
+	// The message block's header has ns/call right after the 16-byte
+	// column, and each implementation's row a time there: a positive
+	// number, 16 bytes at the row's MB/s.
+	lines := strings.Split(r.stdout, "\n")
+	hdr := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "implementation ") })
+	if hdr < 0 || !slices.Equal(strings.Fields(lines[hdr]), []string{"implementation", "16", "ns/call", "512", "of", "bound"}) {
+		t.Fatalf("message header: want implementation 16 ns/call 512 of bound:\n%s", r.stdout)
+	}
+	for _, l := range lines[hdr+1:] {
+		f := strings.Fields(l)
+		if len(f) != 5 || f[0] == boundName {
+			break
+		}
+		mbps, err1 := strconv.ParseFloat(f[1], 64)
+		ns, err2 := strconv.ParseFloat(f[2], 64)
+		if err1 != nil || err2 != nil || !(ns > 0) || mbps > 0 && (ns < 0.9*16e3/(mbps+0.5) || ns > 1.1*16e3/max(mbps-0.5, 0.1)) {
+			t.Errorf("row %q: ns/call %q does not fit 16 bytes at %q MB/s", l, f[2], f[1])
 		}
 	}
 }

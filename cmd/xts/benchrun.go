@@ -33,6 +33,14 @@ type benchCell struct {
 	mbps  float64
 }
 
+// nsPerCall is the cell's best time per call in ns (NaN if not timed).
+func (c *benchCell) nsPerCall() float64 {
+	if c.run == nil || !(c.mbps > 0) {
+		return math.NaN()
+	}
+	return float64(c.bytes) * 1e3 / c.mbps
+}
+
 // best is the row's fastest cell, the one compared with the bound.
 func (r *benchRow) best() float64 {
 	m := math.NaN()
