@@ -17,7 +17,8 @@ func fuzzServer() (*Server, *export) {
 		Backend:     NewMem(make([]byte, 64<<10), 512, false),
 		Name:        "fuzz",
 		MaxRequest:  16 << 10,
-		MaxInFlight: 32 << 10,
+		MaxInFlight: 12 << 10, // 8 KiB chunks: longer requests go in several
+		MaxMemory:   64 << 10,
 		ErrorLog:    log.New(io.Discard, "", 0),
 	}
 	ex, err := s.export()
@@ -91,7 +92,7 @@ func FuzzRequests(f *testing.F) {
 			mu  sync.Mutex
 			out bytes.Buffer
 		)
-		tr := &transmission{s: s, ex: ex, r: bufio.NewReader(bytes.NewReader(in)), w: lockedWriter{&mu, &out}, budget: newBudget(s.MaxInFlight)}
+		tr := s.newTransmission(ex, bufio.NewReader(bytes.NewReader(in)), lockedWriter{&mu, &out})
 		tr.run()
 		if got := s.Backend.Size(); got != 64<<10 {
 			t.Fatalf("backend size %d", got)

@@ -36,6 +36,7 @@ const (
 	repInfo       = 3
 	repErr        = 1 << 31
 	repErrUnsup   = repErr | 1
+	repErrPolicy  = repErr | 2
 	repErrInvalid = repErr | 3
 	repErrUnknown = repErr | 6
 )
