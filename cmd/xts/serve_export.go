@@ -37,7 +37,7 @@ const defaultMaxMemory = "128M"
 // memLimitSlack is what the Go runtime may hold beyond --max-memory
 // (its own structures, garbage not yet collected, the image's buffers):
 // serveExport sets the process's soft memory limit to their sum.
-const memLimitSlack = 64 << 20
+const memLimitSlack = 48 << 20
 
 const serveFlagsHelp = `The export is served on a Unix socket (--socket PATH: created 0600, it
 must not exist, removed on exit) or on TCP (--listen HOST:PORT, default
@@ -56,7 +56,7 @@ the refusals. --max-memory SIZE (default 128M; K, M, G: powers of 1024)
 bounds the requests and replies all clients hold in the server at once;
 each connection gets an equal share, and a client that stops reading its
 replies or stops sending a write holds no more than that, the others go
-on. The process's Go memory limit is set to SIZE plus 64M (unless
+on. The process's Go memory limit is set to SIZE plus 48M (unless
 GOMEMLIMIT is set). A client that says nothing for 10 seconds during the
 handshake is dropped. The image
 is locked (flock) while served: exclusively for writing, shared with

@@ -17,7 +17,7 @@ func fuzzServer() (*Server, *export) {
 		Backend:     NewMem(make([]byte, 64<<10), 512, false),
 		Name:        "fuzz",
 		MaxRequest:  16 << 10,
-		MaxInFlight: 12 << 10, // 8 KiB chunks: longer requests go in several
+		MaxInFlight: 12 << 10, // 4 KiB chunks: longer requests go in several
 		MaxMemory:   64 << 10,
 		ErrorLog:    log.New(io.Discard, "", 0),
 	}
@@ -111,7 +111,7 @@ func FuzzRequests(f *testing.F) {
 	f.Add(req(cmdRead, 0, 1, 0, 16<<10+1))
 	f.Add(req(cmdWrite, 0, 1, 0, 10, 1, 2))
 	f.Add(append(req(99, 1<<15, 1, 0, 0), 0x25, 0x60))
-	// Longer than a chunk (8 KiB): moved in pieces.
+	// Longer than a chunk (4 KiB): moved in pieces.
 	f.Add(bytes.Join([][]byte{
 		req(cmdWrite, cmdFlagFUA, 1, 8<<10-3, 12<<10, make([]byte, 12<<10)...),
 		req(cmdRead, 0, 2, 1, 16<<10),

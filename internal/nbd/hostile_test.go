@@ -52,11 +52,11 @@ func TestChunkedRequests(t *testing.T) {
 	b := &counting{Backend: NewMem(bytes.Clone(orig), 512, false)}
 	ts := startServer(t, b, func(s *Server) {
 		s.MaxMemory = 256 << 10
-		s.MaxConnections = 4 // 64 KiB a connection: 32 KiB chunks
+		s.MaxConnections = 4 // 64 KiB a connection: 16 KiB chunks
 	})
 	cl := dial(t, ts.sock, "")
-	if ts.chunk != 32<<10 {
-		t.Fatalf("chunk %d, want 32 KiB", ts.chunk)
+	if ts.chunk != 16<<10 {
+		t.Fatalf("chunk %d, want 16 KiB", ts.chunk)
 	}
 	want := bytes.Clone(orig)
 	type op struct {
@@ -66,10 +66,10 @@ func TestChunkedRequests(t *testing.T) {
 	ops := []op{
 		{cmdWrite, 3, 1<<20 + 5},
 		{cmdRead, 4 << 20, 1<<20 + 7},
-		{cmdWrite, 2<<20 + 32<<10 - 1, 2},
+		{cmdWrite, 2<<20 + 16<<10 - 1, 2},
 		{cmdRead, 1 << 22, 1},
 		{cmdWrite, 6 << 20, 2 << 20},
-		{cmdRead, 5<<20 + 100, 32<<10 + 1},
+		{cmdRead, 5<<20 + 100, 16<<10 + 1},
 	}
 	var reqs []byte
 	for h, o := range ops {
@@ -126,7 +126,7 @@ func (f failAfter) ReadAt(p []byte, off int64) (int, error) {
 // answered EIO.
 func TestChunkedReadFails(t *testing.T) {
 	b := failAfter{NewMem(make([]byte, 1<<20), 512, false), 512 << 10}
-	ts := startServer(t, b, func(s *Server) { s.MaxInFlight = 68 << 10 }) // 64 KiB chunks
+	ts := startServer(t, b, func(s *Server) { s.MaxInFlight = 68 << 10 }) // 32 KiB chunks
 	cl := dial(t, ts.sock, "")
 	other := dial(t, ts.sock, "")
 	if errno, _ := cl.do(cmdRead, 0, 600<<10, 100<<10, nil); errno != errIO {

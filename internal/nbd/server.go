@@ -155,8 +155,10 @@ func (s *Server) export() (*export, error) {
 	if share < reqOverhead+int64(bs) {
 		return nil, fmt.Errorf("nbd: a memory share of %d bytes a connection (MaxMemory %d, MaxConnections %d, MaxInFlight %d) is under %d", share, memLimit, s.MaxConnections, s.MaxInFlight, reqOverhead+bs)
 	}
+	// Two chunks fit in a share, so that a long write's next chunk
+	// arrives while the last one goes to the backend.
 	chunk := int64(maxChunk)
-	for chunk > int64(bs) && chunk > share-reqOverhead {
+	for chunk > int64(bs) && chunk > (share-reqOverhead)/2 {
 		chunk /= 2
 	}
 	ex := &export{
