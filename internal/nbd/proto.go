@@ -100,8 +100,4 @@ const (
 	// accepts unless Server.MaxRequest says otherwise; it is advertised
 	// as the maximum block size.
 	DefaultMaxRequest = 32 << 20
-	// DefaultMaxInFlight bounds the bytes of request and reply payloads
-	// one connection holds at once unless Server.MaxInFlight says
-	// otherwise.
-	DefaultMaxInFlight = 64 << 20
 )

@@ -52,7 +52,7 @@ type Server struct {
 	Name string
 	// MaxRequest is the largest READ or WRITE, advertised as the maximum
 	// block size; a larger READ is answered EINVAL, a larger WRITE too
-	// when its payload is under 32 MiB (it is skipped), otherwise it
+	// when its payload is at most 32 MiB (it is skipped), otherwise it
 	// closes the connection. 0 means DefaultMaxRequest. It must be a
 	// multiple of the block size.
 	MaxRequest int
