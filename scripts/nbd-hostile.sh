@@ -15,9 +15,13 @@
 #   errs   TRIM on a --readonly export; WRITE and WRITE_ZEROES past the end
 #   limit  65 connections: is the 65th served?
 #   copy   nbdcopy of the export (SIZE_MIB) to null:, alone and with 50
-#          stalled clients (25 writers, 25 readers as above) connected;
-#          interleaved runs, medians, and their ratio (the goal: >= 0.9)
-# In the memory cases a fresh nbdinfo must still be answered.
+#          stalled clients (25 writers, 25 readers as above) connected,
+#          once the server is idle (the writers' chunks that can go
+#          through are written: they are then stalled); interleaved runs,
+#          medians, and their ratio (the goal: >= 0.9)
+# In the memory cases a fresh nbdinfo must still be answered. The export
+# is read-write there and in copy (the stalled writers' chunks that
+# arrive are written: the image is scratch).
 #
 # Usage: [OLD=/path/to/xts] [SIZE_MIB=1024] [RUNS=3] [CASES="fd wr20 ..."] scripts/nbd-hostile.sh
 #   OLD: another build of xts (e.g. from main) to run the same cases
@@ -233,7 +237,9 @@ case_fd() {
 case_mem() { # NAME MODE N [MODE N]
 	local b=$1 name=$2
 	shift 2
-	start_server "$b"
+	# Read-write: on a read-only export the writes are refused and
+	# their payloads skipped, which holds no memory.
+	RW=1 start_server "$b"
 	sampler &
 	local samp=$!
 	local hp=()
@@ -277,11 +283,27 @@ case_limit() {
 	row limit "$b" "65 clients: $c; log: $(grep -c 'refusing' "$dir/server.log" || true) line(s) about refusing"
 }
 
+# wait_idle: waits (at most 60 s) until the server has used under 20 ms
+# of CPU in 250 ms: the stalled clients' writes that could go through
+# have gone through, and they are stalled.
+wait_idle() {
+	local i c0 c1
+	c0=$(awk '{print $14 + $15}' "/proc/$spid/stat")
+	for ((i = 0; i < 240; i++)); do
+		sleep 0.25
+		c1=$(awk '{print $14 + $15}' "/proc/$spid/stat")
+		(((c1 - c0) * 1000 / tick < 20)) && return
+		c0=$c1
+	done
+}
+tick=$(getconf CLK_TCK)
+
 copy_once() { # BIN STALLED: prints the copy's seconds
 	local b=$1 n=$2
-	start_server "$b"
+	RW=1 start_server "$b"
 	((n == 0)) || hostile stalled "$n"
 	sleep 0.5
+	wait_idle
 	local t0 t1
 	t0=$(date +%s.%N)
 	nbdcopy "$uri" null:

@@ -87,7 +87,7 @@ func (o *serveOptions) validate() error {
 		return err
 	}
 	if n < 1<<20 || n > 1<<50 {
-		return usagef("--max-memory %s: want 1M or more", o.maxMem)
+		return usagef("--max-memory %s: want 1M or more (and less than 1P)", o.maxMem)
 	}
 	o.memBytes = int64(n)
 	conns := o.maxConns
