@@ -257,8 +257,8 @@ func procStatus(t *testing.T, pid int, field string) int64 {
 }
 
 // TestServeHostileMemory serves a LUKS2 image with --max-memory 32M to
-// 40 clients that send all but one byte of a 32 MiB WRITE and 12 that
-// send three 32 MiB READs and never read the replies (over 2 GiB held
+// 40 clients that send all but one byte of a 4 MiB WRITE and 12 that
+// send three 16 MiB READs and never read the replies (over 300 MiB held
 // without the budget), while nbdcopy copies the whole export: the copy
 // is right, and the server's peak anonymous RSS (sampled: the image's
 // pages that luks maps for reading are not the server's allocations)
@@ -270,7 +270,7 @@ func TestServeHostileMemory(t *testing.T) {
 		t.Skip("about 50 stalled clients against the built binary: not in -short")
 	}
 	needServeTool(t, "nbdcopy")
-	raw := randBytes(t, 64<<20)
+	raw := randBytes(t, 16<<20)
 	img, pass := serveImage(t, "luks2", raw)
 	cmd, sock, stderr := startServe(t, img, pass, "--max-memory", "32M")
 	var (
@@ -283,7 +283,7 @@ func TestServeHostileMemory(t *testing.T) {
 		}
 		wg.Wait()
 	}()
-	payload := make([]byte, 32<<20-1)
+	payload := make([]byte, 4<<20-1)
 	stop := make(chan struct{})
 	peak := make(chan int64, 1)
 	go func() {
@@ -305,7 +305,7 @@ func TestServeHostileMemory(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			if i < 40 {
-				n.c.Write(nbdRequest(1, 1, 0, 32<<20))
+				n.c.Write(nbdRequest(1, 1, 0, 4<<20))
 				n.c.Write(payload) // blocks once the server stops reading
 				return
 			}
@@ -327,7 +327,7 @@ func TestServeHostileMemory(t *testing.T) {
 	}
 	// The stalled writers' chunks that arrived were written (all zeros
 	// at offset 0): only the rest of the export is compared.
-	if len(got) != len(raw) || !bytes.Equal(got[32<<20:], raw[32<<20:]) {
+	if len(got) != len(raw) || !bytes.Equal(got[4<<20:], raw[4<<20:]) {
 		t.Fatal("nbdcopy read the wrong data")
 	}
 	close(stop)
