@@ -230,6 +230,9 @@ func serveExport(e *env, cmd string, b nbd.Backend, what string, o *serveOptions
 	if maxConns == 0 {
 		maxConns = -1 // nbd.Server's "no limit"
 	}
+	if o.memBytes == 0 { // options not through validate
+		o.memBytes = nbd.DefaultMaxMemory
+	}
 	s := &nbd.Server{
 		Backend:        b,
 		ErrorLog:       log.New(e.stderr, "xts "+cmd+": ", 0),
