@@ -12,7 +12,7 @@ import (
 )
 
 const serveUsage = `Usage: xts serve -d KEYFILE [cipher flags] (--socket PATH | --listen HOST:PORT)
-                 [--readonly] [--run CMD] IMAGE
+                 [--readonly] [--run CMD] [--max-connections N] [--max-memory SIZE] IMAGE
 
 Serves the plaintext of a dm-crypt plain-mode IMAGE over NBD, without
 root: nbdcopy, qemu-img, qemu-io, nbdfuse or nbd-client read and write

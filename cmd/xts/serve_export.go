@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -25,7 +26,18 @@ type serveOptions struct {
 	listen   string
 	readOnly bool
 	run      string
+	maxConns int
+	maxMem   string
+	memBytes int64 // maxMem parsed by validate
 }
+
+// defaultMaxMemory is --max-memory's default, nbd.DefaultMaxMemory.
+const defaultMaxMemory = "128M"
+
+// memLimitSlack is what the Go runtime may hold beyond --max-memory
+// (its own structures, garbage not yet collected, the image's buffers):
+// serveExport sets the process's soft memory limit to their sum.
+const memLimitSlack = 48 << 20
 
 const serveFlagsHelp = `The export is served on a Unix socket (--socket PATH: created 0600, it
 must not exist, removed on exit) or on TCP (--listen HOST:PORT, default
@@ -37,7 +49,16 @@ is ready and its URI (nbd+unix:///?socket=PATH or nbd://HOST:PORT).
 set to that URI, and exits with its status when it ends (as nbdkit --run).
 SIGINT, SIGTERM or SIGHUP stop the server: it stops accepting, answers
 the requests in flight, flushes the image to disk, wipes the key, removes
-the socket and exits 0. Several clients may connect at once. The image
+the socket and exits 0. Several clients may connect at once, up to
+--max-connections N (default 64; 0: no limit): the next one is refused
+(NBD_REP_ERR_POLICY, "server busy") and a line on standard error counts
+the refusals. --max-memory SIZE (default 128M; K, M, G: powers of 1024)
+bounds the requests and replies all clients hold in the server at once;
+each connection gets an equal share, and a client that stops reading its
+replies or stops sending a write holds no more than that, the others go
+on. The process's Go memory limit is set to SIZE plus 48M (unless
+GOMEMLIMIT is set). A client that says nothing for 10 seconds during the
+handshake is dropped. The image
 is locked (flock) while served: exclusively for writing, shared with
 --readonly, so a second server of it exits 5 unless both are read-only.
 `
@@ -47,6 +68,8 @@ func (o *serveOptions) flags(fs *cmdFlags) {
 	fs.StringVar(&o.listen, "listen", "", "serve on TCP `HOST:PORT` (host 127.0.0.1 when empty)")
 	fs.BoolVar(&o.readOnly, "readonly", false, "refuse writes")
 	fs.StringVar(&o.run, "run", "", "run shell `CMD` with $uri set once ready; exit with its status")
+	fs.IntVar(&o.maxConns, "max-connections", nbd.DefaultMaxConnections, "serve at most `N` clients at once (0: no limit)")
+	fs.StringVar(&o.maxMem, "max-memory", defaultMaxMemory, "hold at most `SIZE` of requests and replies in memory (K, M, G)")
 }
 
 func (o *serveOptions) validate() error {
@@ -55,6 +78,24 @@ func (o *serveOptions) validate() error {
 	}
 	if o.socket == "" && o.listen == "" && o.run == "" {
 		return usagef("want --socket PATH or --listen HOST:PORT (or --run CMD)")
+	}
+	if o.maxConns < 0 {
+		return usagef("--max-connections %d: want 0 (no limit) or more", o.maxConns)
+	}
+	n, err := parseCryptsetupSize("max-memory", o.maxMem)
+	if err != nil {
+		return err
+	}
+	if n < 1<<20 || n > 1<<50 {
+		return usagef("--max-memory %s: want 1M or more (and less than 1P)", o.maxMem)
+	}
+	o.memBytes = int64(n)
+	conns := o.maxConns
+	if conns == 0 {
+		conns = nbd.DefaultMaxConnections
+	}
+	if o.memBytes/int64(conns) < 72<<10 {
+		return usagef("--max-memory %s leaves each of %d connections less than 72K: raise it or lower --max-connections", o.maxMem, conns)
 	}
 	return nil
 }
@@ -185,7 +226,25 @@ func serveExport(e *env, cmd string, b nbd.Backend, what string, o *serveOptions
 	if warnAddr != "" {
 		fmt.Fprintf(e.stderr, "xts %s: warning: listening on %s, not a loopback address: the decrypted data crosses the network in clear\n", cmd, warnAddr)
 	}
-	s := &nbd.Server{Backend: b, ErrorLog: log.New(e.stderr, "xts "+cmd+": ", 0)}
+	maxConns := o.maxConns
+	if maxConns == 0 {
+		maxConns = -1 // nbd.Server's "no limit"
+	}
+	if o.memBytes == 0 { // options not through validate
+		o.memBytes = nbd.DefaultMaxMemory
+	}
+	s := &nbd.Server{
+		Backend:        b,
+		ErrorLog:       log.New(e.stderr, "xts "+cmd+": ", 0),
+		MaxConnections: maxConns,
+		MaxMemory:      o.memBytes,
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// Buffers given back wait for the garbage collector: the
+		// limit makes it run before the process grows far past the
+		// budget.
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(o.memBytes + memLimitSlack))
+	}
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(l) }()
 	mode := "read-write"

@@ -17,7 +17,8 @@ func fuzzServer() (*Server, *export) {
 		Backend:     NewMem(make([]byte, 64<<10), 512, false),
 		Name:        "fuzz",
 		MaxRequest:  16 << 10,
-		MaxInFlight: 32 << 10,
+		MaxInFlight: 12 << 10, // 4 KiB chunks: longer requests go in several
+		MaxMemory:   64 << 10,
 		ErrorLog:    log.New(io.Discard, "", 0),
 	}
 	ex, err := s.export()
@@ -41,6 +42,7 @@ func FuzzHandshake(f *testing.F) {
 	f.Add(binary.BigEndian.AppendUint32(nil, 0))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		_, ex := fuzzServer()
+		checkRefusal(t, in)
 		var out bytes.Buffer
 		err := handshake(bytes.NewReader(in), bufio.NewWriter(&out), ex)
 		o := out.Bytes()
@@ -66,6 +68,30 @@ func FuzzHandshake(f *testing.F) {
 	})
 }
 
+// checkRefusal runs the refusal of a client over the connection limit
+// on in and checks that it answers a greeting and then only well-formed
+// NBD_REP_ERR_POLICY replies (NBD_REP_ACK to NBD_OPT_ABORT), at most
+// maxRefusedOptions of them.
+func checkRefusal(t *testing.T, in []byte) {
+	var out bytes.Buffer
+	refuseHandshake(bytes.NewReader(in), bufio.NewWriter(&out), "busy")
+	o := out.Bytes()
+	if len(o) < 18 || binary.BigEndian.Uint64(o) != magicNBD {
+		t.Fatalf("refusal: no greeting: %x", o)
+	}
+	o = o[18:]
+	for n := 0; len(o) > 0; n++ {
+		if n == maxRefusedOptions || len(o) < 20 || binary.BigEndian.Uint64(o) != magicOptReply {
+			t.Fatalf("refusal: reply %d malformed: %x", n, o)
+		}
+		typ, l := binary.BigEndian.Uint32(o[12:]), binary.BigEndian.Uint32(o[16:])
+		if !(typ == repErrPolicy && l == 4 && string(o[20:min(len(o), 24)]) == "busy") && !(typ == repAck && l == 0 && binary.BigEndian.Uint32(o[8:]) == optAbort) {
+			t.Fatalf("refusal: reply %d of type %#x with %d bytes", n, typ, l)
+		}
+		o = o[20+l:]
+	}
+}
+
 // FuzzRequests feeds a stream of transmission-phase requests to the
 // server and checks that its output is a sequence of simple replies, each
 // to a request that was sent, with data exactly after successful reads.
@@ -85,13 +111,24 @@ func FuzzRequests(f *testing.F) {
 	f.Add(req(cmdRead, 0, 1, 0, 16<<10+1))
 	f.Add(req(cmdWrite, 0, 1, 0, 10, 1, 2))
 	f.Add(append(req(99, 1<<15, 1, 0, 0), 0x25, 0x60))
+	// Longer than a chunk (4 KiB): moved in pieces.
+	f.Add(bytes.Join([][]byte{
+		req(cmdWrite, cmdFlagFUA, 1, 8<<10-3, 12<<10, make([]byte, 12<<10)...),
+		req(cmdRead, 0, 2, 1, 16<<10),
+	}, nil))
+	// Over the maximum block size: refused, the payload skipped.
+	f.Add(bytes.Join([][]byte{
+		req(cmdWrite, 0, 1, 0, 16<<10+1, make([]byte, 16<<10+1)...),
+		req(cmdRead, 0, 2, 0, 16<<10+1),
+		req(cmdWrite, 0, 3, 64<<10, 1, 9),
+	}, nil))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		s, ex := fuzzServer()
 		var (
 			mu  sync.Mutex
 			out bytes.Buffer
 		)
-		tr := &transmission{s: s, ex: ex, r: bufio.NewReader(bytes.NewReader(in)), w: lockedWriter{&mu, &out}, budget: newBudget(s.MaxInFlight)}
+		tr := s.newTransmission(ex, bufio.NewReader(bytes.NewReader(in)), lockedWriter{&mu, &out})
 		tr.run()
 		if got := s.Backend.Size(); got != 64<<10 {
 			t.Fatalf("backend size %d", got)

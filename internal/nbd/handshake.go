@@ -214,3 +214,49 @@ func optReply(w *bufio.Writer, code, typ uint32, data []byte) {
 func optError(w *bufio.Writer, code, typ uint32, msg string) {
 	optReply(w, code, typ, []byte(msg))
 }
+
+// maxRefusedOptions bounds the options answered to a refused client.
+const maxRefusedOptions = 8
+
+// refuseHandshake turns a client away politely: the greeting, then
+// NBD_REP_ERR_POLICY with msg for each of its options (NBD_REP_ACK for
+// NBD_OPT_ABORT), as the protocol asks of a server that will not serve
+// a client. It returns when the client aborts, goes away, asks for
+// NBD_OPT_EXPORT_NAME (which cannot be refused but by closing), sends
+// something malformed or has had maxRefusedOptions answers; the caller
+// then closes the connection.
+func refuseHandshake(r io.Reader, w *bufio.Writer, msg string) {
+	var b [18]byte
+	binary.BigEndian.PutUint64(b[0:], magicNBD)
+	binary.BigEndian.PutUint64(b[8:], magicIHaveOpt)
+	binary.BigEndian.PutUint16(b[16:], flagFixedNewstyle|flagNoZeroes)
+	w.Write(b[:18])
+	if w.Flush() != nil {
+		return
+	}
+	if _, err := io.ReadFull(r, b[:4]); err != nil || binary.BigEndian.Uint32(b[:4])&^clientKnown != 0 {
+		return
+	}
+	for range maxRefusedOptions {
+		var hb [16]byte
+		if _, err := io.ReadFull(r, hb[:]); err != nil {
+			return
+		}
+		h, err := parseOptHeader(&hb)
+		if err != nil || h.code == optExportName {
+			return
+		}
+		if _, err := io.CopyN(io.Discard, r, int64(h.length)); err != nil {
+			return
+		}
+		if h.code == optAbort {
+			optReply(w, h.code, repAck, nil)
+			w.Flush()
+			return
+		}
+		optError(w, h.code, repErrPolicy, msg)
+		if w.Flush() != nil {
+			return
+		}
+	}
+}

@@ -36,6 +36,7 @@ const (
 	repInfo       = 3
 	repErr        = 1 << 31
 	repErrUnsup   = repErr | 1
+	repErrPolicy  = repErr | 2
 	repErrInvalid = repErr | 3
 	repErrUnknown = repErr | 6
 )
@@ -99,8 +100,4 @@ const (
 	// accepts unless Server.MaxRequest says otherwise; it is advertised
 	// as the maximum block size.
 	DefaultMaxRequest = 32 << 20
-	// DefaultMaxInFlight bounds the bytes of request and reply payloads
-	// one connection holds at once unless Server.MaxInFlight says
-	// otherwise.
-	DefaultMaxInFlight = 64 << 20
 )

@@ -37,18 +37,33 @@ func (r request) payload() uint32 {
 	return 0
 }
 
-// check validates r for ex. A non-nil error means the connection cannot
-// go on (an oversized READ or WRITE); otherwise errno is the reply's
-// error, 0 when the request may run.
+// maxSkip is the longest payload of a refused write that is read and
+// dropped so that the connection can go on; a longer one closes it. The
+// protocol asks servers to take any length below 2^25 bytes without
+// seeing an attack in it.
+const maxSkip = 1 << 25
+
+// check validates r for ex (trim: the export takes NBD_CMD_TRIM). A
+// non-nil error means the connection cannot go on (a write longer than
+// the maximum block size whose payload is too long to skip); otherwise
+// errno is the reply's error, 0 when the request may run. The errors are
+// the protocol's: EINVAL for an unknown or unadvertised command, a flag
+// not documented for the command, a READ or WRITE over the maximum block
+// size, and a read or trim past the end; EPERM for a write, trim or
+// write-zeroes on a read-only export; ENOSPC for a write or write-zeroes
+// past the end.
 func (r request) check(ex *export, trim bool) (errno uint32, err error) {
-	if (r.typ == cmdRead || r.typ == cmdWrite) && r.length > ex.maxBlock {
-		return 0, fmt.Errorf("nbd: request type %d of %d bytes (at most %d)", r.typ, r.length, ex.maxBlock)
+	readOnly := ex.flags&tflagReadOnly != 0
+	if r.typ == cmdWrite && r.length > ex.maxBlock && r.length > maxSkip {
+		return 0, fmt.Errorf("nbd: write of %d bytes (at most %d)", r.length, ex.maxBlock)
 	}
 	allowed := uint16(cmdFlagFUA)
 	switch r.typ {
 	case cmdRead, cmdWrite, cmdFlush:
 	case cmdTrim:
-		if !trim {
+		// Not advertised on a read-only export either, where the
+		// protocol's answer is EPERM (below).
+		if !trim && !readOnly {
 			return errInval, nil
 		}
 	case cmdWriteZeroes:
@@ -59,14 +74,20 @@ func (r request) check(ex *export, trim bool) (errno uint32, err error) {
 	if r.flags&^allowed != 0 {
 		return errInval, nil
 	}
+	if (r.typ == cmdRead || r.typ == cmdWrite) && r.length > ex.maxBlock {
+		return errInval, nil
+	}
 	if r.typ == cmdFlush {
 		return 0, nil
 	}
-	if r.off > ex.size || uint64(r.length) > ex.size-r.off {
-		return errInval, nil
-	}
-	if r.typ != cmdRead && ex.flags&tflagReadOnly != 0 {
+	if r.typ != cmdRead && readOnly {
 		return errPerm, nil
+	}
+	if r.off > ex.size || uint64(r.length) > ex.size-r.off {
+		if r.typ == cmdWrite || r.typ == cmdWriteZeroes {
+			return errNoSpc, nil
+		}
+		return errInval, nil
 	}
 	return 0, nil
 }

@@ -12,14 +12,16 @@ import (
 	"syscall"
 )
 
-// maxRequestsInFlight bounds the requests one connection runs at once.
-const maxRequestsInFlight = 64
+// errStopped ends a transmission whose connection or server was stopped
+// while it waited for memory.
+var errStopped = errors.New("nbd: connection stopped")
 
 // transmission serves requests from r until the client disconnects, r
 // fails or sends something malformed. Requests run concurrently, up to
-// maxRequestsInFlight and MaxInFlight bytes of payload; their replies go
-// to w as they finish, in any order. It returns after the last reply.
-// The error is nil after NBD_CMD_DISC or a clean end of r.
+// maxRequestsInFlight and the connection's share of the server's memory
+// budget; their replies go to w as they finish, in any order. It returns
+// after the last reply. The error is nil after NBD_CMD_DISC or a clean
+// end of r.
 type transmission struct {
 	s   *Server
 	ex  *export
@@ -32,8 +34,12 @@ type transmission struct {
 	// onWriteError runs once when a reply cannot be written (it closes
 	// the connection, so that the reader stops).
 	onWriteError func()
-	budget       *budget
-	wg           sync.WaitGroup
+	budget       *connBudget
+	// chunk is the most payload one request holds at once (a power of
+	// two, a multiple of the block size): longer reads and writes move
+	// through a buffer of this size.
+	chunk int64
+	wg    sync.WaitGroup
 }
 
 func (t *transmission) run() error {
@@ -64,64 +70,152 @@ func (t *transmission) run() error {
 		if err != nil {
 			return err
 		}
-		n := int(req.payload())
-		if req.typ == cmdRead && errno == 0 {
-			n = int(req.length)
-		}
-		t.budget.acquire(n)
-		var bp *[]byte
-		if n > 0 {
-			bp = getBuf(n)
-		}
-		if p := req.payload(); p > 0 {
-			if _, err := io.ReadFull(t.r, (*bp)[:p]); err != nil {
-				putBuf(bp)
-				t.budget.release(n)
-				return fmt.Errorf("nbd: reading the %d-byte payload of a write: %w", p, err)
-			}
-		}
 		if errno != 0 || (req.length == 0 && req.typ != cmdFlush) {
 			// An error, or nothing to do: a zero-length request never
 			// reaches the backend (some cannot take one at their end).
-			putBuf(bp)
-			t.budget.release(n)
+			// A refused write's payload is skipped, never held.
+			if p := req.payload(); p > 0 {
+				if _, err := io.CopyN(io.Discard, t.r, int64(p)); err != nil {
+					return fmt.Errorf("nbd: skipping the %d-byte payload of a refused write: %w", p, err)
+				}
+			}
 			t.reply(req.handle, errno, nil)
 			continue
+		}
+		if req.typ == cmdWrite {
+			if err := t.write(req); err != nil {
+				return err
+			}
+			continue
+		}
+		n := int64(reqOverhead)
+		if req.typ == cmdRead {
+			n += min(int64(req.length), t.chunk)
+		}
+		if !t.budget.acquire(n, true) {
+			return errStopped
 		}
 		t.wg.Add(1)
 		go func() {
 			defer t.wg.Done()
-			defer t.budget.release(n)
-			defer putBuf(bp)
-			var buf []byte
-			if bp != nil {
-				buf = (*bp)[:req.length]
-			}
-			t.do(req, buf)
+			defer t.budget.release(n, true)
+			t.do(req)
 		}()
 	}
 }
 
-// do runs one valid request and replies to it.
-func (t *transmission) do(req request, buf []byte) {
+// pendingWrite is a WRITE whose payload goes to the backend in chunks as
+// it arrives: it is answered when the last chunk is written.
+type pendingWrite struct {
+	req     request
+	mu      sync.Mutex
+	pending int   // chunks being written, plus one while the reader reads
+	err     error // the first backend error
+	aborted bool  // the payload was cut short: no reply
+}
+
+// write reads the payload of req in chunks of at most t.chunk bytes,
+// each taken from the budget before it is read and written to the
+// backend while the next one arrives, so that a write of any length
+// holds at most a few chunks and a client that stops sending holds one.
+// Chunks end at multiples of t.chunk, so that no sector is split
+// between two of them. It returns an error when the payload cannot be
+// read (the connection is done).
+func (t *transmission) write(req request) error {
+	if !t.budget.acquire(reqOverhead, true) {
+		return errStopped
+	}
+	w := &pendingWrite{req: req, pending: 1}
+	off, rem := int64(req.off), int64(req.length)
+	for rem > 0 {
+		n := min(rem, t.chunk-off%t.chunk)
+		if !t.budget.acquire(n, false) {
+			t.writeDone(w, nil, true)
+			return errStopped
+		}
+		bp := getBuf(int(n))
+		if _, err := io.ReadFull(t.r, (*bp)[:n]); err != nil {
+			putBuf(bp)
+			t.budget.release(n, false)
+			t.writeDone(w, nil, true)
+			return fmt.Errorf("nbd: reading the %d-byte payload of a write: %w", req.length, err)
+		}
+		w.mu.Lock()
+		w.pending++
+		w.mu.Unlock()
+		t.wg.Add(1)
+		go func(off int64) {
+			defer t.wg.Done()
+			_, err := t.s.Backend.WriteAt((*bp)[:n], off)
+			putBuf(bp)
+			t.budget.release(n, false)
+			t.writeDone(w, err, false)
+		}(off)
+		off, rem = off+n, rem-n
+	}
+	// The reader's own hold: when the chunks are all written already,
+	// the answer (maybe a flush) runs in its own goroutine, not here.
+	w.mu.Lock()
+	w.pending--
+	last := w.pending == 0
+	w.mu.Unlock()
+	if last {
+		t.wg.Add(1)
+		go func() {
+			defer t.wg.Done()
+			t.finishWrite(w)
+		}()
+	}
+	return nil
+}
+
+// writeDone records that one chunk (or, with abort, the reader) is done
+// with w, and answers w after the last.
+func (t *transmission) writeDone(w *pendingWrite, err error, abort bool) {
+	w.mu.Lock()
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	if abort {
+		w.aborted = true
+	}
+	w.pending--
+	last := w.pending == 0
+	w.mu.Unlock()
+	if last {
+		t.finishWrite(w)
+	}
+}
+
+// finishWrite answers a write whose chunks are all written (FUA: after a
+// flush) and gives back its request slot. A write whose payload was cut
+// short gets no answer: its connection is closing.
+func (t *transmission) finishWrite(w *pendingWrite) {
+	defer t.budget.release(reqOverhead, true)
+	if w.aborted {
+		return
+	}
+	err := w.err
+	if err == nil && w.req.flags&cmdFlagFUA != 0 {
+		err = t.s.Backend.Flush()
+	}
+	if err != nil {
+		t.s.logf("nbd: write of %d bytes at %d: %v", w.req.length, w.req.off, err)
+		t.reply(w.req.handle, errnoOf(err), nil)
+		return
+	}
+	t.reply(w.req.handle, 0, nil)
+}
+
+// do runs one valid request other than a write and replies to it.
+func (t *transmission) do(req request) {
 	b := t.s.Backend
 	off := int64(req.off)
 	var err error
 	switch req.typ {
 	case cmdRead:
-		var n int
-		n, err = b.ReadAt(buf, off)
-		if n == len(buf) {
-			err = nil
-		} else if err == nil {
-			err = io.ErrUnexpectedEOF
-		}
-		if err == nil {
-			t.reply(req.handle, 0, buf)
-			return
-		}
-	case cmdWrite:
-		_, err = b.WriteAt(buf, off)
+		t.read(req)
+		return
 	case cmdFlush:
 		if !b.ReadOnly() {
 			err = b.Flush()
@@ -131,7 +225,7 @@ func (t *transmission) do(req request, buf []byte) {
 	case cmdWriteZeroes:
 		err = t.zero(off, int64(req.length), req.flags&cmdFlagNoHole == 0)
 	}
-	if err == nil && req.flags&cmdFlagFUA != 0 && req.typ != cmdRead && req.typ != cmdFlush {
+	if err == nil && req.flags&cmdFlagFUA != 0 && req.typ != cmdFlush {
 		err = b.Flush()
 	}
 	if err != nil {
@@ -140,6 +234,52 @@ func (t *transmission) do(req request, buf []byte) {
 		return
 	}
 	t.reply(req.handle, 0, nil)
+}
+
+// readFull reads len(buf) bytes at off from the backend.
+func (t *transmission) readFull(buf []byte, off int64) error {
+	n, err := t.s.Backend.ReadAt(buf, off)
+	if n == len(buf) {
+		return nil
+	}
+	if err == nil {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// read answers a READ through a buffer of at most t.chunk bytes. A longer
+// read sends its first chunk with the reply header and the others after
+// it, reading each while it holds the connection's writer; an error
+// after the header is out can only be told by closing the connection,
+// as the protocol says.
+func (t *transmission) read(req request) {
+	n := min(int64(req.length), t.chunk)
+	bp := getBuf(int(n))
+	defer putBuf(bp)
+	buf := (*bp)[:n]
+	off, rem := int64(req.off), int64(req.length)
+	if err := t.readFull(buf, off); err != nil {
+		t.s.logf("nbd: read of %d bytes at %d: %v", req.length, off, err)
+		t.reply(req.handle, errnoOf(err), nil)
+		return
+	}
+	if rem == n {
+		t.reply(req.handle, 0, buf)
+		return
+	}
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
+	t.send(req.handle, 0, buf)
+	for off, rem = off+n, rem-n; rem > 0 && t.werr == nil; off, rem = off+n, rem-n {
+		n = min(rem, t.chunk)
+		if err := t.readFull(buf[:n], off); err != nil {
+			t.s.logf("nbd: read of %d bytes at %d: %v (after the reply's header: closing the connection)", req.length, req.off, err)
+			t.fail(fmt.Errorf("nbd: read failed after its reply started: %w", err))
+			return
+		}
+		t.sendRaw(buf[:n])
+	}
 }
 
 // zeros is what WRITE_ZEROES writes when the backend has no Zeroer.
@@ -164,27 +304,52 @@ func (t *transmission) zero(off, n int64, mayTrim bool) error {
 
 // reply sends a simple reply, with data after it when errno is 0.
 func (t *transmission) reply(handle uint64, errno uint32, data []byte) {
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
+	t.send(handle, errno, data)
+}
+
+// send writes a simple reply header and data. The caller holds t.wmu.
+func (t *transmission) send(handle uint64, errno uint32, data []byte) {
 	var h [replyLen]byte
 	binary.BigEndian.PutUint32(h[0:], magicReply)
 	binary.BigEndian.PutUint32(h[4:], errno)
 	binary.BigEndian.PutUint64(h[8:], handle)
-	t.wmu.Lock()
-	defer t.wmu.Unlock()
+	if len(data) == 0 {
+		t.sendRaw(h[:])
+		return
+	}
+	t.sendRaw(h[:], data)
+}
+
+// sendRaw writes bufs unless a write failed before. The caller holds
+// t.wmu.
+func (t *transmission) sendRaw(bufs ...[]byte) {
 	if t.werr != nil {
 		return
 	}
 	var err error
-	if len(data) == 0 {
-		_, err = t.w.Write(h[:])
+	if len(bufs) == 1 {
+		_, err = t.w.Write(bufs[0])
 	} else {
-		bufs := net.Buffers{h[:], data}
-		_, err = bufs.WriteTo(t.w)
+		nb := net.Buffers(bufs)
+		_, err = nb.WriteTo(t.w)
 	}
 	if err != nil {
-		t.werr = fmt.Errorf("nbd: writing a reply: %w", err)
-		if t.onWriteError != nil {
-			t.onWriteError()
-		}
+		t.fail(fmt.Errorf("nbd: writing a reply: %w", err))
+	}
+}
+
+// fail ends the connection after a reply could not be written whole:
+// later replies are dropped, the reader stops. The caller holds t.wmu.
+func (t *transmission) fail(err error) {
+	if t.werr != nil {
+		return
+	}
+	t.werr = err
+	t.budget.stop()
+	if t.onWriteError != nil {
+		t.onWriteError()
 	}
 }
 
@@ -220,40 +385,6 @@ func cmdName(typ uint16) string {
 		return "write-zeroes"
 	}
 	return fmt.Sprintf("command %d", typ)
-}
-
-// budget bounds the payload bytes and the requests a connection holds.
-// A request larger than the whole byte budget still runs, alone.
-type budget struct {
-	mu    sync.Mutex
-	cond  *sync.Cond
-	limit int
-	bytes int
-	reqs  int
-}
-
-func newBudget(limit int) *budget {
-	b := &budget{limit: limit}
-	b.cond = sync.NewCond(&b.mu)
-	return b
-}
-
-func (b *budget) acquire(n int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for b.reqs >= maxRequestsInFlight || (b.reqs > 0 && b.bytes+n > b.limit) {
-		b.cond.Wait()
-	}
-	b.bytes += n
-	b.reqs++
-}
-
-func (b *budget) release(n int) {
-	b.mu.Lock()
-	b.bytes -= n
-	b.reqs--
-	b.mu.Unlock()
-	b.cond.Broadcast()
 }
 
 // Payload buffers come from pools by power-of-two size class, from 4 KiB
