@@ -114,28 +114,148 @@ func fsSerial(boot []byte) (uint32, bool) {
 	return 0, false
 }
 
-func TestImagesQuick(t *testing.T) {
+// skipReason says why an image cannot be opened by this build, or "".
+func (im image) skipReason() string {
+	if im.mode != "xts" {
+		return "TrueCrypt " + strings.ToUpper(im.mode) + " mode is not supported (read-only legacy modes not implemented)"
+	}
+	ps := findPRF(im.prf)
+	if len(ps) == 0 {
+		return "unknown PRF " + im.prf
+	}
+	if err := ps[0].check(); err != nil {
+		return err.Error()
+	}
+	if err := chainAvailable(im.cipher); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// shortSet is the images TestImages opens under -short: one per PRF,
+// cascade shape, keyfile and PIM kind, hidden and system.
+var shortSet = map[string]bool{
+	"vc_1-sha512-xts-aes": true, "tc_5-sha512-xts-aes-hidden": true, "vc_1-sha256-xts-aes": true,
+	"vc_1-blake2s-xts-aes": true, "tc_4-sha512-xts-serpent-twofish-aes": true, "vck_1_pw72-sha512-xts-aes": true,
+	"tck_5-sha512-xts-aes": true, "vcpim_1_1234-sha256-xts-aes": true, "vc_1-argon2id-xts-aes": true,
+	"sys_vc_1_mbr_part-sha256-xts-aes": true, "tc_3-sha512-xts-aes-hidden": true, "vc_1-whirlpool-xts-aes": true,
+	"vc_1-sha512-xts-camellia-serpent-kuznyechik": true, "vc_1-stribog512-xts-camellia": true,
+	"tc_4-ripemd160-xts-aes": true, "vck_1_nopw-sha256-xts-aes": true,
+}
+
+// systemPartition returns where the encrypted system partition of a
+// drive image starts: MBR partition 1, or GPT partition 3.
+func systemPartition(t *testing.T, f *os.File) int64 {
+	t.Helper()
+	mbr := make([]byte, 512)
+	if _, err := f.ReadAt(mbr, 0); err != nil {
+		t.Fatal(err)
+	}
+	if mbr[446+4] != 0xee {
+		return int64(binary.LittleEndian.Uint32(mbr[446+8:])) * 512
+	}
+	gpt := make([]byte, 512)
+	if _, err := f.ReadAt(gpt, 512); err != nil {
+		t.Fatal(err)
+	}
+	entries := int64(binary.LittleEndian.Uint64(gpt[72:])) * 512
+	entSize := int64(binary.LittleEndian.Uint32(gpt[84:]))
+	e := make([]byte, 128)
+	if _, err := f.ReadAt(e, entries+2*entSize); err != nil {
+		t.Fatal(err)
+	}
+	return int64(binary.LittleEndian.Uint64(e[32:])) * 512
+}
+
+// checkSerial reads the first sector of the filesystem at off in v and
+// checks its FAT serial.
+func checkSerial(t *testing.T, v *Volume, off int64, want uint32) {
+	t.Helper()
+	boot := make([]byte, 512)
+	if _, err := v.ReadAt(boot, off); err != nil {
+		t.Fatal(err)
+	}
+	s, ok := fsSerial(boot)
+	if !ok {
+		t.Fatalf("no FAT boot sector in the decrypted volume: % x", boot[:64])
+	}
+	if s != want {
+		t.Fatalf("FAT serial %#08x, want %#08x", s, want)
+	}
+}
+
+// TestImages opens every cryptsetup TCRYPT image with its password (PRF
+// named, cipher found by trial), checks the decrypted filesystem's serial
+// (DEAD-BABE, hidden volumes CAFE-BABE), and the backup headers.
+func TestImages(t *testing.T) {
 	dir := imagesDir(t)
-	for _, n := range []string{"vc_1-sha512-xts-aes", "tc_5-sha512-xts-aes"} {
-		f, err := os.Open(filepath.Join(dir, n))
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keyfiles [][]byte
+	for _, k := range []string{"keyfile1", "keyfile2"} {
+		b, err := os.ReadFile(filepath.Join(dir, k))
 		if err != nil {
 			t.Fatal(err)
 		}
-		im, _ := parseImage(n)
-		start := time.Now()
-		v, err := Open(f, im.password, &Options{PRF: im.prf})
-		if err != nil {
-			t.Fatalf("%s: %v", n, err)
+		keyfiles = append(keyfiles, b)
+	}
+	for _, e := range ents {
+		im, ok := parseImage(e.Name())
+		if !ok {
+			continue
 		}
-		h := v.Header()
-		t.Logf("%s: %s %s v%d min %#x start %d len %d size %d hidden %d ss %d flags %d (%v)", n, h.PRF, h.Cipher, h.Version, h.MinProgramVersion, h.EncryptedAreaStart, h.EncryptedAreaLength, h.VolumeSize, h.HiddenVolumeSize, h.SectorSize, h.Flags, time.Since(start))
-		boot := make([]byte, 512)
-		if _, err := v.ReadAt(boot, 0); err != nil {
-			t.Fatal(err)
-		}
-		s, ok := fsSerial(boot)
-		t.Logf("serial %#x %v % x", s, ok, boot[:64])
-		v.Close()
-		f.Close()
+		t.Run(im.name, func(t *testing.T) {
+			if testing.Short() && !shortSet[im.name] {
+				t.Skip("-short: not in the short set")
+			}
+			if r := im.skipReason(); r != "" {
+				t.Skip(r)
+			}
+			if im.prf == "argon2id" && im.pim > 31 && os.Getenv("VERACRYPT_SLOW") == "" {
+				t.Skip("Argon2id at PIM > 31 takes 1 GiB and about 90 s: set VERACRYPT_SLOW=1 to run it")
+			}
+			t.Parallel()
+			f, err := os.Open(filepath.Join(dir, im.name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			o := &Options{PRF: im.prf, PIM: im.pim, System: im.system, ReadOnly: true}
+			if im.keyfiles {
+				o.Keyfiles = keyfiles
+			}
+			start := time.Now()
+			v, err := Open(f, im.password, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			h := v.Header()
+			if h.Cipher != im.cipher {
+				t.Errorf("cipher %s, want %s", h.Cipher, im.cipher)
+			}
+			if h.TrueCrypt != im.truecrypt {
+				t.Errorf("TrueCrypt %v, want %v", h.TrueCrypt, im.truecrypt)
+			}
+			var fs int64
+			if im.system {
+				// A whole-drive header's area starts after the first
+				// track; the filesystem is in the partition.
+				fs = systemPartition(t, f) - int64(h.EncryptedAreaStart)
+			}
+			checkSerial(t, v, fs, 0xdeadbabe)
+			t.Logf("%s %s v%d data [%d,+%d) ss %d, %v", h.PRF, h.Cipher, h.Version, h.EncryptedAreaStart, h.EncryptedAreaLength, h.SectorSize, time.Since(start).Round(time.Millisecond))
+			if im.hidden {
+				o.Hidden = true
+				hv, err := Open(f, []byte("bbbbbbbbbbbb"), o)
+				if err != nil {
+					t.Fatalf("hidden: %v", err)
+				}
+				defer hv.Close()
+				checkSerial(t, hv, 0, 0xcafebabe)
+			}
+		})
 	}
 }

@@ -291,10 +291,21 @@ func Open(dev io.ReaderAt, password []byte, o *Options) (*Volume, error) {
 		return nil, err
 	}
 	block, err := readHeader(dev, off, size)
-	if err != nil {
-		return nil, err
+	var h *Header
+	if err == nil {
+		h, err = unlock(block, password, o.Keyfiles, o.PIM, o.PRF, o.Cipher, o.System, o.NoVeraCrypt, o.NoTrueCrypt)
+	} else if o.Hidden {
+		err = fmt.Errorf("%w (%w)", ErrPassword, err)
 	}
-	h, err := unlock(block, password, o.Keyfiles, o.PIM, o.PRF, o.Cipher, o.System, o.NoVeraCrypt, o.NoTrueCrypt)
+	if errors.Is(err, ErrPassword) && o.Hidden && !o.Backup && !o.System && !o.NoTrueCrypt && o.PIM == 0 && size >= legacyHiddenOffset {
+		// TrueCrypt before 6.0 kept the hidden header near the end.
+		lo := size - legacyHiddenOffset
+		if b, err2 := readHeader(dev, lo, size); err2 == nil {
+			if h2, err2 := unlock(b, password, o.Keyfiles, 0, o.PRF, o.Cipher, false, true, false); err2 == nil && h2.Version < 4 {
+				h, err, off = h2, nil, lo
+			}
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -308,14 +319,43 @@ func Open(dev io.ReaderAt, password []byte, o *Options) (*Volume, error) {
 	return newVolume(dev, size, h, o.ReadOnly, guard)
 }
 
-// dataArea returns the data area [start, start+length) on the device.
+// legacyHiddenOffset is, from the end of the host, where TrueCrypt
+// before 6.0 kept a hidden volume's header.
+const legacyHiddenOffset = 1536
+
+// dataArea returns the data area [start, start+length) on a device of
+// devSize bytes.
+//
+// Headers of version 4 and up record it. TrueCrypt before 6.0 (versions
+// 3 and below) did not: the data follows the header (at 512), and a hidden
+// volume ends where its header, 1536 bytes before the end of the host,
+// begins. A system drive's header records the drive's size when it was
+// encrypted; on a smaller image (or a partition's), the area ends with
+// the device.
 func (h *Header) dataArea(devSize int64) (start, length int64, err error) {
-	if h.Version < 4 || h.EncryptedAreaLength == 0 {
-		return 0, 0, fmt.Errorf("veracrypt: header version %d (TrueCrypt before 6.0) is not supported", h.Version)
+	if h.Version < 4 {
+		if h.VolumeSize > uint64(devSize) {
+			return 0, 0, fmt.Errorf("veracrypt: volume of %d bytes does not fit the %d-byte device", h.VolumeSize, devSize)
+		}
+		length = int64(h.VolumeSize)
+		start = 512
+		if h.Hidden {
+			start = devSize - legacyHiddenOffset - length
+		}
+		if start < 0 || length > devSize-start {
+			return 0, 0, fmt.Errorf("veracrypt: data area [%d, +%d) runs past the end of the %d-byte device", start, length, devSize)
+		}
+		return start, length, nil
 	}
 	start, length = int64(h.EncryptedAreaStart), int64(h.EncryptedAreaLength)
-	if start > devSize || length > devSize-start {
-		return 0, 0, fmt.Errorf("veracrypt: data area [%d, +%d) runs past the end of the %d-byte device", start, length, devSize)
+	if start > devSize {
+		return 0, 0, fmt.Errorf("veracrypt: data area starts at %d, past the end of the %d-byte device", start, devSize)
+	}
+	if length > devSize-start {
+		if !h.System {
+			return 0, 0, fmt.Errorf("veracrypt: data area [%d, +%d) runs past the end of the %d-byte device", start, length, devSize)
+		}
+		length = devSize - start
 	}
 	return start, length, nil
 }

@@ -87,7 +87,7 @@ func findPRF(s string) []*prf {
 func (p *prf) iterations(pim int, system, truecrypt bool) (iter, memKiB int) {
 	if p.argon2 {
 		if pim <= 0 {
-			pim = 2
+			pim = 12 // VeraCrypt's default costs: 416 MiB, 6 passes
 		}
 		mem := min(64+(pim-1)*32, 1024)
 		t := 3 + (pim-1)/3
@@ -129,6 +129,10 @@ func (p *prf) iterations(pim int, system, truecrypt bool) (iter, memKiB int) {
 	return 500000, 0
 }
 
+// maxHeaderKey is the longest header key: three ciphers' primary and
+// secondary keys.
+const maxHeaderKey = 192
+
 // deriver derives a header key lazily: PBKDF2 block by block as longer
 // keys are asked for, Argon2id once per key length. Its work stops early,
 // returning nil, once *stop is set.
@@ -141,24 +145,20 @@ type deriver struct {
 	key        []byte // PBKDF2: the blocks so far
 	mac        hash.Hash
 	u, t       []byte
-	argonCache map[int][]byte
 }
 
 // get returns the first n bytes of the header key, or nil when stopped.
 func (d *deriver) get(n int) []byte {
 	if d.p.argon2 {
-		if k, ok := d.argonCache[n]; ok {
-			return k
+		// VeraCrypt derives the longest header key (three ciphers)
+		// whatever the chain, and Argon2's output depends on its length.
+		if d.key == nil {
+			if d.stop != nil && d.stop.Load() {
+				return nil
+			}
+			d.key = argon2.IDKey(d.password, d.salt, uint32(d.iter), uint32(d.mem), 1, maxHeaderKey)
 		}
-		if d.stop != nil && d.stop.Load() {
-			return nil
-		}
-		k := argon2.IDKey(d.password, d.salt, uint32(d.iter), uint32(d.mem), 1, uint32(n))
-		if d.argonCache == nil {
-			d.argonCache = map[int][]byte{}
-		}
-		d.argonCache[n] = k
-		return k
+		return d.key[:n]
 	}
 	if d.mac == nil {
 		d.mac = hmac.New(d.p.hash, d.password)
@@ -201,10 +201,7 @@ func (d *deriver) wipe() {
 	clear(d.key)
 	clear(d.u)
 	clear(d.t)
-	for _, k := range d.argonCache {
-		clear(k)
-	}
-	d.key, d.argonCache = nil, nil
+	d.key = nil
 }
 
 // check reports why the PRF cannot run, or nil.
