@@ -137,14 +137,14 @@ const maxHeaderKey = 192
 // keys are asked for, Argon2id once per key length. Its work stops early,
 // returning nil, once *stop is set.
 type deriver struct {
-	p          *prf
-	password   []byte
-	salt       []byte
-	iter, mem  int
-	stop       *atomic.Bool
-	key        []byte // PBKDF2: the blocks so far
-	mac        hash.Hash
-	u, t       []byte
+	p         *prf
+	password  []byte
+	salt      []byte
+	iter, mem int
+	stop      *atomic.Bool
+	key       []byte // PBKDF2: the blocks so far
+	mac       hash.Hash
+	u, t      []byte
 }
 
 // get returns the first n bytes of the header key, or nil when stopped.
