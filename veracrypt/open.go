@@ -44,8 +44,10 @@ type Options struct {
 	// the device given (the whole drive image).
 	System bool
 	// Backup opens with the backup header (in the last 128 KiB of the
-	// host) instead of the primary one.
-	Backup bool
+	// host) instead of the primary one. Without it, Open tries the backup
+	// header when the primary does not decrypt (as VeraCrypt does), unless
+	// NoBackupFallback is set.
+	Backup, NoBackupFallback bool
 	// NoVeraCrypt tries TrueCrypt headers only; NoTrueCrypt VeraCrypt
 	// headers only.
 	NoVeraCrypt, NoTrueCrypt bool
@@ -306,10 +308,21 @@ func Open(dev io.ReaderAt, password []byte, o *Options) (*Volume, error) {
 			}
 		}
 	}
+	backup := o.Backup
+	if errors.Is(err, ErrPassword) && !o.Backup && !o.System && !o.NoBackupFallback {
+		bo := *o
+		bo.Backup = true
+		boff, _ := bo.location(size)
+		if b, err2 := readHeader(dev, boff, size); err2 == nil {
+			if h2, err2 := unlock(b, password, o.Keyfiles, o.PIM, o.PRF, o.Cipher, false, o.NoVeraCrypt, o.NoTrueCrypt); err2 == nil && h2.Version >= 4 {
+				h, err, off, backup = h2, nil, boff, true
+			}
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	h.Offset, h.Hidden, h.Backup = off, o.Hidden, o.Backup
+	h.Offset, h.Hidden, h.Backup = off, o.Hidden, backup
 	var guard func(off, n int64) error
 	if o.Protect != nil {
 		if guard, err = protectGuard(dev, size, h, o); err != nil {
