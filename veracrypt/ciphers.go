@@ -4,6 +4,7 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fastxts/xts"
@@ -21,13 +22,44 @@ var blockCiphers = map[string]func([]byte) (cipher.Block, error){
 }
 
 // chainNames lists the cipher chains that VeraCrypt and TrueCrypt make,
-// in cryptsetup's naming: a chain "a-b-c" encrypts with c first, then b,
-// then a (decrypts with a first).
+// named as VeraCrypt names them (in lower case): a chain "a-b-c" encrypts
+// each data unit with c first, then b, then a (its "Cascades" page).
 var chainNames = []string{
 	"aes", "serpent", "twofish", "camellia", "kuznyechik",
 	"aes-twofish", "aes-twofish-serpent", "serpent-aes", "serpent-twofish-aes", "twofish-serpent",
 	"camellia-kuznyechik", "camellia-serpent", "kuznyechik-aes", "kuznyechik-serpent-camellia", "kuznyechik-twofish",
-	"kuznyechik-camellia", "camellia-serpent-kuznyechik", "aes-kuznyechik", "twofish-kuznyechik", "serpent-camellia",
+}
+
+// cryptsetupNames maps the chains that cryptsetup names differently to
+// its names (checked on cryptsetup's own test images: its
+// "kuznyechik-camellia" and "camellia-serpent-kuznyechik" volumes are
+// VeraCrypt's Camellia-Kuznyechik and Kuznyechik-Serpent-Camellia).
+var cryptsetupNames = map[string]string{
+	"camellia-kuznyechik":         "kuznyechik-camellia",
+	"kuznyechik-serpent-camellia": "camellia-serpent-kuznyechik",
+}
+
+// CanonicalChain returns the VeraCrypt name of a cipher chain given in
+// VeraCrypt's or cryptsetup's naming, in any case, and whether it is one
+// of the chains of this package.
+func CanonicalChain(name string) (string, bool) {
+	name = strings.ToLower(name)
+	for vc, cs := range cryptsetupNames {
+		if name == cs {
+			return vc, true
+		}
+	}
+	return name, slices.Contains(chainNames, name)
+}
+
+// CryptsetupChain returns cryptsetup's name for a chain (as tcryptDump
+// prints it): the VeraCrypt name but for the two chains it names the
+// other way round.
+func CryptsetupChain(name string) string {
+	if cs, ok := cryptsetupNames[name]; ok {
+		return cs
+	}
+	return name
 }
 
 // Chains returns the names of the cipher chains this build can open and

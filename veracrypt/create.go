@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/fastxts/xts"
 	"github.com/fastxts/xts/internal/volume"
@@ -151,16 +150,12 @@ func newHeaderFor(prfName, cipherName string, ss int, rnd io.Reader) (*Header, e
 	if err != nil {
 		return nil, err
 	}
-	cipherName = strings.ToLower(cipherName)
-	if err := chainAvailable(cipherName); err != nil {
-		return nil, err
-	}
-	known := false
-	for _, n := range chainNames {
-		known = known || n == cipherName
-	}
+	cipherName, known := CanonicalChain(cipherName)
 	if !known {
 		return nil, fmt.Errorf("veracrypt: %q is not a VeraCrypt cipher chain", cipherName)
+	}
+	if err := chainAvailable(cipherName); err != nil {
+		return nil, err
 	}
 	h := &Header{Magic: "VERA", Version: 5, MinProgramVersion: 0x010b, SectorSize: uint32(ss),
 		PRF: p.name, Cipher: cipherName, KeySize: chainKeySize(cipherName)}

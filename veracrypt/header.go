@@ -94,8 +94,9 @@ type Header struct {
 	Iterations int
 	// Memory is Argon2id's memory cost in KiB (0 for PBKDF2).
 	Memory int
-	// Cipher is the cipher chain in cryptsetup's and VeraCrypt's naming
-	// ("aes", "aes-twofish-serpent"), always in XTS mode.
+	// Cipher is the cipher chain as VeraCrypt names it, in lower case
+	// ("aes", "aes-twofish-serpent"; CryptsetupChain gives cryptsetup's
+	// name), always in XTS mode.
 	Cipher string
 	// KeySize is the master key's size in bytes: 64 per cipher.
 	KeySize int

@@ -126,7 +126,8 @@ func (im image) skipReason() string {
 	if err := ps[0].check(); err != nil {
 		return err.Error()
 	}
-	if err := chainAvailable(im.cipher); err != nil {
+	cn, _ := CanonicalChain(im.cipher)
+	if err := chainAvailable(cn); err != nil {
 		return err.Error()
 	}
 	return ""
@@ -233,7 +234,7 @@ func TestImages(t *testing.T) {
 			}
 			defer v.Close()
 			h := v.Header()
-			if h.Cipher != im.cipher {
+			if CryptsetupChain(h.Cipher) != im.cipher {
 				t.Errorf("cipher %s, want %s", h.Cipher, im.cipher)
 			}
 			if h.TrueCrypt != im.truecrypt {

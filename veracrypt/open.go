@@ -27,8 +27,9 @@ type Options struct {
 	// "ripemd160", "sha1", "argon2id"; "" tries all), as cryptsetup's
 	// --hash does.
 	PRF string
-	// Cipher limits the trials to one cipher chain, in cryptsetup's
-	// naming ("aes", "serpent-twofish-aes"); "" tries all.
+	// Cipher limits the trials to one cipher chain, in VeraCrypt's or
+	// cryptsetup's naming ("aes", "serpent-twofish-aes"; see Chains and
+	// CanonicalChain); "" tries all.
 	Cipher string
 	// PIM is VeraCrypt's Personal Iterations Multiplier; 0 uses the
 	// default iteration counts (and Argon2id's default costs).
@@ -100,18 +101,24 @@ func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, 
 		return nil, fmt.Errorf("veracrypt: header block of %d bytes", len(block))
 	}
 	var chains []string
-	for _, n := range chainNames {
-		if (cipherName == "" || n == strings.ToLower(cipherName)) && chainAvailable(n) == nil {
-			chains = append(chains, n)
+	if cipherName != "" {
+		cn, ok := CanonicalChain(cipherName)
+		if !ok {
+			return nil, fmt.Errorf("veracrypt: %q is not a VeraCrypt or TrueCrypt cipher chain", cipherName)
+		}
+		if err := chainAvailable(cn); err != nil {
+			return nil, err
+		}
+		chains = []string{cn}
+	} else {
+		for _, n := range chainNames {
+			if chainAvailable(n) == nil {
+				chains = append(chains, n)
+			}
 		}
 	}
 	if len(chains) == 0 {
-		if cipherName != "" {
-			if err := chainAvailable(strings.ToLower(cipherName)); err != nil {
-				return nil, err
-			}
-		}
-		return nil, fmt.Errorf("veracrypt: no cipher chain %q", cipherName)
+		return nil, errors.New("veracrypt: no cipher chain in this build")
 	}
 	slices.SortStableFunc(chains, func(a, b string) int { return chainKeySize(a) - chainKeySize(b) })
 	maxKey := chainKeySize(chains[len(chains)-1])
