@@ -3,6 +3,7 @@ package veracrypt
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -256,6 +257,118 @@ func TestImages(t *testing.T) {
 				}
 				defer hv.Close()
 				checkSerial(t, hv, 0, 0xcafebabe)
+			}
+		})
+	}
+}
+
+// openImage opens a copy of an image in memory.
+func imageCopy(t *testing.T, dir, name string) *memDev {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &memDev{b: b}
+}
+
+// TestImageTrials opens images with no PRF or cipher named (every trial),
+// refuses wrong passwords and missing keyfiles, and reads a header alone.
+func TestImageTrials(t *testing.T) {
+	dir := imagesDir(t)
+	tests := []struct {
+		name, password string
+		o              Options
+		err            bool
+		cipher         string
+	}{
+		{name: "vc_1-sha512-xts-aes", password: "aaaaaaaaaaaa", cipher: "aes"},
+		{name: "tc_4-sha512-xts-serpent-twofish-aes", password: "aaaaaaaaaaaa", o: Options{NoVeraCrypt: true}, cipher: "serpent-twofish-aes"},
+		{name: "tc_5-sha512-xts-aes-hidden", password: "bbbbbbbbbbbb", o: Options{Hidden: true, NoVeraCrypt: true}, cipher: "aes"},
+		{name: "vc_1-sha256-xts-aes", password: "aaaaaaaaaaab", o: Options{PRF: "sha256", NoBackupFallback: true}, err: true},
+		{name: "tck_5-sha512-xts-aes", password: "aaaaaaaaaaaa", o: Options{NoVeraCrypt: true}, err: true},
+		{name: "vcpim_1_1234-sha256-xts-aes", password: "cccccccccccccccccccc", o: Options{PRF: "sha256", PIM: 1233, NoBackupFallback: true}, err: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if r := mustParse(t, tc.name).skipReason(); r != "" {
+				t.Skip(r)
+			}
+			if testing.Short() && tc.o.PRF == "" && !tc.o.NoVeraCrypt {
+				t.Skip("-short: every VeraCrypt PRF takes a minute")
+			}
+			dev := imageCopy(t, dir, tc.name)
+			o := tc.o
+			h, err := ReadHeader(dev, []byte(tc.password), &o)
+			if tc.err {
+				if !errors.Is(err, ErrPassword) {
+					t.Fatalf("got %v, want ErrPassword", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.Cipher != tc.cipher || h.KeySize != chainKeySize(tc.cipher) || len(h.MasterKey()) != h.KeySize {
+				t.Fatalf("cipher %s key size %d", h.Cipher, h.KeySize)
+			}
+		})
+	}
+}
+
+func mustParse(t *testing.T, name string) image {
+	im, ok := parseImage(name)
+	if !ok {
+		t.Fatalf("bad image name %s", name)
+	}
+	return im
+}
+
+// TestImageWrite writes through an image's outer volume with hidden
+// volume protection, and checks the writes read back, the hidden volume
+// is intact and writes into it are refused.
+func TestImageWrite(t *testing.T) {
+	dir := imagesDir(t)
+	for _, name := range []string{"vc_1-sha512-xts-aes-hidden", "tc_5-sha512-xts-aes-hidden"} {
+		t.Run(name, func(t *testing.T) {
+			dev := imageCopy(t, dir, name)
+			hpw := []byte("bbbbbbbbbbbb")
+			hv, err := Open(dev, hpw, &Options{Hidden: true, PRF: "sha512"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hidden := make([]byte, hv.Size())
+			if _, err := hv.ReadAt(hidden, 0); err != nil {
+				t.Fatal(err)
+			}
+			hstart := int64(hv.Header().EncryptedAreaStart)
+			hv.Close()
+			v, err := Open(dev, []byte("aaaaaaaaaaaa"), &Options{PRF: "sha512", Protect: &Credentials{Password: hpw, PRF: "sha512"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel := hstart - int64(v.Header().EncryptedAreaStart)
+			msg := bytes.Repeat([]byte("written!"), 300)
+			if _, err := v.WriteAt(msg, 4000); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := v.WriteAt(msg, rel-100); err == nil {
+				t.Fatal("write into the protected hidden volume accepted")
+			}
+			got := make([]byte, len(msg))
+			if _, err := v.ReadAt(got, 4000); err != nil || !bytes.Equal(got, msg) {
+				t.Fatalf("read back: %v", err)
+			}
+			checkSerial(t, v, 0, 0xdeadbabe)
+			v.Close()
+			hv, err = Open(dev, hpw, &Options{Hidden: true, PRF: "sha512"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer hv.Close()
+			got = make([]byte, hv.Size())
+			if _, err := hv.ReadAt(got, 0); err != nil || !bytes.Equal(got, hidden) {
+				t.Fatalf("hidden volume changed (%v)", err)
 			}
 		})
 	}

@@ -295,6 +295,36 @@ func Open(dev io.ReaderAt, password []byte, o *Options) (*Volume, error) {
 	if err != nil {
 		return nil, fmt.Errorf("veracrypt: %w", err)
 	}
+	h, err := findHeader(dev, size, password, o)
+	if err != nil {
+		return nil, err
+	}
+	var guard func(off, n int64) error
+	if o.Protect != nil {
+		if guard, err = protectGuard(dev, size, h, o); err != nil {
+			return nil, err
+		}
+	}
+	return newVolume(dev, size, h, o.ReadOnly, guard)
+}
+
+// ReadHeader finds and decrypts the header that Open would open, by the
+// same trials, without opening the data area (for a dump of it). Its key
+// area holds the master key: clear it when done.
+func ReadHeader(dev io.ReaderAt, password []byte, o *Options) (*Header, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	size, err := volume.DeviceSize(dev)
+	if err != nil {
+		return nil, fmt.Errorf("veracrypt: %w", err)
+	}
+	return findHeader(dev, size, password, o)
+}
+
+// findHeader runs the trials of Open on the header o names, then on the
+// legacy TrueCrypt hidden header and the backup header as fallbacks.
+func findHeader(dev io.ReaderAt, size int64, password []byte, o *Options) (*Header, error) {
 	off, err := o.location(size)
 	if err != nil {
 		return nil, err
@@ -330,13 +360,8 @@ func Open(dev io.ReaderAt, password []byte, o *Options) (*Volume, error) {
 		return nil, err
 	}
 	h.Offset, h.Hidden, h.Backup = off, o.Hidden, backup
-	var guard func(off, n int64) error
-	if o.Protect != nil {
-		if guard, err = protectGuard(dev, size, h, o); err != nil {
-			return nil, err
-		}
-	}
-	return newVolume(dev, size, h, o.ReadOnly, guard)
+	h.System = h.System || o.System
+	return h, nil
 }
 
 // legacyHiddenOffset is, from the end of the host, where TrueCrypt
