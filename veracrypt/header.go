@@ -18,8 +18,6 @@ const (
 	// KeyAreaSize is the size of the master key area of a header.
 	KeyAreaSize = 256
 
-	encSize = HeaderSize - SaltSize // the encrypted part
-
 	// Offsets of the headers of a non-system volume. The backup headers
 	// sit in the last 128 KiB of the host: the normal volume's at
 	// size-131072, the hidden volume's at size-65536.

@@ -86,12 +86,6 @@ func (o *Options) location(devSize int64) (int64, error) {
 	return normalHeaderOffset, nil
 }
 
-// trialResult is a header decrypted by a trial.
-type trialResult struct {
-	h     *Header
-	chain *chain // the header key's chain (for rewriting the header)
-}
-
 // unlock runs the trials on the 512-byte header block and returns the
 // decrypted header. Every (TrueCrypt/VeraCrypt, PRF) pair is a job; jobs
 // run on up to GOMAXPROCS goroutines, likeliest first, and the first
@@ -121,7 +115,6 @@ func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, 
 		return nil, errors.New("veracrypt: no cipher chain in this build")
 	}
 	slices.SortStableFunc(chains, func(a, b string) int { return chainKeySize(a) - chainKeySize(b) })
-	maxKey := chainKeySize(chains[len(chains)-1])
 
 	type job struct {
 		p  *prf
@@ -221,7 +214,6 @@ func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, 
 			stop.Store(true)
 			return
 		}
-		_ = maxKey
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(jobs))
 	for range workers {
