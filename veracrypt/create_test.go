@@ -72,7 +72,11 @@ func TestCreateOpen(t *testing.T) {
 			if err := Create(dev, dev.Size(), []byte(tc.password), &tc.o); err != nil {
 				t.Fatal(err)
 			}
-			o := &Options{PIM: tc.o.PIM, Keyfiles: tc.o.Keyfiles, PRF: tc.o.PRF}
+			prf := tc.o.PRF
+			if prf == "" {
+				prf = "sha512"
+			}
+			o := &Options{PIM: tc.o.PIM, Keyfiles: tc.o.Keyfiles, PRF: prf}
 			v, err := Open(dev, []byte(tc.password), o)
 			if err != nil {
 				t.Fatal(err)
@@ -199,7 +203,11 @@ func TestChangeKeyPowerLoss(t *testing.T) {
 		}
 		newOpts := &Options{PIM: 2, PRF: "sha256", Hidden: hidden}
 		for n := range len(work.writes) + 1 {
-			for tear := 0; tear <= HeaderSize; tear += 64 {
+			step := 64
+			if testing.Short() {
+				step = 256
+			}
+			for tear := 0; tear <= HeaderSize; tear += step {
 				if n == len(work.writes) && tear > 0 {
 					break
 				}

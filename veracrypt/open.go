@@ -16,7 +16,7 @@ import (
 
 // ErrPassword is returned by Open when no header decrypts with the
 // password, keyfiles and PIM under any PRF and cipher chain tried.
-var ErrPassword = errors.New("veracrypt: no header decrypts with this password, keyfiles and PIM (wrong password, PIM, keyfiles, or not a VeraCrypt/TrueCrypt volume)")
+var ErrPassword = errors.New("veracrypt: no header decrypts with this password, keyfiles and PIM (wrong password, PIM or keyfiles, not a VeraCrypt/TrueCrypt volume, or a TrueCrypt volume made before 5.0, whose LRW and CBC modes are not supported)")
 
 // Options selects what Open tries. The zero value (or nil) opens the
 // normal volume's primary header, trying every PRF and cipher chain of
