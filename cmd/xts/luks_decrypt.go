@@ -2,14 +2,11 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"time"
 
 	"github.com/fastxts/xts/cmd/xts/internal/guard"
-	"github.com/fastxts/xts/cmd/xts/internal/progress"
-	"github.com/fastxts/xts/cmd/xts/internal/pump"
 	"github.com/fastxts/xts/luks"
 )
 
@@ -96,32 +93,11 @@ func runLUKSDecrypt(e *env, args []string) error {
 	defer v.Close()
 	unlock := time.Since(start)
 
-	start = time.Now()
-	bar := progress.New(e.stderr, "decrypting", v.Size())
-	p := &pump.Pump{
-		Size:      v.Size(),
-		ChunkSize: luksChunk,
-		Buffers:   2, // one decrypted while the other is written
-		Read: func(buf []byte, off int64) (int, error) {
-			n, err := v.ReadAt(buf, off) // decrypts, on every core
-			if err == io.EOF && n == len(buf) {
-				err = nil
-			}
-			return n, err
-		},
-		W:        out,
-		Progress: bar.Add,
-	}
-	_, err = p.Run(g.Context())
-	bar.Finish()
+	d, err := pumpVolume(g, e, v, out)
 	if err != nil {
-		return g.Abort(err)
-	}
-	if err := g.Commit(); err != nil {
 		return err
 	}
 	if o.verbose {
-		d := time.Since(start)
 		slot := "volume key"
 		if v.Keyslot() >= 0 {
 			slot = fmt.Sprintf("keyslot %d", v.Keyslot())

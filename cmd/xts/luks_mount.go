@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/fastxts/xts/cmd/xts/internal/exit"
@@ -70,32 +69,7 @@ func runLUKSMount(e *env, args []string) error {
 	}
 	defer v.Close() // wipes the volume key and the round keys
 
-	m, err := fusefile.New(dir, volumeFile{v, img}, fusefile.Options{ReadOnly: o.readOnly})
-	if err != nil {
-		return exit.With(exitFailure, err)
-	}
-	file := filepath.Join(dir, "volume")
-	mode := "read-write"
-	if o.readOnly {
-		mode = "read-only"
-	}
-	fmt.Fprintf(e.stderr, "xts luks mount: %s (%d bytes, %s) is %s until 'fusermount3 -u %s' or a signal\n", image, v.Size(), mode, file, dir)
-
-	unmounted := make(chan struct{})
-	go func() { m.Wait(); close(unmounted) }()
-	select {
-	case <-unmounted: // fusermount3 -u from outside
-	case <-g.Context().Done():
-		if err := unmountWhenFree(e, m, dir, unmounted); err != nil {
-			return err
-		}
-	}
-	if !o.readOnly {
-		if err := img.Sync(); err != nil {
-			return fmt.Errorf("flushing %s: %w", image, err)
-		}
-	}
-	return nil
+	return mountVolume(g, e, "luks mount", image, dir, volumeFile{v, img}, v.Size(), img, o.readOnly)
 }
 
 // unmountWhenFree unmounts after a signal. While a process still uses the

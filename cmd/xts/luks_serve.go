@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 
-	"github.com/fastxts/xts/internal/nbd"
 	"github.com/fastxts/xts/luks"
 )
 
@@ -51,7 +50,7 @@ func runLUKSServe(e *env, args []string) error {
 		return err
 	}
 	defer v.Close() // wipes the key
-	return serveExport(e, "luks serve", &volumeBackend{v: v, img: img, readOnly: so.readOnly}, image, &so)
+	return serveExport(e, "luks serve", &formatBackend{v: v, img: img, readOnly: so.readOnly}, image, &so)
 }
 
 // openForServe unlocks the header as xts luks decrypt does (its passphrase
@@ -61,29 +60,4 @@ func openForServe(e *env, o *unlockOptions, img, hdev *os.File, h *luks.Header, 
 	g := e.guard("luks serve")
 	defer g.Stop()
 	return o.open(g, e, img, hdev, h, name, readOnly)
-}
-
-// volumeBackend serves a luks.Volume: reads and writes at any offset go
-// through it (it reads, modifies and writes back partial sectors), and
-// Flush fsyncs the image, which every write reaches through the one
-// *os.File (so a flush covers all connections).
-type volumeBackend struct {
-	v        *luks.Volume
-	img      *os.File
-	readOnly bool
-}
-
-var _ nbd.Backend = (*volumeBackend)(nil)
-
-func (b *volumeBackend) Size() int64                              { return b.v.Size() }
-func (b *volumeBackend) BlockSize() int                           { return b.v.SectorSize() }
-func (b *volumeBackend) ReadOnly() bool                           { return b.readOnly }
-func (b *volumeBackend) ReadAt(p []byte, off int64) (int, error)  { return b.v.ReadAt(p, off) }
-func (b *volumeBackend) WriteAt(p []byte, off int64) (int, error) { return b.v.WriteAt(p, off) }
-
-func (b *volumeBackend) Flush() error {
-	if b.readOnly {
-		return nil
-	}
-	return b.img.Sync()
 }

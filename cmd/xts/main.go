@@ -45,6 +45,11 @@ Usage:
   xts luks COMMAND [flags] ...                    LUKS1/LUKS2 images without root, cryptsetup's verbs and flags:
                                                   dump, decrypt, encrypt, keys, headers, convert, reencrypt,
                                                   serve, mount ('xts luks --help' lists them)
+  xts tcrypt|bitlk|fvault2 COMMAND [flags] ...    VeraCrypt/TrueCrypt, BitLocker, FileVault 2 images without root:
+                                                  dump, decrypt, serve, mount (and tcrypt create, change-key)
+  xts dump [--type T] IMAGE                       the header of any image (the type detected when it has one)
+  xts serve|mount --type T [flags] IMAGE ...      serve or mount an image of any type (T: luks, tcrypt, bitlk,
+                                                  fvault2; serve's default is plain)
   xts help [COMMAND]                              this text, or a command's flags
   xts --version                                   the module version this binary was built from
 
@@ -101,8 +106,29 @@ func (e *env) run(args []string) int {
 		err = runCrypt(e, rest, false)
 	case "luks":
 		cmd, err = runLUKS(e, rest)
-	case "serve":
-		err = runServe(e, rest)
+	case "tcrypt", "bitlk", "fvault2":
+		if f := formatByName(cmd); f != nil {
+			cmd, err = runFormat(e, f, rest)
+		} else {
+			err = usagef("xts %s: not in this build", cmd)
+		}
+	case "serve", "mount", "dump":
+		var f *volumeFormat
+		if f, rest, err = typeFlag(rest); err != nil {
+			break
+		}
+		switch {
+		case f != nil:
+			cmd, err = runFormat(e, f, append([]string{cmd}, rest...))
+		case cmd == "serve":
+			err = runServe(e, rest)
+		case cmd == "dump":
+			if f, err = detectedFormat(rest); err == nil {
+				cmd, err = runFormat(e, f, append([]string{cmd}, rest...))
+			}
+		default:
+			err = usagef("xts %s needs --type: %s", cmd, formatNames())
+		}
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 && cmd == "help" {
 			// xts help CMD [SUBCMD] is xts CMD [SUBCMD] --help.
