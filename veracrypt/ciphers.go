@@ -8,17 +8,21 @@ import (
 	"strings"
 
 	"github.com/fastxts/xts"
+	"github.com/fastxts/xts/camellia"
+	"github.com/fastxts/xts/kuznyechik"
+	"github.com/fastxts/xts/serpent"
+	"github.com/fastxts/xts/twofish"
 )
 
 // blockCiphers maps a cipher's name to its constructor (32-byte keys). A
-// nil constructor is a cipher this build does not have yet: chains that
+// nil constructor would be a cipher this build does not have: chains that
 // use it are skipped by the trials and refused by Create.
 var blockCiphers = map[string]func([]byte) (cipher.Block, error){
 	"aes":        aes.NewCipher,
-	"serpent":    nil,
-	"twofish":    nil,
-	"camellia":   nil,
-	"kuznyechik": nil,
+	"serpent":    serpent.NewCipher,
+	"twofish":    twofish.NewCipher,
+	"camellia":   camellia.NewCipher,
+	"kuznyechik": kuznyechik.NewCipher,
 }
 
 // chainNames lists the cipher chains that VeraCrypt and TrueCrypt make,

@@ -12,6 +12,9 @@ import (
 	"sync/atomic"
 
 	"github.com/fastxts/xts/internal/argon2"
+	"github.com/fastxts/xts/internal/hash/ripemd160"
+	"github.com/fastxts/xts/internal/hash/streebog"
+	"github.com/fastxts/xts/internal/hash/whirlpool"
 	"golang.org/x/crypto/blake2s"
 )
 
@@ -42,9 +45,9 @@ var prfs = []*prf{
 	{name: "sha512", hash: sha512.New, vc: true, tc: true},
 	{name: "sha256", hash: sha256.New, vc: true},
 	{name: "blake2s", hash: newBlake2s, vc: true},
-	{name: "whirlpool", missing: "whirlpool is not in this build yet", vc: true, tc: true},
-	{name: "streebog", missing: "streebog is not in this build yet", vc: true},
-	{name: "ripemd160", missing: "ripemd160 is not in this build yet", vc: true, tc: true},
+	{name: "whirlpool", hash: whirlpool.New, vc: true, tc: true},
+	{name: "streebog", hash: streebog.New512, vc: true},
+	{name: "ripemd160", hash: ripemd160.New, vc: true, tc: true},
 	{name: "sha1", hash: sha1.New, tc: true},
 	{name: "argon2id", argon2: true, vc: true},
 }
