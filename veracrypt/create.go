@@ -157,7 +157,7 @@ func newHeaderFor(prfName, cipherName string, ss int, rnd io.Reader) (*Header, e
 	if err := chainAvailable(cipherName); err != nil {
 		return nil, err
 	}
-	h := &Header{Magic: "VERA", Version: 5, MinProgramVersion: 0x010b, SectorSize: uint32(ss),
+	h := &Header{Magic: "VERA", Version: 5, MinProgramVersion: 0x010b, SectorSize: uint32(ss), Mode: "xts",
 		PRF: p.name, Cipher: cipherName, KeySize: chainKeySize(cipherName)}
 	if _, err := io.ReadFull(rnd, h.KeyArea[:]); err != nil {
 		return nil, fmt.Errorf("veracrypt: random bytes: %w", err)
@@ -276,6 +276,9 @@ func ChangeKey(dev interface {
 	h := *v.Header()
 	defer clear(h.KeyArea[:])
 	v.Close()
+	if h.Mode != "xts" {
+		return fmt.Errorf("veracrypt: TrueCrypt %s volumes are read-only here: their headers are not rewritten", h.Mode)
+	}
 	size, err := volume.DeviceSize(dev)
 	if err != nil {
 		return fmt.Errorf("veracrypt: %w", err)

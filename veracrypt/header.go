@@ -96,7 +96,12 @@ type Header struct {
 	// ("aes", "aes-twofish-serpent"; CryptsetupChain gives cryptsetup's
 	// name), always in XTS mode.
 	Cipher string
-	// KeySize is the master key's size in bytes: 64 per cipher.
+	// Mode is the chain's mode: "xts", or "lrw" for TrueCrypt 4.1-4.3a
+	// volumes (opened read-only).
+	Mode string
+	// KeySize is the master key's size in bytes: 64 per cipher in XTS
+	// mode (primary and secondary keys), 32 plus 32 per cipher in LRW mode
+	// (the tweak key's slot, then the keys).
 	KeySize int
 	// Offset is where on the device the header was read.
 	Offset int64

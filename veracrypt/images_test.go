@@ -117,7 +117,7 @@ func fsSerial(boot []byte) (uint32, bool) {
 
 // skipReason says why an image cannot be opened by this build, or "".
 func (im image) skipReason() string {
-	if im.mode != "xts" {
+	if im.mode == "cbc" {
 		return "TrueCrypt " + strings.ToUpper(im.mode) + " mode is not supported (read-only legacy modes not implemented)"
 	}
 	ps := findPRF(im.prf)
@@ -183,6 +183,17 @@ func checkSerial(t *testing.T, v *Volume, off int64, want uint32) {
 	}
 	if s != want {
 		t.Fatalf("FAT serial %#08x, want %#08x", s, want)
+	}
+	// The first FAT, after the reserved sectors, starts with the media
+	// byte and 0xff 0xff: a check of a later sector's decryption.
+	bps := int64(binary.LittleEndian.Uint16(boot[0x0b:]))
+	reserved := int64(binary.LittleEndian.Uint16(boot[0x0e:]))
+	fat := make([]byte, 3)
+	if _, err := v.ReadAt(fat, off+reserved*bps); err != nil {
+		t.Fatal(err)
+	}
+	if fat[0] != boot[0x15] || fat[1] != 0xff || fat[2] != 0xff {
+		t.Fatalf("FAT at sector %d starts % x, want %02x ff ff", reserved, fat, boot[0x15])
 	}
 }
 

@@ -114,7 +114,22 @@ func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, 
 	if len(chains) == 0 {
 		return nil, errors.New("veracrypt: no cipher chain in this build")
 	}
-	slices.SortStableFunc(chains, func(a, b string) int { return chainKeySize(a) - chainKeySize(b) })
+	// The candidates: every chain in XTS mode, and for TrueCrypt headers
+	// the LRW chains, shortest keys first (PBKDF2 blocks are derived as
+	// they are needed).
+	type candidate struct {
+		chain   string
+		lrw     bool
+		keySize int
+	}
+	var cands []candidate
+	for _, cn := range chains {
+		cands = append(cands, candidate{cn, false, chainKeySize(cn)})
+		if slices.Contains(lrwChains, cn) {
+			cands = append(cands, candidate{cn, true, lrwKeySize(cn)})
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b candidate) int { return a.keySize - b.keySize })
 
 	type job struct {
 		p  *prf
@@ -187,22 +202,37 @@ func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, 
 		dec := make([]byte, HeaderSize)
 		defer clear(dec)
 		copy(dec, salt)
-		for _, cn := range chains {
-			key := d.get(chainKeySize(cn))
+		for _, cd := range cands {
+			if cd.lrw && !j.tc {
+				continue
+			}
+			key := d.get(cd.keySize)
 			if key == nil {
 				return
 			}
-			c, err := newChain(cn, key, xts.AllowEqualKeyHalves(), xts.WithoutParallelism())
-			if err != nil {
-				continue
+			if cd.lrw {
+				c, err := newLRWChain(cd.chain, key)
+				if err != nil {
+					continue
+				}
+				c.header(dec[SaltSize:], block[SaltSize:], false)
+				c.wipe()
+			} else {
+				c, err := newChain(cd.chain, key, xts.AllowEqualKeyHalves(), xts.WithoutParallelism())
+				if err != nil {
+					continue
+				}
+				c.header(dec[SaltSize:], block[SaltSize:], false)
+				c.wipe()
 			}
-			c.header(dec[SaltSize:], block[SaltSize:], false)
-			c.wipe()
 			h, err := ParseHeader(dec)
 			if err != nil || h.TrueCrypt != j.tc {
 				continue
 			}
-			h.PRF, h.Iterations, h.Cipher, h.KeySize = j.p.name, iter, cn, chainKeySize(cn)
+			h.PRF, h.Iterations, h.Cipher, h.KeySize, h.Mode = j.p.name, iter, cd.chain, cd.keySize, "xts"
+			if cd.lrw {
+				h.Mode = "lrw"
+			}
 			if mem > 0 {
 				h.Memory = mem
 			}
@@ -371,10 +401,18 @@ const legacyHiddenOffset = 1536
 // the device.
 func (h *Header) dataArea(devSize int64) (start, length int64, err error) {
 	if h.Version < 4 {
-		if h.VolumeSize > uint64(devSize) {
-			return 0, 0, fmt.Errorf("veracrypt: volume of %d bytes does not fit the %d-byte device", h.VolumeSize, devSize)
+		size := h.VolumeSize
+		switch {
+		case size == 0 && h.Hidden:
+			// TrueCrypt 4 recorded only a hidden volume's size.
+			size = h.HiddenVolumeSize
+		case size == 0:
+			size = uint64(devSize - 512)
 		}
-		length = int64(h.VolumeSize)
+		if size > uint64(devSize) {
+			return 0, 0, fmt.Errorf("veracrypt: volume of %d bytes does not fit the %d-byte device", size, devSize)
+		}
+		length = int64(size)
 		start = 512
 		if h.Hidden {
 			start = devSize - legacyHiddenOffset - length
@@ -403,16 +441,27 @@ func newVolume(dev io.ReaderAt, size int64, h *Header, readOnly bool, guard func
 	if err != nil {
 		return nil, err
 	}
-	c, err := newChain(h.Cipher, h.KeyArea[:h.KeySize], xts.AllowEqualKeyHalves(), xts.WithoutParallelism())
-	if err != nil {
-		return nil, err
-	}
 	ss := int(h.SectorSize)
 	length -= length % int64(ss)
+	var sc volume.Sectors
+	if h.Mode == "lrw" {
+		// TrueCrypt 4's LRW volumes are opened read-only.
+		c, err := newLRWChain(h.Cipher, h.KeyArea[:h.KeySize])
+		if err != nil {
+			return nil, err
+		}
+		sc, readOnly = &lrwSectors{c: c, ss: ss}, true
+	} else {
+		c, err := newChain(h.Cipher, h.KeyArea[:h.KeySize], xts.AllowEqualKeyHalves(), xts.WithoutParallelism())
+		if err != nil {
+			return nil, err
+		}
+		sc = &sectors{c: c, first: uint64(start) / 512, ss: ss}
+	}
 	vv, err := volume.New(volume.Config{Data: dev, Offset: start, Size: length, SectorSize: ss,
-		Cipher: &sectors{c: c, first: uint64(start) / 512, ss: ss}, ReadOnly: readOnly, Name: "veracrypt", Guard: guard})
+		Cipher: sc, ReadOnly: readOnly, Name: "veracrypt", Guard: guard})
 	if err != nil {
-		c.wipe()
+		sc.Wipe()
 		return nil, err
 	}
 	return &Volume{Volume: vv, hdr: h}, nil
