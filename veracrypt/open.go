@@ -471,15 +471,9 @@ func newVolume(dev io.ReaderAt, size int64, h *Header, readOnly bool, guard func
 // outer volume h, and returns a Guard that refuses writes to it.
 func protectGuard(dev io.ReaderAt, size int64, outer *Header, o *Options) (func(off, n int64) error, error) {
 	p := o.Protect
-	off := int64(hiddenHeaderOffset)
-	if o.Backup {
-		off = size - hiddenHeaderOffset
-	}
-	block, err := readHeader(dev, off, size)
-	if err != nil {
-		return nil, err
-	}
-	hh, err := unlock(block, p.Password, p.Keyfiles, p.PIM, p.PRF, "", false, o.NoVeraCrypt, o.NoTrueCrypt)
+	ho := &Options{PRF: p.PRF, PIM: p.PIM, Keyfiles: p.Keyfiles, Hidden: true, Backup: o.Backup,
+		NoVeraCrypt: o.NoVeraCrypt, NoTrueCrypt: o.NoTrueCrypt, NoBackupFallback: o.NoBackupFallback}
+	hh, err := findHeader(dev, size, p.Password, ho)
 	if err != nil {
 		return nil, fmt.Errorf("veracrypt: hidden volume protection: %w", err)
 	}
