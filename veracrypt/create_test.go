@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -244,5 +245,42 @@ func TestChangeKeyPowerLoss(t *testing.T) {
 		if _, err := Open(work, []byte("old"), oldOpts); !errors.Is(err, ErrPassword) {
 			t.Fatalf("old password after the change: %v", err)
 		}
+	}
+}
+
+// TestOpenErrors: clear errors for bad arguments, nothing written.
+func TestOpenErrors(t *testing.T) {
+	dev := newMemDev(512 << 10)
+	if err := Create(dev, dev.Size(), []byte("pw"), &CreateOptions{PIM: 1, Rand: seeded(7)}); err != nil {
+		t.Fatal(err)
+	}
+	writes := len(dev.writes)
+	tests := []struct {
+		name     string
+		password []byte
+		o        Options
+	}{
+		{"long password", bytes.Repeat([]byte("p"), 129), Options{PRF: "sha512"}},
+		{"unknown prf", []byte("pw"), Options{PRF: "md5"}},
+		{"unknown cipher", []byte("pw"), Options{PRF: "sha512", Cipher: "des"}},
+		{"hidden system", []byte("pw"), Options{System: true, Hidden: true}},
+		{"wrong pim", []byte("pw"), Options{PRF: "sha512", PIM: 2, NoBackupFallback: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.o
+			if _, err := Open(dev, tc.password, &o); err == nil || !strings.HasPrefix(err.Error(), "veracrypt: ") {
+				t.Fatalf("got %v", err)
+			}
+		})
+	}
+	if len(dev.writes) != writes {
+		t.Fatal("Open wrote to the device")
+	}
+	if err := Create(newMemDev(1000), 1000, []byte("pw"), nil); err == nil {
+		t.Fatal("tiny host accepted")
+	}
+	if err := Create(dev, dev.Size(), []byte("pw"), &CreateOptions{Cipher: "rot13"}); err == nil {
+		t.Fatal("unknown chain accepted")
 	}
 }

@@ -94,6 +94,9 @@ func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, 
 	if len(block) != HeaderSize {
 		return nil, fmt.Errorf("veracrypt: header block of %d bytes", len(block))
 	}
+	if len(password) > MaxPassword {
+		return nil, fmt.Errorf("veracrypt: a password is at most %d bytes, have %d", MaxPassword, len(password))
+	}
 	var chains []string
 	if cipherName != "" {
 		cn, ok := CanonicalChain(cipherName)
