@@ -143,6 +143,7 @@ var shortSet = map[string]bool{
 	"sys_vc_1_mbr_part-sha256-xts-aes": true, "tc_3-sha512-xts-aes-hidden": true, "vc_1-whirlpool-xts-aes": true,
 	"vc_1-sha512-xts-camellia-serpent-kuznyechik": true, "vc_1-stribog512-xts-camellia": true,
 	"tc_4-ripemd160-xts-aes": true, "vck_1_nopw-sha256-xts-aes": true,
+	"tc_2-ripemd160-lrw-serpent-twofish-aes-hidden": true, "sys_vc_1_mbr_full-sha256-xts-aes": true,
 }
 
 // systemPartition returns where the encrypted system partition of a
