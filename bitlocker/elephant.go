@@ -1,0 +1,118 @@
+package bitlocker
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// The Elephant diffuser (N. Ferguson, "AES-CBC + Elephant diffuser: A Disk
+// Encryption Algorithm for Windows Vista", Microsoft, August 2006). A sector
+// is read as n = size/4 little-endian 32-bit words d[0..n-1], indices taken
+// modulo n. In the decryption direction, diffuser A runs 5 cycles of
+//
+//	for i = 0 .. n-1: d[i] += d[i-2] ^ (d[i-5] <<< Ra[i mod 4]),  Ra = 9, 0, 13, 0
+//
+// and diffuser B 3 cycles of
+//
+//	for i = 0 .. n-1: d[i] += d[i+2] ^ (d[i+5] <<< Rb[i mod 4]),  Rb = 0, 10, 0, 25
+//
+// The encryption direction undoes them: the same steps in reverse order,
+// subtracting. Encryption is: XOR with the sector key, A, B, AES-CBC;
+// decryption: AES-CBC, B, A, XOR.
+
+var (
+	rotA = [4]int{9, 0, 13, 0}
+	rotB = [4]int{0, 10, 0, 25}
+)
+
+const (
+	cyclesA = 5
+	cyclesB = 3
+)
+
+func loadWords(w []uint32, b []byte) {
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+}
+
+func storeWords(b []byte, w []uint32) {
+	for i, x := range w {
+		binary.LittleEndian.PutUint32(b[4*i:], x)
+	}
+}
+
+// The diffusers work on the words of one sector (len(d) a multiple of 4,
+// at least 16). Each loop does the steps whose indices wrap around the
+// sector one by one, and the others four at a time with the rotations as
+// constants (i is then a multiple of 4: Ra = 9, 0, 13, 0; Rb = 0, 10, 0, 25).
+
+func diffuserADecrypt(d []uint32) {
+	n := len(d)
+	for c := 0; c < cyclesA; c++ {
+		for i := 0; i < 8; i++ {
+			d[i] += d[(i-2+n)%n] ^ bits.RotateLeft32(d[(i-5+n)%n], rotA[i&3])
+		}
+		for i := 8; i+3 < n; i += 4 {
+			w := d[i-5 : i+4 : i+4]
+			w[5] += w[3] ^ bits.RotateLeft32(w[0], 9)
+			w[6] += w[4] ^ w[1]
+			w[7] += w[5] ^ bits.RotateLeft32(w[2], 13)
+			w[8] += w[6] ^ w[3]
+		}
+	}
+}
+
+func diffuserAEncrypt(d []uint32) {
+	n := len(d)
+	for c := 0; c < cyclesA; c++ {
+		for i := n - 4; i >= 8; i -= 4 {
+			w := d[i-5 : i+4 : i+4]
+			w[8] -= w[6] ^ w[3]
+			w[7] -= w[5] ^ bits.RotateLeft32(w[2], 13)
+			w[6] -= w[4] ^ w[1]
+			w[5] -= w[3] ^ bits.RotateLeft32(w[0], 9)
+		}
+		for i := 7; i >= 0; i-- {
+			d[i] -= d[(i-2+n)%n] ^ bits.RotateLeft32(d[(i-5+n)%n], rotA[i&3])
+		}
+	}
+}
+
+func diffuserBDecrypt(d []uint32) {
+	n := len(d)
+	for c := 0; c < cyclesB; c++ {
+		i := 0
+		for ; i+8 < n-4; i += 4 { // w[j] = d[i+j], up to i+8
+			w := d[i : i+9 : i+9]
+			w[0] += w[2] ^ w[5]
+			w[1] += w[3] ^ bits.RotateLeft32(w[6], 10)
+			w[2] += w[4] ^ w[7]
+			w[3] += w[5] ^ bits.RotateLeft32(w[8], 25)
+		}
+		for ; i < n; i++ {
+			d[i] += d[(i+2)%n] ^ bits.RotateLeft32(d[(i+5)%n], rotB[i&3])
+		}
+	}
+}
+
+func diffuserBEncrypt(d []uint32) {
+	n := len(d)
+	for c := 0; c < cyclesB; c++ {
+		// The same split as diffuserBDecrypt, undone in reverse order.
+		split := 0
+		for split+8 < n-4 {
+			split += 4
+		}
+		for i := n - 1; i >= split; i-- {
+			d[i] -= d[(i+2)%n] ^ bits.RotateLeft32(d[(i+5)%n], rotB[i&3])
+		}
+		for i := split - 4; i >= 0; i -= 4 {
+			w := d[i : i+9 : i+9]
+			w[3] -= w[5] ^ bits.RotateLeft32(w[8], 25)
+			w[2] -= w[4] ^ w[7]
+			w[1] -= w[3] ^ bits.RotateLeft32(w[6], 10)
+			w[0] -= w[2] ^ w[5]
+		}
+	}
+}
