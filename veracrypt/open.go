@@ -1,0 +1,500 @@
+package veracrypt
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/fastxts/xts"
+	"github.com/fastxts/xts/internal/volume"
+)
+
+// ErrPassword is returned by Open when no header decrypts with the
+// password, keyfiles and PIM under any PRF and cipher chain tried.
+var ErrPassword = errors.New("veracrypt: no header decrypts with this password, keyfiles and PIM (wrong password, PIM or keyfiles, not a VeraCrypt/TrueCrypt volume, or a TrueCrypt volume made before 5.0, whose LRW and CBC modes are not supported)")
+
+// Options selects what Open tries. The zero value (or nil) opens the
+// normal volume's primary header, trying every PRF and cipher chain of
+// both VeraCrypt and TrueCrypt.
+type Options struct {
+	// PRF limits the trials to the key derivations whose name contains it
+	// ("sha512", "sha256", "blake2s", "whirlpool", "streebog",
+	// "ripemd160", "sha1", "argon2id"; "" tries all), as cryptsetup's
+	// --hash does.
+	PRF string
+	// Cipher limits the trials to one cipher chain, in VeraCrypt's or
+	// cryptsetup's naming ("aes", "serpent-twofish-aes"; see Chains and
+	// CanonicalChain); "" tries all.
+	Cipher string
+	// PIM is VeraCrypt's Personal Iterations Multiplier; 0 uses the
+	// default iteration counts (and Argon2id's default costs).
+	PIM int
+	// Keyfiles are the contents of the keyfiles (only the first 1 MiB of
+	// each counts; the order does not matter).
+	Keyfiles [][]byte
+	// Hidden opens the hidden volume (its header at 64 KiB, or its backup
+	// header at size-64 KiB).
+	Hidden bool
+	// System opens a system-encrypted drive: the header in the last
+	// sector of the first track (sector 62), the data where it says, on
+	// the device given (the whole drive image).
+	System bool
+	// Backup opens with the backup header (in the last 128 KiB of the
+	// host) instead of the primary one. Without it, Open tries the backup
+	// header when the primary does not decrypt (as VeraCrypt does), unless
+	// NoBackupFallback is set.
+	Backup, NoBackupFallback bool
+	// NoVeraCrypt tries TrueCrypt headers only; NoTrueCrypt VeraCrypt
+	// headers only.
+	NoVeraCrypt, NoTrueCrypt bool
+	// ReadOnly refuses writes even when the device is an io.WriterAt.
+	ReadOnly bool
+	// Protect, for an outer volume, names the hidden volume's
+	// credentials: its data area is found by the same trials and every
+	// write that would touch it is refused (hidden volume protection).
+	Protect *Credentials
+}
+
+// Credentials are what unlocks a header: for hidden volume protection.
+type Credentials struct {
+	Password []byte
+	Keyfiles [][]byte
+	PIM      int
+	PRF      string
+}
+
+// location returns where the header Open tries is, and whether it is a
+// hidden or backup header.
+func (o *Options) location(devSize int64) (int64, error) {
+	switch {
+	case o.System && (o.Hidden || o.Backup):
+		return 0, errors.New("veracrypt: system encryption has neither hidden nor backup headers here (hidden operating systems are not supported)")
+	case o.System:
+		return systemHeaderOffset, nil
+	case o.Backup && o.Hidden:
+		return devSize - hiddenHeaderOffset, nil
+	case o.Backup:
+		return devSize - backupReserve, nil
+	case o.Hidden:
+		return hiddenHeaderOffset, nil
+	}
+	return normalHeaderOffset, nil
+}
+
+// unlock runs the trials on the 512-byte header block and returns the
+// decrypted header. Every (TrueCrypt/VeraCrypt, PRF) pair is a job; jobs
+// run on up to GOMAXPROCS goroutines, likeliest first, and the first
+// header that decrypts stops the others.
+func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, cipherName string, system, noVC, noTC bool) (*Header, error) {
+	if len(block) != HeaderSize {
+		return nil, fmt.Errorf("veracrypt: header block of %d bytes", len(block))
+	}
+	if len(password) > MaxPassword {
+		return nil, fmt.Errorf("veracrypt: a password is at most %d bytes, have %d", MaxPassword, len(password))
+	}
+	var chains []string
+	if cipherName != "" {
+		cn, ok := CanonicalChain(cipherName)
+		if !ok {
+			return nil, fmt.Errorf("veracrypt: %q is not a VeraCrypt or TrueCrypt cipher chain", cipherName)
+		}
+		if err := chainAvailable(cn); err != nil {
+			return nil, err
+		}
+		chains = []string{cn}
+	} else {
+		for _, n := range chainNames {
+			if chainAvailable(n) == nil {
+				chains = append(chains, n)
+			}
+		}
+	}
+	if len(chains) == 0 {
+		return nil, errors.New("veracrypt: no cipher chain in this build")
+	}
+	// The candidates: every chain in XTS mode, and for TrueCrypt headers
+	// the LRW chains, shortest keys first (PBKDF2 blocks are derived as
+	// they are needed).
+	type candidate struct {
+		chain   string
+		lrw     bool
+		keySize int
+	}
+	var cands []candidate
+	for _, cn := range chains {
+		cands = append(cands, candidate{cn, false, chainKeySize(cn)})
+		if slices.Contains(lrwChains, cn) {
+			cands = append(cands, candidate{cn, true, lrwKeySize(cn)})
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b candidate) int { return a.keySize - b.keySize })
+
+	type job struct {
+		p  *prf
+		tc bool
+	}
+	var jobs []job
+	var skipped []string
+	for _, tc := range []bool{false, true} {
+		if (tc && noTC) || (!tc && noVC) {
+			continue
+		}
+		if tc && pim > 0 {
+			continue // TrueCrypt has no PIM
+		}
+		if tc && len(password) > MaxPasswordTrueCrypt {
+			continue
+		}
+		for _, p := range findPRF(prfName) {
+			if (tc && !p.tc) || (!tc && !p.vc) || (p.argon2 && system) {
+				continue
+			}
+			if err := p.check(); err != nil {
+				skipped = append(skipped, p.name)
+				continue
+			}
+			jobs = append(jobs, job{p, tc})
+		}
+	}
+	if len(jobs) == 0 {
+		if len(skipped) > 0 {
+			return nil, fmt.Errorf("veracrypt: no key derivation to try: %s not in this build yet", strings.Join(skipped, ", "))
+		}
+		if len(password) > MaxPassword {
+			return nil, fmt.Errorf("veracrypt: a password is at most %d bytes, have %d", MaxPassword, len(password))
+		}
+		return nil, fmt.Errorf("veracrypt: no key derivation matches %q", prfName)
+	}
+	// TrueCrypt's derivations are cheap: run them first.
+	slices.SortStableFunc(jobs, func(a, b job) int {
+		if a.tc == b.tc {
+			return 0
+		}
+		if a.tc {
+			return -1
+		}
+		return 1
+	})
+
+	var (
+		stop    atomic.Bool
+		next    atomic.Int64
+		mu      sync.Mutex
+		found   *Header
+		wg      sync.WaitGroup
+		lastErr error
+	)
+	salt := block[:SaltSize]
+	try := func(j job) {
+		pw, err := passwordFor(password, keyfiles, j.tc)
+		if err != nil {
+			mu.Lock()
+			lastErr = err
+			mu.Unlock()
+			return
+		}
+		defer clear(pw)
+		iter, mem := j.p.iterations(pim, system, j.tc)
+		d := &deriver{p: j.p, password: pw, salt: salt, iter: iter, mem: mem, stop: &stop}
+		defer d.wipe()
+		dec := make([]byte, HeaderSize)
+		defer clear(dec)
+		copy(dec, salt)
+		for _, cd := range cands {
+			if cd.lrw && !j.tc {
+				continue
+			}
+			key := d.get(cd.keySize)
+			if key == nil {
+				return
+			}
+			if cd.lrw {
+				c, err := newLRWChain(cd.chain, key)
+				if err != nil {
+					continue
+				}
+				c.header(dec[SaltSize:], block[SaltSize:], false)
+				c.wipe()
+			} else {
+				c, err := newChain(cd.chain, key, xts.AllowEqualKeyHalves(), xts.WithoutParallelism())
+				if err != nil {
+					continue
+				}
+				c.header(dec[SaltSize:], block[SaltSize:], false)
+				c.wipe()
+			}
+			h, err := ParseHeader(dec)
+			if err != nil || h.TrueCrypt != j.tc {
+				continue
+			}
+			h.PRF, h.Iterations, h.Cipher, h.KeySize, h.Mode = j.p.name, iter, cd.chain, cd.keySize, "xts"
+			if cd.lrw {
+				h.Mode = "lrw"
+			}
+			if mem > 0 {
+				h.Memory = mem
+			}
+			mu.Lock()
+			if found == nil {
+				found = h
+			}
+			mu.Unlock()
+			stop.Store(true)
+			return
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				i := int(next.Add(1)) - 1
+				if i >= len(jobs) {
+					return
+				}
+				try(jobs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	if found != nil {
+		return found, nil
+	}
+	if lastErr != nil && len(jobs) == 1 {
+		return nil, lastErr
+	}
+	if len(skipped) > 0 {
+		return nil, fmt.Errorf("%w; not tried: %s (not in this build yet)", ErrPassword, strings.Join(skipped, ", "))
+	}
+	return nil, ErrPassword
+}
+
+// Volume is an open VeraCrypt or TrueCrypt volume: the decrypted data
+// area, with ReadAt and WriteAt at any offset and length (the embedded
+// volume layer's methods: Size, SectorSize, ReadOnly, Flush, Close).
+type Volume struct {
+	*volume.Volume
+	hdr *Header
+}
+
+// Header returns the decrypted header the volume was opened with. Its key
+// area holds the master key: do not keep it longer than the Volume.
+func (v *Volume) Header() *Header { return v.hdr }
+
+// Close wipes the data area's keys and the header's key area, and makes
+// further I/O fail. It does not close the device.
+func (v *Volume) Close() error {
+	err := v.Volume.Close()
+	clear(v.hdr.KeyArea[:])
+	return err
+}
+
+// readHeader reads the 512-byte block at off.
+func readHeader(dev io.ReaderAt, off, size int64) ([]byte, error) {
+	if off < 0 || off+HeaderSize > size {
+		return nil, fmt.Errorf("veracrypt: header at %d is outside the %d-byte device", off, size)
+	}
+	b := make([]byte, HeaderSize)
+	if _, err := dev.ReadAt(b, off); err != nil {
+		return nil, fmt.Errorf("veracrypt: reading the header at %d: %w", off, err)
+	}
+	return b, nil
+}
+
+// Open finds the header of dev that the password (with o's keyfiles and
+// PIM) decrypts, trying every PRF and cipher chain that o allows, and
+// returns the decrypted volume. Writes go to dev when it is an io.WriterAt
+// and o.ReadOnly is false. A wrong password gives ErrPassword; Open never
+// writes.
+func Open(dev io.ReaderAt, password []byte, o *Options) (*Volume, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	size, err := volume.DeviceSize(dev)
+	if err != nil {
+		return nil, fmt.Errorf("veracrypt: %w", err)
+	}
+	h, err := findHeader(dev, size, password, o)
+	if err != nil {
+		return nil, err
+	}
+	var guard func(off, n int64) error
+	if o.Protect != nil {
+		if guard, err = protectGuard(dev, size, h, o); err != nil {
+			return nil, err
+		}
+	}
+	return newVolume(dev, size, h, o.ReadOnly, guard)
+}
+
+// ReadHeader finds and decrypts the header that Open would open, by the
+// same trials, without opening the data area (for a dump of it). Its key
+// area holds the master key: clear it when done.
+func ReadHeader(dev io.ReaderAt, password []byte, o *Options) (*Header, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	size, err := volume.DeviceSize(dev)
+	if err != nil {
+		return nil, fmt.Errorf("veracrypt: %w", err)
+	}
+	return findHeader(dev, size, password, o)
+}
+
+// findHeader runs the trials of Open on the header o names, then on the
+// legacy TrueCrypt hidden header and the backup header as fallbacks.
+func findHeader(dev io.ReaderAt, size int64, password []byte, o *Options) (*Header, error) {
+	off, err := o.location(size)
+	if err != nil {
+		return nil, err
+	}
+	block, err := readHeader(dev, off, size)
+	var h *Header
+	if err == nil {
+		h, err = unlock(block, password, o.Keyfiles, o.PIM, o.PRF, o.Cipher, o.System, o.NoVeraCrypt, o.NoTrueCrypt)
+	} else if o.Hidden {
+		err = fmt.Errorf("%w (%w)", ErrPassword, err)
+	}
+	if errors.Is(err, ErrPassword) && o.Hidden && !o.Backup && !o.System && !o.NoTrueCrypt && o.PIM == 0 && size >= legacyHiddenOffset {
+		// TrueCrypt before 6.0 kept the hidden header near the end.
+		lo := size - legacyHiddenOffset
+		if b, err2 := readHeader(dev, lo, size); err2 == nil {
+			if h2, err2 := unlock(b, password, o.Keyfiles, 0, o.PRF, o.Cipher, false, true, false); err2 == nil && h2.Version < 4 {
+				h, err, off = h2, nil, lo
+			}
+		}
+	}
+	backup := o.Backup
+	if errors.Is(err, ErrPassword) && !o.Backup && !o.System && !o.NoBackupFallback {
+		bo := *o
+		bo.Backup = true
+		boff, _ := bo.location(size)
+		if b, err2 := readHeader(dev, boff, size); err2 == nil {
+			if h2, err2 := unlock(b, password, o.Keyfiles, o.PIM, o.PRF, o.Cipher, false, o.NoVeraCrypt, o.NoTrueCrypt); err2 == nil && h2.Version >= 4 {
+				h, err, off, backup = h2, nil, boff, true
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	h.Offset, h.Hidden, h.Backup = off, o.Hidden, backup
+	h.System = h.System || o.System
+	return h, nil
+}
+
+// legacyHiddenOffset is, from the end of the host, where TrueCrypt
+// before 6.0 kept a hidden volume's header.
+const legacyHiddenOffset = 1536
+
+// dataArea returns the data area [start, start+length) on a device of
+// devSize bytes.
+//
+// Headers of version 4 and up record it. TrueCrypt before 6.0 (versions
+// 3 and below) did not: the data follows the header (at 512), and a hidden
+// volume ends where its header, 1536 bytes before the end of the host,
+// begins. A system drive's header records the drive's size when it was
+// encrypted; on a smaller image (or a partition's), the area ends with
+// the device.
+func (h *Header) dataArea(devSize int64) (start, length int64, err error) {
+	if h.Version < 4 {
+		size := h.VolumeSize
+		switch {
+		case size == 0 && h.Hidden:
+			// TrueCrypt 4 recorded only a hidden volume's size.
+			size = h.HiddenVolumeSize
+		case size == 0:
+			size = uint64(devSize - 512)
+		}
+		if size > uint64(devSize) {
+			return 0, 0, fmt.Errorf("veracrypt: volume of %d bytes does not fit the %d-byte device", size, devSize)
+		}
+		length = int64(size)
+		start = 512
+		if h.Hidden {
+			start = devSize - legacyHiddenOffset - length
+		}
+		if start < 0 || length > devSize-start {
+			return 0, 0, fmt.Errorf("veracrypt: data area [%d, +%d) runs past the end of the %d-byte device", start, length, devSize)
+		}
+		return start, length, nil
+	}
+	start, length = int64(h.EncryptedAreaStart), int64(h.EncryptedAreaLength)
+	if start > devSize {
+		return 0, 0, fmt.Errorf("veracrypt: data area starts at %d, past the end of the %d-byte device", start, devSize)
+	}
+	if length > devSize-start {
+		if !h.System {
+			return 0, 0, fmt.Errorf("veracrypt: data area [%d, +%d) runs past the end of the %d-byte device", start, length, devSize)
+		}
+		length = devSize - start
+	}
+	return start, length, nil
+}
+
+// newVolume builds the Volume of a decrypted header.
+func newVolume(dev io.ReaderAt, size int64, h *Header, readOnly bool, guard func(off, n int64) error) (*Volume, error) {
+	start, length, err := h.dataArea(size)
+	if err != nil {
+		return nil, err
+	}
+	ss := int(h.SectorSize)
+	length -= length % int64(ss)
+	var sc volume.Sectors
+	if h.Mode == "lrw" {
+		// TrueCrypt 4's LRW volumes are opened read-only.
+		c, err := newLRWChain(h.Cipher, h.KeyArea[:h.KeySize])
+		if err != nil {
+			return nil, err
+		}
+		sc, readOnly = &lrwSectors{c: c, ss: ss}, true
+	} else {
+		c, err := newChain(h.Cipher, h.KeyArea[:h.KeySize], xts.AllowEqualKeyHalves(), xts.WithoutParallelism())
+		if err != nil {
+			return nil, err
+		}
+		sc = &sectors{c: c, first: uint64(start) / 512, ss: ss}
+	}
+	vv, err := volume.New(volume.Config{Data: dev, Offset: start, Size: length, SectorSize: ss,
+		Cipher: sc, ReadOnly: readOnly, Name: "veracrypt", Guard: guard})
+	if err != nil {
+		sc.Wipe()
+		return nil, err
+	}
+	return &Volume{Volume: vv, hdr: h}, nil
+}
+
+// protectGuard finds the hidden volume that o.Protect unlocks inside the
+// outer volume h, and returns a Guard that refuses writes to it.
+func protectGuard(dev io.ReaderAt, size int64, outer *Header, o *Options) (func(off, n int64) error, error) {
+	p := o.Protect
+	ho := &Options{PRF: p.PRF, PIM: p.PIM, Keyfiles: p.Keyfiles, Hidden: true, Backup: o.Backup,
+		NoVeraCrypt: o.NoVeraCrypt, NoTrueCrypt: o.NoTrueCrypt, NoBackupFallback: o.NoBackupFallback}
+	hh, err := findHeader(dev, size, p.Password, ho)
+	if err != nil {
+		return nil, fmt.Errorf("veracrypt: hidden volume protection: %w", err)
+	}
+	clear(hh.KeyArea[:])
+	hs, hl, err := hh.dataArea(size)
+	if err != nil {
+		return nil, err
+	}
+	os, _, err := outer.dataArea(size)
+	if err != nil {
+		return nil, err
+	}
+	// The hidden area in the outer area's coordinates.
+	lo, hi := hs-os, hs-os+hl
+	return func(off, n int64) error {
+		if off < hi && off+n > lo {
+			return fmt.Errorf("veracrypt: write to [%d, +%d) refused: it would overwrite the protected hidden volume [%d, %d)", off, n, lo, hi)
+		}
+		return nil
+	}, nil
+}
