@@ -67,7 +67,7 @@ type formatCommand struct {
 
 // formats lists the formats the verbs serve: the one place a format is
 // added. Each entry's file holds its flags and open.
-var formats = []*volumeFormat{luksFormat, bitlkFormat, fvault2Format}
+var formats = []*volumeFormat{luksFormat, tcryptFormat, bitlkFormat, fvault2Format}
 
 func formatByName(name string) *volumeFormat {
 	for _, f := range formats {
