@@ -111,8 +111,11 @@ func NewCipher(cipherFunc func([]byte) (cipher.Block, error), key []byte, opts .
 				return nil, err
 			}
 		}
-	} else if cfg.impl != "" && cfg.impl != genericName {
-		return nil, fmt.Errorf("%w: %q runs AES only; other block ciphers use %q", ErrImplementation, cfg.impl, genericName)
+	} else {
+		var err error
+		if c.eng, c.name, err = otherEngine(cipherFunc, key, k1, k2, cfg.impl); err != nil { // serpent_select.go
+			return nil, err
+		}
 	}
 	if c.eng == nil {
 		c.eng = newGeneric(k1, k2)

@@ -1,0 +1,178 @@
+//go:build !purego
+
+package xts
+
+import (
+	"bytes"
+	"crypto/aes"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/fastxts/xts/serpent"
+)
+
+// serpentAsmNames are the Serpent assembly variants this machine runs; the
+// test is skipped, with the reason, for those it cannot.
+func forEachSerpentAsm(t *testing.T, f func(t *testing.T, name string)) {
+	t.Helper()
+	impls := theSerpentImpls()
+	if len(impls) != len(serpentX86Variants) {
+		t.Fatalf("%d Serpent implementations registered, the table has %d", len(impls), len(serpentX86Variants))
+	}
+	for _, im := range impls {
+		t.Run(im.name, func(t *testing.T) {
+			if !im.available {
+				t.Skipf("%s unavailable here: %s", im.name, im.note)
+			}
+			f(t, im.name)
+		})
+	}
+}
+
+// serpentPair returns the assembly and the generic Cipher for one key.
+func serpentPair(t *testing.T, name string, key []byte, opts ...Option) (asm, ref *Cipher) {
+	t.Helper()
+	asm, err := NewCipher(serpent.NewCipher, key, append(opts, WithImplementation(name))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asm.Implementation() != name {
+		t.Fatalf("Implementation() = %q, want %q", asm.Implementation(), name)
+	}
+	ref, err = NewCipher(serpent.NewCipher, key, append(opts, WithImplementation(genericName))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref.Implementation() != genericName {
+		t.Fatalf("Implementation() = %q, want generic", ref.Implementation())
+	}
+	return asm, ref
+}
+
+// TestSerpentAsmMatchesGeneric: XTS through the assembly equals the
+// portable serpent package through the generic engine, for every key size,
+// lengths around the 512-byte groups (stealing included), random tweaks,
+// in place and out of place at odd offsets, whole units and parts.
+func TestSerpentAsmMatchesGeneric(t *testing.T) {
+	forEachSerpentAsm(t, func(t *testing.T, name string) {
+		r := newRand(t)
+		lengths := []int{16, 17, 31, 496, 511, 512, 513, 527, 528, 543, 1008, 1024, 1039, 1536, 4096, 4111, 8192 + 37, 65536}
+		for range 8 {
+			lengths = append(lengths, 16+r.IntN(20000))
+		}
+		for _, keyLen := range []int{32, 48, 64} {
+			key := randKey(r, keyLen)
+			asm, ref := serpentPair(t, name, key)
+			for _, n := range lengths {
+				for _, inPlace := range []bool{false, true} {
+					t.Run(fmt.Sprintf("key=%d/n=%d/inplace=%v", keyLen, n, inPlace), func(t *testing.T) {
+						src := randBytes(r, n)
+						tweak := randTweak(r)
+						off := r.IntN(16)
+						want := make([]byte, n)
+						ref.EncryptWithTweak(want, src, tweak)
+
+						got := make([]byte, n+off)[off:]
+						if inPlace {
+							copy(got, src)
+							asm.EncryptWithTweak(got, got, tweak)
+						} else {
+							asm.EncryptWithTweak(got, src, tweak)
+						}
+						if !bytes.Equal(got, want) {
+							t.Fatalf("encrypt differs from generic: %s", firstDiff(got, want, 16))
+						}
+						if !inPlace {
+							clear(got)
+							asm.DecryptWithTweak(got, want, tweak)
+						} else {
+							asm.DecryptWithTweak(got, got, tweak)
+						}
+						if !bytes.Equal(got, src) {
+							t.Fatalf("decrypt does not invert: %s", firstDiff(got, src, 16))
+						}
+						// Decryption of other data, against generic.
+						ref.DecryptWithTweak(want, src, tweak)
+						asm.DecryptWithTweak(got, src, tweak)
+						if !bytes.Equal(got, want) {
+							t.Fatalf("decrypt differs from generic: %s", firstDiff(got, want, 16))
+						}
+					})
+				}
+			}
+		}
+	})
+}
+
+// TestSerpentAsmSectorsAndParts: EncryptSectors/DecryptSectors and the
+// multi-part Unit agree with generic.
+func TestSerpentAsmSectorsAndParts(t *testing.T) {
+	forEachSerpentAsm(t, func(t *testing.T, name string) {
+		r := newRand(t)
+		asm, ref := serpentPair(t, name, randKey(r, 64))
+		for _, ss := range []int{512, 4096, 528} {
+			for _, count := range []int{1, 3, 17} {
+				src := randBytes(r, ss*count)
+				first := r.Uint64()
+				got, want := make([]byte, len(src)), make([]byte, len(src))
+				asm.EncryptSectors(got, src, ss, first)
+				ref.EncryptSectors(want, src, ss, first)
+				if !bytes.Equal(got, want) {
+					t.Fatalf("EncryptSectors(%d x %d): %s", count, ss, firstDiff(got, want, ss))
+				}
+				asm.DecryptSectors(got, got, ss, first)
+				if !bytes.Equal(got, src) {
+					t.Fatalf("DecryptSectors(%d x %d) does not invert: %s", count, ss, firstDiff(got, src, ss))
+				}
+			}
+		}
+		// Parts: 512 + 1040 + 16 + 2000+7.
+		src := randBytes(r, 512+1040+16+2007)
+		tweak := randTweak(r)
+		want := make([]byte, len(src))
+		ref.EncryptWithTweak(want, src, tweak)
+		got := make([]byte, len(src))
+		u := asm.NewEncrypter(tweak)
+		u.Update(got[:512], src[:512])
+		u.Update(got[512:1552], src[512:1552])
+		u.Update(got[1552:1568], src[1552:1568])
+		u.Final(got[1568:], src[1568:])
+		if !bytes.Equal(got, want) {
+			t.Fatalf("Unit parts: %s", firstDiff(got, want, 16))
+		}
+	})
+}
+
+// TestSerpentSelection: serpent.NewCipher gets the first available
+// Serpent variant by default; the variants refuse AES and AES variants
+// refuse Serpent.
+func TestSerpentSelection(t *testing.T) {
+	key := randKey(newRand(t), 64)
+	c, err := NewCipher(serpent.NewCipher, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := genericName
+	if d := serpentDefault(); d >= 0 {
+		want = theSerpentImpls()[d].name
+	}
+	if c.Implementation() != want {
+		t.Errorf("default for Serpent = %q, want %q", c.Implementation(), want)
+	}
+	for _, im := range theSerpentImpls() {
+		if _, err := NewCipher(aes.NewCipher, key, WithImplementation(im.name)); !errors.Is(err, ErrImplementation) {
+			t.Errorf("AES with %s: error %v, want ErrImplementation", im.name, err)
+		}
+		if !im.available {
+			if _, err := NewCipher(serpent.NewCipher, key, WithImplementation(im.name)); !errors.Is(err, ErrImplementation) {
+				t.Errorf("Serpent with unavailable %s: error %v, want ErrImplementation", im.name, err)
+			}
+		}
+	}
+	for _, v := range x86Variants {
+		if _, err := NewCipher(serpent.NewCipher, key, WithImplementation(v.name)); !errors.Is(err, ErrImplementation) {
+			t.Errorf("Serpent with %s: error %v, want ErrImplementation", v.name, err)
+		}
+	}
+}
