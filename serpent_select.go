@@ -48,7 +48,7 @@ func serpentImplementations() []Implementation {
 		if i == def {
 			note += "; default for Serpent keys"
 		}
-		list = append(list, Implementation{Name: im.name, Available: im.available, Note: note})
+		list = append(list, Implementation{Name: im.name, Available: im.available, Note: note, Cipher: "Serpent"})
 	}
 	return list
 }
@@ -84,6 +84,11 @@ func otherEngine(cipherFunc func([]byte) (cipher.Block, error), key []byte, k1, 
 		return nil, "", nil
 	}
 	if !isSerpent(cipherFunc) {
+		for _, im := range theSerpentImpls() {
+			if im.name == impl {
+				return nil, "", fmt.Errorf("%w: %q runs Serpent only (serpent.NewCipher); other block ciphers use %q", ErrImplementation, impl, genericName)
+			}
+		}
 		if impl != "" {
 			return nil, "", fmt.Errorf("%w: %q runs AES only; other block ciphers use %q", ErrImplementation, impl, genericName)
 		}

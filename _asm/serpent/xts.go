@@ -349,7 +349,8 @@ func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
 	Store(lo, Return("lo"))
 	Store(hi, Return("hi"))
 	for _, z := range zregs {
-		VPXORD(z, z, z)
+		x := z.AsX() // an EVEX write zeroes the whole zmm register
+		VPXORD(x, x, x)
 	}
 	VZEROUPPER()
 	RET()
