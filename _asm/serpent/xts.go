@@ -272,6 +272,7 @@ func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
 		panic(err)
 	}
 	c, d := tp.get(), tp.get()
+	// tweakLo and tweakHi are adjacent in the argument frame: T's 16 bytes.
 	VBROADCASTI32X4(tArg.Addr, c)
 	VPSRLVQ(shrMem, c, d)
 	VPSLLVQ(shlMem, c, tw[0])
