@@ -21,7 +21,7 @@ var serpentX86Variants = []struct {
 }
 
 // serpentBulkFunc is the signature of the generated Serpent routines:
-// len(src)/512 groups of 32 blocks, the tweak in and out by value.
+// len(src)/256 groups of 16 blocks, the tweak in and out by value.
 type serpentBulkFunc func(ks *[132]uint32, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)
 
 func needsSerpentAVX512(c cpuid.X86) []requirement {
@@ -59,7 +59,7 @@ func serpentX86Implementations() []serpentImpl {
 	return impls
 }
 
-// serpentAsmEngine runs the generated routines over whole groups of 32
+// serpentAsmEngine runs the generated routines over whole groups of 16
 // blocks and the generic engine over the rest of a data unit (the tweak
 // encryption, the last blocks, ciphertext stealing).
 type serpentAsmEngine struct {
@@ -93,7 +93,7 @@ func (e *serpentAsmEngine) crypt(f serpentBulkFunc, dst, src []byte, t tweak128,
 	if full != n {
 		full -= 16 // the last full block goes with the stolen one
 	}
-	bulk := full &^ 511
+	bulk := full &^ 255
 	if bulk == 0 {
 		return e.gen.crypt(dst, src, t, flags, dec)
 	}

@@ -62,7 +62,7 @@ func serpentPair(t *testing.T, name string, key []byte, opts ...Option) (asm, re
 func TestSerpentAsmMatchesGeneric(t *testing.T) {
 	forEachSerpentAsm(t, func(t *testing.T, name string) {
 		r := newRand(t)
-		lengths := []int{16, 17, 31, 496, 511, 512, 513, 527, 528, 543, 1008, 1024, 1039, 1536, 4096, 4111, 8192 + 37, 65536}
+		lengths := []int{16, 17, 31, 255, 256, 257, 272, 496, 511, 512, 513, 527, 528, 543, 768, 784, 1008, 1024, 1039, 1536, 1792 + 15, 4096, 4111, 8192 + 37, 65536}
 		for range 8 {
 			lengths = append(lengths, 16+r.IntN(20000))
 		}
@@ -132,7 +132,7 @@ func TestSerpentAsmSectorsAndParts(t *testing.T) {
 				}
 			}
 		}
-		// Parts: 512 + 1040 + 16 + 2000+7.
+		// Parts: 512 + 1040 + 16 + 2007 (odd groups of 16 blocks included).
 		src := randBytes(r, 512+1040+16+2007)
 		tweak := randTweak(r)
 		want := make([]byte, len(src))

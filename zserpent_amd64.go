@@ -4,18 +4,20 @@
 
 package xts
 
-// serpentXTSEncryptAVX512 encrypts len(src)/512 groups of 32 blocks with Serpent-XTS
-// (AVX-512F, VPCLMULQDQ): block j of src uses the tweak T·x^j, T given
-// as two little-endian words; it returns T·x^(32·groups). ks is the
+// serpentXTSEncryptAVX512 encrypts len(src)/256 groups of 16 blocks with Serpent-XTS
+// (AVX-512F, VPCLMULQDQ), 32 blocks at a time: block j of src uses the
+// tweak T·x^j, T given as two little-endian words; it returns
+// T·x^(16·groups). ks is the
 // 132-word Serpent key schedule; len(dst) >= len(src), dst and src
 // the same memory or disjoint.
 //
 //go:noescape
 func serpentXTSEncryptAVX512(ks *[132]uint32, dst []byte, src []byte, tweakLo uint64, tweakHi uint64) (lo uint64, hi uint64)
 
-// serpentXTSDecryptAVX512 decrypts len(src)/512 groups of 32 blocks with Serpent-XTS
-// (AVX-512F, VPCLMULQDQ): block j of src uses the tweak T·x^j, T given
-// as two little-endian words; it returns T·x^(32·groups). ks is the
+// serpentXTSDecryptAVX512 decrypts len(src)/256 groups of 16 blocks with Serpent-XTS
+// (AVX-512F, VPCLMULQDQ), 32 blocks at a time: block j of src uses the
+// tweak T·x^j, T given as two little-endian words; it returns
+// T·x^(16·groups). ks is the
 // 132-word Serpent key schedule; len(dst) >= len(src), dst and src
 // the same memory or disjoint.
 //

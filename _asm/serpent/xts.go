@@ -235,9 +235,10 @@ func mulx(tw reg.VecPhysical, k int, p *pool) {
 
 const signature = "func(ks *[132]uint32, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)"
 
-// genSerpentXTS emits one routine: XTS over len(src)/512 groups of 32
-// blocks, the first with tweak T = (tweakLo, tweakHi), returning the tweak
-// of the block after the last one processed.
+// genSerpentXTS emits one routine: XTS over len(src)/256 groups of 16
+// blocks (two groups per loop iteration, then an odd one alone), the first
+// block with tweak T = (tweakLo, tweakHi), returning the tweak of the
+// block after the last one processed.
 func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
 	TEXT(name, NOSPLIT, signature)
 	Pragma("noescape")
@@ -245,16 +246,17 @@ func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
 	if dec {
 		what = "decrypts"
 	}
-	Doc(name+" "+what+" len(src)/512 groups of 32 blocks with Serpent-XTS",
-		"(AVX-512F, VPCLMULQDQ): block j of src uses the tweak T·x^j, T given",
-		"as two little-endian words; it returns T·x^(32·groups). ks is the",
+	Doc(name+" "+what+" len(src)/256 groups of 16 blocks with Serpent-XTS",
+		"(AVX-512F, VPCLMULQDQ), 32 blocks at a time: block j of src uses the",
+		"tweak T·x^j, T given as two little-endian words; it returns",
+		"T·x^(16·groups). ks is the",
 		"132-word Serpent key schedule; len(dst) >= len(src), dst and src",
 		"the same memory or disjoint.")
 	ks := Load(Param("ks"), GP64())
 	dst := Load(Param("dst").Base(), GP64())
 	src := Load(Param("src").Base(), GP64())
 	n := Load(Param("src").Len(), GP64())
-	SHRQ(U8(9), n)
+	SHRQ(U8(8), n) // groups of 16 blocks
 	JNZ(LabelRef("start"))
 	lo := Load(Param("tweakLo"), GP64())
 	hi := Load(Param("tweakHi"), GP64())
@@ -290,51 +292,15 @@ func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
 		mulx(tw[i], k, tp)
 	}
 
+	half := GP64()
+	MOVQ(n, half)
+	ANDQ(U8(1), half)
+	SHRQ(U8(1), n)
+	JZ(LabelRef("tail"))
+
 	Label("loop")
 	sets = newSets()
-	Comment("Load 32 blocks XOR their tweaks, transpose.")
-	for si, s := range sets {
-		for i := range 4 {
-			VPXORD(Mem{Base: src, Disp: 256*si + 64*i}, tw[4*si+i], s.x[i])
-		}
-	}
-	for _, s := range sets {
-		s.transpose()
-	}
-	both := func(f func(s *set)) {
-		for _, s := range sets {
-			f(s)
-		}
-	}
-	if !dec {
-		for r := range 32 {
-			Comment(fmt.Sprintf("Round %d.", r))
-			both(func(s *set) { s.addKey(ks, r) })
-			both(func(s *set) { s.sbox(sb[r%8]) })
-			if r < 31 {
-				both(func(s *set) { s.lt() })
-			}
-		}
-		both(func(s *set) { s.addKey(ks, 32) })
-	} else {
-		both(func(s *set) { s.addKey(ks, 32) })
-		for r := 31; r >= 0; r-- {
-			Comment(fmt.Sprintf("Round %d.", r))
-			if r < 31 {
-				both(func(s *set) { s.ltInv() })
-			}
-			both(func(s *set) { s.sbox(sb[r%8]) })
-			both(func(s *set) { s.addKey(ks, r) })
-		}
-	}
-	Comment("Transpose back, XOR the tweaks, store.")
-	for si, s := range sets {
-		s.transpose()
-		for i := range 4 {
-			VPXORD(tw[4*si+i], s.x[i], s.x[i])
-			VMOVDQU64(s.x[i], Mem{Base: dst, Disp: 256*si + 64*i})
-		}
-	}
+	serpentBlocks(sets[:], ks, src, dst, tw, dec, sb)
 	Comment("Next tweaks: times x^32.")
 	for i := range 8 {
 		mulx(tw[i], 32, &sets[i%2].pool)
@@ -344,6 +310,15 @@ func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
 	DECQ(n)
 	JNZ(LabelRef("loop"))
 
+	Label("tail")
+	Comment("An odd 16 blocks: set A alone, then T·x^16 (in Z4) is next.")
+	TESTQ(half, half)
+	JZ(LabelRef("done"))
+	sets = newSets()
+	serpentBlocks(sets[:1], ks, src, dst, tw, dec, sb)
+	VMOVDQA64(tw[4], tw[0])
+
+	Label("done")
 	Comment("Return the next tweak; zero every vector register.")
 	VMOVQ(tw[0].AsX(), lo)
 	VPEXTRQ(U8(1), tw[0].AsX(), hi)
@@ -355,4 +330,53 @@ func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
 	}
 	VZEROUPPER()
 	RET()
+}
+
+// serpentBlocks emits the work on 16 blocks per set (one or two sets) at
+// src and dst: load XOR the tweaks, transpose, the rounds, transpose back,
+// XOR the tweaks, store.
+func serpentBlocks(sets []*set, ks, src, dst reg.Register, tw []reg.VecPhysical, dec bool, sb [8]*circuit) {
+	Comment(fmt.Sprintf("Load %d blocks XOR their tweaks, transpose.", 16*len(sets)))
+	for si, s := range sets {
+		for i := range 4 {
+			VPXORD(Mem{Base: src, Disp: 256*si + 64*i}, tw[4*si+i], s.x[i])
+		}
+	}
+	for _, s := range sets {
+		s.transpose()
+	}
+	all := func(f func(s *set)) {
+		for _, s := range sets {
+			f(s)
+		}
+	}
+	if !dec {
+		for r := range 32 {
+			Comment(fmt.Sprintf("Round %d.", r))
+			all(func(s *set) { s.addKey(ks, r) })
+			all(func(s *set) { s.sbox(sb[r%8]) })
+			if r < 31 {
+				all(func(s *set) { s.lt() })
+			}
+		}
+		all(func(s *set) { s.addKey(ks, 32) })
+	} else {
+		all(func(s *set) { s.addKey(ks, 32) })
+		for r := 31; r >= 0; r-- {
+			Comment(fmt.Sprintf("Round %d.", r))
+			if r < 31 {
+				all(func(s *set) { s.ltInv() })
+			}
+			all(func(s *set) { s.sbox(sb[r%8]) })
+			all(func(s *set) { s.addKey(ks, r) })
+		}
+	}
+	Comment("Transpose back, XOR the tweaks, store.")
+	for si, s := range sets {
+		s.transpose()
+		for i := range 4 {
+			VPXORD(tw[4*si+i], s.x[i], s.x[i])
+			VMOVDQU64(s.x[i], Mem{Base: dst, Disp: 256*si + 64*i})
+		}
+	}
 }
