@@ -102,7 +102,9 @@ func (c *serpentCipher) Decrypt(dst, src []byte) {
 	binary.LittleEndian.PutUint32(dst[12:16], x3)
 }
 
-// lt is Serpent's linear transformation.
+// lt is Serpent's linear transformation. gen_sbox.go writes the same
+// statements out in the unrolled rounds of zsbox.go; lt itself is the
+// reference the tests check them against.
 func lt(x0, x1, x2, x3 uint32) (uint32, uint32, uint32, uint32) {
 	x0 = bits.RotateLeft32(x0, 13)
 	x2 = bits.RotateLeft32(x2, 3)
@@ -117,7 +119,7 @@ func lt(x0, x1, x2, x3 uint32) (uint32, uint32, uint32, uint32) {
 	return x0, x1, x2, x3
 }
 
-// ltInv inverts lt.
+// ltInv inverts lt (written out in zsbox.go the same way).
 func ltInv(x0, x1, x2, x3 uint32) (uint32, uint32, uint32, uint32) {
 	x2 = bits.RotateLeft32(x2, -22)
 	x0 = bits.RotateLeft32(x0, -5)
