@@ -117,7 +117,7 @@ func TestSerpentAsmSectorsAndParts(t *testing.T) {
 		r := newRand(t)
 		asm, ref := serpentPair(t, name, randKey(r, 64))
 		for _, ss := range []int{512, 4096, 528} {
-			for _, count := range []int{1, 3, 17} {
+			for _, count := range []int{1, 3, 16, 17, 40} {
 				src := randBytes(r, ss*count)
 				first := r.Uint64()
 				got, want := make([]byte, len(src)), make([]byte, len(src))
@@ -132,12 +132,22 @@ func TestSerpentAsmSectorsAndParts(t *testing.T) {
 				}
 			}
 		}
+		// Sectors with a tweak unit smaller than the sector (step > 1).
+		asmU, refU := serpentPair(t, name, randKey(r, 32), WithTweakUnit(512))
+		src := randBytes(r, 4096*19)
+		got, want := make([]byte, len(src)), make([]byte, len(src))
+		first := r.Uint64()
+		asmU.DecryptSectors(got, src, 4096, first)
+		refU.DecryptSectors(want, src, 4096, first)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("DecryptSectors with tweak unit 512: %s", firstDiff(got, want, 4096))
+		}
 		// Parts: 512 + 1040 + 16 + 2007 (odd groups of 16 blocks included).
-		src := randBytes(r, 512+1040+16+2007)
+		src = randBytes(r, 512+1040+16+2007)
 		tweak := randTweak(r)
-		want := make([]byte, len(src))
+		want = make([]byte, len(src))
 		ref.EncryptWithTweak(want, src, tweak)
-		got := make([]byte, len(src))
+		got = make([]byte, len(src))
 		u := asm.NewEncrypter(tweak)
 		u.Update(got[:512], src[:512])
 		u.Update(got[512:1552], src[512:1552])
@@ -213,6 +223,28 @@ func FuzzSerpentAsm(f *testing.F) {
 			asm.DecryptWithTweak(got, got, tweak)
 			if !bytes.Equal(got, data) {
 				t.Fatalf("%s: decrypt does not invert: %s", im.name, firstDiff(got, data, 16))
+			}
+		}
+	})
+}
+
+// TestSerpentAsmAllocs: the assembly path allocates nothing per call, one
+// data unit or a run of sectors.
+func TestSerpentAsmAllocs(t *testing.T) {
+	forEachSerpentAsm(t, func(t *testing.T, name string) {
+		c, _ := serpentPair(t, name, randKey(newRand(t), 64), WithoutParallelism())
+		buf := make([]byte, 64<<10)
+		for _, tc := range []struct {
+			what string
+			f    func()
+		}{
+			{"Encrypt 4 KiB", func() { c.Encrypt(buf[:4096], buf[:4096], 3) }},
+			{"Decrypt 1040 B", func() { c.Decrypt(buf[:1040], buf[:1040], 3) }},
+			{"DecryptSectors 64 KiB / 512", func() { c.DecryptSectors(buf, buf, 512, 9) }},
+			{"EncryptSectors 64 KiB / 4096", func() { c.EncryptSectors(buf, buf, 4096, 9) }},
+		} {
+			if n := testing.AllocsPerRun(20, tc.f); n != 0 {
+				t.Errorf("%s: %v allocations per call, want 0", tc.what, n)
 			}
 		}
 	})

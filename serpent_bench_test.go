@@ -8,8 +8,9 @@ import (
 )
 
 // BenchmarkSerpentXTS: BenchmarkSerpentXTS/op=enc|dec/size=N/impl=NAME,
-// one call per data unit, Serpent-256 (a 64-byte XTS key), generic and
-// every Serpent implementation that runs here.
+// one call per data unit, and op=dec-sectors512: DecryptSectors of N bytes
+// in 512-byte sectors on one goroutine; Serpent-256 (a 64-byte XTS key),
+// generic and every Serpent implementation that runs here.
 func BenchmarkSerpentXTS(b *testing.B) {
 	names := []string{genericName}
 	for _, im := range theSerpentImpls() {
@@ -21,21 +22,24 @@ func BenchmarkSerpentXTS(b *testing.B) {
 	for i := range key {
 		key[i] = byte(i)
 	}
-	for _, op := range []string{"enc", "dec"} {
+	for _, op := range []string{"enc", "dec", "dec-sectors512"} {
 		for _, size := range []int{512, 4096, 65536} {
 			for _, name := range names {
 				b.Run(fmt.Sprintf("op=%s/size=%d/impl=%s", op, size, name), func(b *testing.B) {
-					c, err := NewCipher(serpent.NewCipher, key, WithImplementation(name))
+					c, err := NewCipher(serpent.NewCipher, key, WithImplementation(name), WithoutParallelism())
 					if err != nil {
 						b.Fatal(err)
 					}
 					buf := make([]byte, size)
 					b.SetBytes(int64(size))
 					for i := 0; b.Loop(); i++ {
-						if op == "enc" {
+						switch op {
+						case "enc":
 							c.Encrypt(buf, buf, uint64(i))
-						} else {
+						case "dec":
 							c.Decrypt(buf, buf, uint64(i))
+						default:
+							c.DecryptSectors(buf, buf, 512, uint64(i))
 						}
 					}
 				})
