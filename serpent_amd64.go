@@ -65,9 +65,9 @@ func serpentX86Implementations() []serpentImpl {
 // than 256 bytes. For runs of sectors it encrypts the tweaks 16 at a time
 // with the generated routine too.
 type serpentAsmEngine struct {
-	ks                 *[2][132]uint32 // the data key's, the tweak key's
-	gen                *genericEngine
-	encrypt_, decrypt_ serpentBulkFunc
+	ks               *[2][132]uint32 // the data key's, the tweak key's
+	gen              *genericEngine
+	encBulk, decBulk serpentBulkFunc
 }
 
 func newSerpentAsmEngine(enc, dec serpentBulkFunc, key []byte, k1, k2 cipher.Block) *serpentAsmEngine {
@@ -75,7 +75,7 @@ func newSerpentAsmEngine(enc, dec serpentBulkFunc, key []byte, k1, k2 cipher.Blo
 	half := len(key) / 2
 	serpentKeySchedule(&ks[0], key[:half])
 	serpentKeySchedule(&ks[1], key[half:])
-	return &serpentAsmEngine{ks: ks, gen: newGeneric(k1, k2), encrypt_: enc, decrypt_: dec}
+	return &serpentAsmEngine{ks: ks, gen: newGeneric(k1, k2), encBulk: enc, decBulk: dec}
 }
 
 func (e *serpentAsmEngine) wipe() {
@@ -84,11 +84,11 @@ func (e *serpentAsmEngine) wipe() {
 }
 
 func (e *serpentAsmEngine) encrypt(dst, src []byte, t tweak128, flags uint64) tweak128 {
-	return e.crypt(e.encrypt_, dst, src, t, flags, false)
+	return e.crypt(e.encBulk, dst, src, t, flags, false)
 }
 
 func (e *serpentAsmEngine) decrypt(dst, src []byte, t tweak128, flags uint64) tweak128 {
-	return e.crypt(e.decrypt_, dst, src, t, flags, true)
+	return e.crypt(e.decBulk, dst, src, t, flags, true)
 }
 
 func (e *serpentAsmEngine) crypt(f serpentBulkFunc, dst, src []byte, t tweak128, flags uint64, dec bool) tweak128 {
@@ -129,11 +129,11 @@ func encryptTweakInDst(k2 cipher.Block, dst, src []byte, t tweak128) tweak128 {
 }
 
 func (e *serpentAsmEngine) encryptSectors(dst, src []byte, sectorSize int, first, step uint64) {
-	e.sectors(e.encrypt_, dst, src, sectorSize, first, step, false)
+	e.sectors(e.encBulk, dst, src, sectorSize, first, step, false)
 }
 
 func (e *serpentAsmEngine) decryptSectors(dst, src []byte, sectorSize int, first, step uint64) {
-	e.sectors(e.decrypt_, dst, src, sectorSize, first, step, true)
+	e.sectors(e.decBulk, dst, src, sectorSize, first, step, true)
 }
 
 // sectors runs whole sectors, sector k with the IV first + k*step. The
