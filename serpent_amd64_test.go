@@ -5,6 +5,7 @@ package xts
 import (
 	"bytes"
 	"crypto/aes"
+	"crypto/cipher"
 	"errors"
 	"fmt"
 	"os"
@@ -160,10 +161,18 @@ func TestSerpentAsmSectorsAndParts(t *testing.T) {
 }
 
 // TestSerpentSelection: serpent.NewCipher gets the first available
-// Serpent variant by default; the variants refuse AES and AES variants
-// refuse Serpent.
+// Serpent variant by default, a function wrapping it generic; the variants
+// refuse AES and AES variants refuse Serpent.
 func TestSerpentSelection(t *testing.T) {
 	key := randKey(newRand(t), 64)
+	wrapped := func(k []byte) (cipher.Block, error) { return serpent.NewCipher(k) }
+	if !isSerpent(serpent.NewCipher) || isSerpent(wrapped) || isSerpent(aes.NewCipher) {
+		t.Fatalf("isSerpent: serpent.NewCipher %v, a wrapper %v, aes.NewCipher %v; want true, false, false",
+			isSerpent(serpent.NewCipher), isSerpent(wrapped), isSerpent(aes.NewCipher))
+	}
+	if c, err := NewCipher(wrapped, key); err != nil || c.Implementation() != genericName {
+		t.Fatalf("wrapped serpent.NewCipher: %v, %v; want generic", c, err)
+	}
 	c, err := NewCipher(serpent.NewCipher, key)
 	if err != nil {
 		t.Fatal(err)
