@@ -24,9 +24,14 @@ var serpentX86Variants = []struct {
 // len(src)/256 groups of 16 blocks, the tweak in and out by value.
 type serpentBulkFunc func(ks *[132]uint32, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)
 
+// needsSerpentAVX512: VPSLLDQ on zmm is AVX-512BW, VPXORD on xmm (the
+// final zeroing) AVX-512VL, VPCLMULQDQ on zmm the VPCLMULQDQ bit; VPEXTRQ
+// and VMOVQ on xmm0 are plain AVX, which AVX-512F implies.
 func needsSerpentAVX512(c cpuid.X86) []requirement {
 	return []requirement{
 		{"AVX-512F", c.AVX512F, false},
+		{"AVX-512BW", c.AVX512BW, false},
+		{"AVX-512VL", c.AVX512VL, false},
 		{"VPCLMULQDQ", c.VPCLMULQDQ, false},
 		{"ZMM", c.UsableZMM(), true},
 	}
