@@ -247,7 +247,7 @@ func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
 		what = "decrypts"
 	}
 	Doc(name+" "+what+" len(src)/256 groups of 16 blocks with Serpent-XTS",
-		"(AVX-512F, VPCLMULQDQ), 32 blocks at a time: block j of src uses the",
+		"(AVX-512F/BW/VL, VPCLMULQDQ), 32 blocks at a time: block j of src uses the",
 		"tweak T·x^j, T given as two little-endian words; it returns",
 		"T·x^(16·groups). ks is the",
 		"132-word Serpent key schedule; len(dst) >= len(src), dst and src",
