@@ -59,7 +59,7 @@ func TestKeyErrors(t *testing.T) {
 	}
 	// Implementations that exist but cannot run here are refused by name.
 	for _, im := range Implementations() {
-		if im.Available {
+		if im.Available || im.Cipher != "" {
 			continue
 		}
 		_, err := NewCipher(aes.NewCipher, k(64), WithImplementation(im.Name))

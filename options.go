@@ -25,7 +25,8 @@ func defaultConfig() config {
 // WithImplementation selects an implementation by name (see
 // Implementations) instead of the default. NewCipher returns an error if
 // the name is unknown or the implementation cannot run here. With a
-// block cipher other than AES only "generic" exists.
+// block cipher other than AES only "generic" exists, and with
+// serpent.NewCipher also the implementations whose Cipher is "Serpent".
 func WithImplementation(name string) Option {
 	return func(c *config) error {
 		c.impl = name

@@ -291,7 +291,12 @@ func TestRegisteredFollowPolicy(t *testing.T) {
 			t.Errorf("registered #%d = {%s %v %q newAES=%v}, policy says %+v", i, g.name, g.available, g.note, g.newAES != nil, v)
 		}
 	}
-	list := Implementations()
+	var list []Implementation
+	for _, im := range Implementations() {
+		if im.Cipher == "" {
+			list = append(list, im)
+		}
+	}
 	if len(list) != len(want)+1 || list[len(list)-1].Name != genericName {
 		t.Fatalf("Implementations() = %+v, want the table's variants then generic", list)
 	}

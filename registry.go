@@ -19,6 +19,12 @@ type Implementation struct {
 	Default bool
 	// Note says briefly why it is or is not available and default.
 	Note string
+	// Cipher is "" for the implementations of AES-XTS and for generic
+	// (which runs any block cipher); otherwise the one block cipher the
+	// implementation runs, e.g. "Serpent" (serpent.NewCipher, chosen for
+	// it by default where available): such an implementation is never
+	// Default, which is about AES keys.
+	Cipher string
 }
 
 // platformImpl is one platform-specific AES implementation, as the
@@ -139,8 +145,13 @@ func (r *registry) index(name string) int {
 }
 
 // Implementations lists every implementation in this build, best first,
-// with whether it can run here and which one is the default for AES keys.
+// with whether it can run here and which one is the default for AES keys;
+// those for one other block cipher only (Cipher) come after the AES ones.
 // Every available implementation can be chosen with WithImplementation.
 func Implementations() []Implementation {
-	return append([]Implementation(nil), theRegistry().list...)
+	list := theRegistry().list
+	// The AES variants, the other ciphers' (serpent_select.go), generic.
+	out := append([]Implementation(nil), list[:len(list)-1]...)
+	out = append(out, serpentImplementations()...)
+	return append(out, list[len(list)-1])
 }

@@ -23,6 +23,9 @@ func availableImpls(t testing.TB) []string {
 	t.Helper()
 	var names []string
 	for _, im := range xts.Implementations() {
+		if im.Cipher != "" {
+			continue // runs another block cipher than AES
+		}
 		if im.Available {
 			names = append(names, im.Name)
 		} else {

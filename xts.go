@@ -39,10 +39,12 @@ type Cipher struct {
 // that is the data key followed by the tweak key, each half of len(key).
 //
 // With aes.NewCipher the key is 32, 48 or 64 bytes (AES-128, AES-192 or
-// AES-256-XTS) and the fastest implementation for this CPU is used. Any
-// other constructor whose cipher has a 16-byte block (Serpent, Twofish,
-// SM4, or aes.NewCipher wrapped in a function of your own) is run by the
-// portable implementation.
+// AES-256-XTS) and the fastest implementation for this CPU is used. With
+// serpent.NewCipher (package github.com/fastxts/xts/serpent) an assembly
+// implementation runs the bulk of each data unit where the CPU has one
+// (serpent-avx512). Any other constructor whose cipher has a 16-byte
+// block (Twofish, SM4, or aes.NewCipher or serpent.NewCipher wrapped in a
+// function of your own) is run by the portable implementation.
 //
 // The call from golang.org/x/crypto/xts works unchanged:
 //
@@ -111,8 +113,11 @@ func NewCipher(cipherFunc func([]byte) (cipher.Block, error), key []byte, opts .
 				return nil, err
 			}
 		}
-	} else if cfg.impl != "" && cfg.impl != genericName {
-		return nil, fmt.Errorf("%w: %q runs AES only; other block ciphers use %q", ErrImplementation, cfg.impl, genericName)
+	} else {
+		var err error
+		if c.eng, c.name, err = otherEngine(cipherFunc, key, k1, k2, cfg.impl); err != nil { // serpent_select.go
+			return nil, err
+		}
 	}
 	if c.eng == nil {
 		c.eng = newGeneric(k1, k2)

@@ -1,0 +1,382 @@
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// Constants: the XTS reduction polynomial x^7+x^2+x+1 in the low quadword
+// of each lane, and the per-lane shift counts that turn T (in every lane)
+// into T·x^lane.
+var polyMem, shlMem, shrMem Mem
+
+func genSerpentData() {
+	polyMem = GLOBL("serpentPoly", RODATA|NOPTR)
+	for l := range 4 {
+		DATA(16*l, U64(0x87))
+		DATA(16*l+8, U64(0))
+	}
+	shlMem = GLOBL("serpentTweakShl", RODATA|NOPTR)
+	for l := range 4 {
+		DATA(16*l, U64(uint64(l)))
+		DATA(16*l+8, U64(uint64(l)))
+	}
+	// A count of 64 shifts everything out (lane 0 has no carry).
+	shrMem = GLOBL("serpentTweakShr", RODATA|NOPTR)
+	for l := range 4 {
+		DATA(16*l, U64(uint64(64-l)))
+		DATA(16*l+8, U64(uint64(64-l)))
+	}
+}
+
+// pool hands out free zmm registers of one set.
+type pool struct{ free []reg.VecPhysical }
+
+func (p *pool) get() reg.VecPhysical {
+	if len(p.free) == 0 {
+		panic("serpent generator: out of vector registers")
+	}
+	r := p.free[len(p.free)-1]
+	p.free = p.free[:len(p.free)-1]
+	return r
+}
+
+func (p *pool) put(r reg.VecPhysical) {
+	for _, f := range p.free {
+		if f == r {
+			panic(fmt.Sprintf("serpent generator: %v freed twice", r))
+		}
+	}
+	p.free = append(p.free, r)
+}
+
+// set is 16 blocks in flight: x[i] holds word i of each block once
+// transposed, and the registers it may use for temporaries.
+type set struct {
+	x    [4]reg.VecPhysical
+	pool pool
+}
+
+var zregs = []reg.VecPhysical{
+	reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7,
+	reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12, reg.Z13, reg.Z14, reg.Z15,
+	reg.Z16, reg.Z17, reg.Z18, reg.Z19, reg.Z20, reg.Z21, reg.Z22, reg.Z23,
+	reg.Z24, reg.Z25, reg.Z26, reg.Z27, reg.Z28, reg.Z29, reg.Z30, reg.Z31,
+}
+
+// Register plan: Z0-Z7 the tweaks of the 32 blocks (four per zmm), Z8-Z19
+// set A (four state registers, eight temporaries), Z20-Z31 set B.
+func newSets() [2]*set {
+	var s [2]*set
+	for i := range 2 {
+		base := 8 + 12*i
+		s[i] = &set{}
+		copy(s[i].x[:], zregs[base:base+4])
+		for j := 11; j >= 4; j-- {
+			s[i].pool.free = append(s[i].pool.free, zregs[base+j])
+		}
+	}
+	return s
+}
+
+// sbox applies circuit c to the set's four words.
+func (s *set) sbox(c *circuit) {
+	const forever = 1 << 30
+	nv := 4 + len(c.nodes)
+	last := make([]int, nv)
+	for i := range last {
+		last[i] = -1
+	}
+	for k, n := range c.nodes {
+		for _, v := range []int{n.a, n.b, n.c} {
+			last[v] = k
+		}
+	}
+	for _, v := range c.out {
+		last[v] = forever
+	}
+	regs := make([]reg.VecPhysical, nv)
+	copy(regs, s.x[:])
+	for i := range 4 {
+		if last[i] < 0 {
+			s.pool.put(regs[i])
+		}
+	}
+	for k, n := range c.nodes {
+		ops := [3]int{n.a, n.b, n.c}
+		d := -1
+		for i, v := range ops {
+			if last[v] == k {
+				d = i
+				break
+			}
+		}
+		var dst reg.VecPhysical
+		order := [3]int{0, 1, 2}
+		if d < 0 {
+			dst = s.pool.get()
+			VMOVDQA64(regs[ops[0]], dst)
+		} else {
+			dst = regs[ops[d]]
+			order = [3]int{d, (d + 1) % 3, (d + 2) % 3}
+		}
+		// imm for operands in the new order.
+		var imm uint8
+		for i := range 8 {
+			var bit [3]int // value of original operand j
+			bit[order[0]] = i >> 2 & 1
+			bit[order[1]] = i >> 1 & 1
+			bit[order[2]] = i & 1
+			if n.imm>>(bit[0]<<2|bit[1]<<1|bit[2])&1 != 0 {
+				imm |= 1 << i
+			}
+		}
+		VPTERNLOGD(U8(imm), regs[ops[order[2]]], regs[ops[order[1]]], dst)
+		// Free every other operand that dies here (once).
+		for i, v := range ops {
+			if i == d || last[v] != k {
+				continue
+			}
+			dup := false
+			for j := range i {
+				if ops[j] == v {
+					dup = true
+				}
+			}
+			if !dup && !(d >= 0 && ops[d] == v) {
+				s.pool.put(regs[v])
+			}
+		}
+		regs[4+k] = dst
+	}
+	for j := range 4 {
+		s.x[j] = regs[c.out[j]]
+	}
+}
+
+// addKey XORs round key r (words 4r..4r+3 of the schedule) into the set.
+func (s *set) addKey(ks reg.Register, r int) {
+	for i := range 4 {
+		VPXORD_BCST(Mem{Base: ks, Disp: 4 * (4*r + i)}, s.x[i], s.x[i])
+	}
+}
+
+// lt is Serpent's linear transformation.
+func (s *set) lt() {
+	x := &s.x
+	t := s.pool.get()
+	VPROLD(U8(13), x[0], x[0])
+	VPROLD(U8(3), x[2], x[2])
+	VPTERNLOGD(U8(0x96), x[2], x[0], x[1])
+	VPSLLD(U8(3), x[0], t)
+	VPTERNLOGD(U8(0x96), t, x[2], x[3])
+	VPROLD(U8(1), x[1], x[1])
+	VPROLD(U8(7), x[3], x[3])
+	VPTERNLOGD(U8(0x96), x[3], x[1], x[0])
+	VPSLLD(U8(7), x[1], t)
+	VPTERNLOGD(U8(0x96), t, x[3], x[2])
+	VPROLD(U8(5), x[0], x[0])
+	VPROLD(U8(22), x[2], x[2])
+	s.pool.put(t)
+}
+
+// ltInv inverts lt.
+func (s *set) ltInv() {
+	x := &s.x
+	t := s.pool.get()
+	VPROLD(U8(32-22), x[2], x[2])
+	VPROLD(U8(32-5), x[0], x[0])
+	VPSLLD(U8(7), x[1], t)
+	VPTERNLOGD(U8(0x96), t, x[3], x[2])
+	VPTERNLOGD(U8(0x96), x[3], x[1], x[0])
+	VPROLD(U8(32-7), x[3], x[3])
+	VPROLD(U8(32-1), x[1], x[1])
+	VPSLLD(U8(3), x[0], t)
+	VPTERNLOGD(U8(0x96), t, x[2], x[3])
+	VPTERNLOGD(U8(0x96), x[2], x[0], x[1])
+	VPROLD(U8(32-3), x[2], x[2])
+	VPROLD(U8(32-13), x[0], x[0])
+	s.pool.put(t)
+}
+
+// transpose transposes the 4x4 dwords of each 128-bit lane across the
+// four registers (its own inverse).
+func (s *set) transpose() {
+	z := s.x
+	t := [4]reg.VecPhysical{s.pool.get(), s.pool.get(), s.pool.get(), s.pool.get()}
+	VPUNPCKLDQ(z[1], z[0], t[0])
+	VPUNPCKHDQ(z[1], z[0], t[1])
+	VPUNPCKLDQ(z[3], z[2], t[2])
+	VPUNPCKHDQ(z[3], z[2], t[3])
+	VPUNPCKLQDQ(t[2], t[0], z[0])
+	VPUNPCKHQDQ(t[2], t[0], z[1])
+	VPUNPCKLQDQ(t[3], t[1], z[2])
+	VPUNPCKHQDQ(t[3], t[1], z[3])
+	for _, r := range t {
+		s.pool.put(r)
+	}
+}
+
+// mulx multiplies each lane of tw by x^k in GF(2^128) (0 < k < 64) with
+// two temporaries.
+func mulx(tw reg.VecPhysical, k int, p *pool) {
+	c, d := p.get(), p.get()
+	VPSRLQ(U8(64-k), tw, c)
+	VPSLLQ(U8(k), tw, tw)
+	VPSLLDQ(U8(8), c, d)
+	VPCLMULQDQ(U8(0x01), polyMem, c, c)
+	VPTERNLOGD(U8(0x96), c, d, tw)
+	p.put(d)
+	p.put(c)
+}
+
+const signature = "func(ks *[132]uint32, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)"
+
+// genSerpentXTS emits one routine: XTS over len(src)/256 groups of 16
+// blocks (two groups per loop iteration, then an odd one alone), the first
+// block with tweak T = (tweakLo, tweakHi), returning the tweak of the
+// block after the last one processed.
+func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
+	TEXT(name, NOSPLIT, signature)
+	Pragma("noescape")
+	what := "encrypts"
+	if dec {
+		what = "decrypts"
+	}
+	Doc(name+" "+what+" len(src)/256 groups of 16 blocks with Serpent-XTS",
+		"(AVX-512F/BW/VL, VPCLMULQDQ), 32 blocks at a time: block j of src uses the",
+		"tweak T·x^j, T given as two little-endian words; it returns",
+		"T·x^(16·groups). ks is the",
+		"132-word Serpent key schedule; len(dst) >= len(src), dst and src",
+		"the same memory or disjoint.")
+	ks := Load(Param("ks"), GP64())
+	dst := Load(Param("dst").Base(), GP64())
+	src := Load(Param("src").Base(), GP64())
+	n := Load(Param("src").Len(), GP64())
+	SHRQ(U8(8), n) // groups of 16 blocks
+	JNZ(LabelRef("start"))
+	lo := Load(Param("tweakLo"), GP64())
+	hi := Load(Param("tweakHi"), GP64())
+	Store(lo, Return("lo"))
+	Store(hi, Return("hi"))
+	RET()
+
+	Label("start")
+	tw := zregs[:8]
+	sets := newSets()
+	tp := &sets[0].pool
+	Comment("Tweaks: Z0 = T·x^0..3, Z1-Z3 the next, Z4-Z7 those times x^16.")
+	tArg, err := Param("tweakLo").Resolve()
+	if err != nil {
+		panic(err)
+	}
+	c, d := tp.get(), tp.get()
+	// tweakLo and tweakHi are adjacent in the argument frame: T's 16 bytes.
+	VBROADCASTI32X4(tArg.Addr, c)
+	VPSRLVQ(shrMem, c, d)
+	VPSLLVQ(shlMem, c, tw[0])
+	VPSLLDQ(U8(8), d, c)
+	VPCLMULQDQ(U8(0x01), polyMem, d, d)
+	VPTERNLOGD(U8(0x96), d, c, tw[0])
+	tp.put(d)
+	tp.put(c)
+	for i := 1; i < 8; i++ {
+		from, k := tw[0], 4*i
+		if i >= 4 {
+			from, k = tw[i-4], 16
+		}
+		VMOVDQA64(from, tw[i])
+		mulx(tw[i], k, tp)
+	}
+
+	half := GP64()
+	MOVQ(n, half)
+	ANDQ(U8(1), half)
+	SHRQ(U8(1), n)
+	JZ(LabelRef("tail"))
+
+	Label("loop")
+	sets = newSets()
+	serpentBlocks(sets[:], ks, src, dst, tw, dec, sb)
+	Comment("Next tweaks: times x^32.")
+	for i := range 8 {
+		mulx(tw[i], 32, &sets[i%2].pool)
+	}
+	ADDQ(U32(512), src)
+	ADDQ(U32(512), dst)
+	DECQ(n)
+	JNZ(LabelRef("loop"))
+
+	Label("tail")
+	Comment("An odd 16 blocks: set A alone, then T·x^16 (in Z4) is next.")
+	TESTQ(half, half)
+	JZ(LabelRef("done"))
+	sets = newSets()
+	serpentBlocks(sets[:1], ks, src, dst, tw, dec, sb)
+	VMOVDQA64(tw[4], tw[0])
+
+	Label("done")
+	Comment("Return the next tweak; zero every vector register.")
+	VMOVQ(tw[0].AsX(), lo)
+	VPEXTRQ(U8(1), tw[0].AsX(), hi)
+	Store(lo, Return("lo"))
+	Store(hi, Return("hi"))
+	for _, z := range zregs {
+		x := z.AsX() // an EVEX write zeroes the whole zmm register
+		VPXORD(x, x, x)
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// serpentBlocks emits the work on 16 blocks per set (one or two sets) at
+// src and dst: load XOR the tweaks, transpose, the rounds, transpose back,
+// XOR the tweaks, store.
+func serpentBlocks(sets []*set, ks, src, dst reg.Register, tw []reg.VecPhysical, dec bool, sb [8]*circuit) {
+	Comment(fmt.Sprintf("Load %d blocks XOR their tweaks, transpose.", 16*len(sets)))
+	for si, s := range sets {
+		for i := range 4 {
+			VPXORD(Mem{Base: src, Disp: 256*si + 64*i}, tw[4*si+i], s.x[i])
+		}
+	}
+	for _, s := range sets {
+		s.transpose()
+	}
+	all := func(f func(s *set)) {
+		for _, s := range sets {
+			f(s)
+		}
+	}
+	if !dec {
+		for r := range 32 {
+			Comment(fmt.Sprintf("Round %d.", r))
+			all(func(s *set) { s.addKey(ks, r) })
+			all(func(s *set) { s.sbox(sb[r%8]) })
+			if r < 31 {
+				all(func(s *set) { s.lt() })
+			}
+		}
+		all(func(s *set) { s.addKey(ks, 32) })
+	} else {
+		all(func(s *set) { s.addKey(ks, 32) })
+		for r := 31; r >= 0; r-- {
+			Comment(fmt.Sprintf("Round %d.", r))
+			if r < 31 {
+				all(func(s *set) { s.ltInv() })
+			}
+			all(func(s *set) { s.sbox(sb[r%8]) })
+			all(func(s *set) { s.addKey(ks, r) })
+		}
+	}
+	Comment("Transpose back, XOR the tweaks, store.")
+	for si, s := range sets {
+		s.transpose()
+		for i := range 4 {
+			VPXORD(tw[4*si+i], s.x[i], s.x[i])
+			VMOVDQU64(s.x[i], Mem{Base: dst, Disp: 256*si + 64*i})
+		}
+	}
+}
