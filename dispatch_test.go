@@ -97,7 +97,7 @@ type dispatchKind struct {
 func dispatchCases() []dispatchCase {
 	var cs []dispatchCase
 	for _, im := range Implementations() {
-		if !im.Available {
+		if !im.Available || im.Cipher != "" {
 			continue
 		}
 		for _, op := range []string{"enc", "dec"} {
