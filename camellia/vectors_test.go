@@ -1,14 +1,12 @@
 package camellia_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/hex"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/fastxts/xts/camellia"
+	"github.com/fastxts/xts/internal/blocktest"
 )
 
 // knownAnswers are published Camellia vectors: RFC 3713, Appendix A, and
@@ -92,58 +90,23 @@ func TestIterated(t *testing.T) {
 	}
 }
 
+// knownVectors are knownAnswers as blocktest vectors.
+func knownVectors(t testing.TB) []blocktest.Vector {
+	vs := make([]blocktest.Vector, len(knownAnswers))
+	for i, v := range knownAnswers {
+		vs[i] = blocktest.Vector{Line: i + 1, Key: unhex(t, v.key), PT: unhex(t, v.plain), CT: unhex(t, v.cipherT), Iterations: 1}
+	}
+	return vs
+}
+
 // TestOracleECB checks testdata/ecb.txt: random keys of every size and
 // random blocks, encrypted by OpenSSL through Python's cryptography
 // package (testdata/gen_ecb.py).
 func TestOracleECB(t *testing.T) {
-	f, err := os.Open("testdata/ecb.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	n := 0
-	sizes := map[int]int{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		fs := strings.Fields(line)
-		if len(fs) != 3 {
-			t.Fatalf("bad line %q", line)
-		}
-		key, pt, ct := unhex(t, fs[0]), unhex(t, fs[1]), unhex(t, fs[2])
-		if len(pt) != len(ct) || len(pt)%camellia.BlockSize != 0 || len(pt) == 0 {
-			t.Fatalf("bad lengths in %q", line)
-		}
-		b, err := camellia.NewCipher(key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := make([]byte, len(pt))
-		for i := 0; i < len(pt); i += camellia.BlockSize {
-			b.Encrypt(got[i:], pt[i:])
-		}
-		if !bytes.Equal(got, ct) {
-			t.Errorf("key %x: Encrypt(%x) = %x, want %x", key, pt, got, ct)
-		}
-		for i := 0; i < len(ct); i += camellia.BlockSize {
-			b.Decrypt(got[i:], ct[i:])
-		}
-		if !bytes.Equal(got, pt) {
-			t.Errorf("key %x: Decrypt(%x) = %x, want %x", key, ct, got, pt)
-		}
-		n++
-		sizes[len(key)]++
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	for _, size := range []int{16, 24, 32} {
+	sizes := blocktest.CheckVectors(t, spec, "ecb.txt", blocktest.ReadVectors(t, "testdata/ecb.txt"))
+	for _, size := range spec.KeySizes {
 		if sizes[size] < 50 {
 			t.Errorf("testdata/ecb.txt has %d vectors with %d-byte keys, want at least 50", sizes[size], size)
 		}
 	}
-	t.Logf("%d oracle vectors", n)
 }

@@ -36,11 +36,12 @@ func Dir() string {
 	return d
 }
 
-// Unpack extracts archive (a name in Dir, such as "bitlk-images.tar.xz")
-// into a new temporary directory of t and returns that directory. It skips
-// the test, with the reason, when the folder, the archive or tar is
-// absent.
-func Unpack(t testing.TB, archive string) string {
+// Unpack extracts archive (a name in Dir, such as "bitlk-images.tar.xz"),
+// or only its members where any are named (such as
+// "tcrypt-images/tc_5-sha512-xts-serpent"), into a new temporary directory
+// of t and returns that directory. It skips the test, with the reason,
+// when the folder, the archive or tar is absent.
+func Unpack(t testing.TB, archive string, members ...string) string {
 	t.Helper()
 	src := Dir()
 	if src == "" {
@@ -54,7 +55,7 @@ func Unpack(t testing.TB, archive string) string {
 		t.Skipf("tar not found: cannot unpack %s", archive)
 	}
 	dir := t.TempDir()
-	if out, err := exec.Command("tar", "-xJf", path, "-C", dir).CombinedOutput(); err != nil {
+	if out, err := exec.Command("tar", append([]string{"-xJf", path, "-C", dir, "--"}, members...)...).CombinedOutput(); err != nil {
 		t.Fatalf("unpacking %s: %v\n%s", archive, err, out)
 	}
 	return dir
