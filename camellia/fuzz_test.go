@@ -13,7 +13,7 @@ import (
 func FuzzRoundTrip(f *testing.F) {
 	var seeds [][2][]byte
 	for _, v := range knownAnswers {
-		seeds = append(seeds, [2][]byte{unhex(f, v.key), unhex(f, v.plain)})
+		seeds = append(seeds, [2][]byte{blocktest.Unhex(f, v.key), blocktest.Unhex(f, v.plain)})
 	}
 	blocktest.Fuzz(f, spec, seeds...)
 }

@@ -12,5 +12,5 @@ import (
 // separate buffer give, and that keys of other sizes are refused
 // (blocktest.Fuzz).
 func FuzzRoundTrip(f *testing.F) {
-	blocktest.Fuzz(f, spec, [2][]byte{unhex(f, rfcKey), unhex(f, rfcPlain)})
+	blocktest.Fuzz(f, spec, [2][]byte{blocktest.Unhex(f, rfcKey), blocktest.Unhex(f, rfcPlain)})
 }

@@ -1,7 +1,6 @@
 package kuznyechik_test
 
 import (
-	"encoding/hex"
 	"testing"
 
 	"github.com/fastxts/xts/internal/blocktest"
@@ -15,15 +14,6 @@ var spec = blocktest.Cipher{
 	KeySizes:  []int{32},
 }
 
-func unhex(t testing.TB, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		t.Fatalf("bad hex %q: %v", s, err)
-	}
-	return b
-}
-
 const (
 	rfcKey    = "8899aabbccddeeff0011223344556677fedcba98765432100123456789abcdef"
 	rfcPlain  = "1122334455667700ffeeddccbbaa9988"
@@ -35,10 +25,10 @@ const (
 // the same four blocks).
 func gost3413ECB(t testing.TB) blocktest.Vector {
 	return blocktest.Vector{
-		Key: unhex(t, rfcKey),
-		PT: unhex(t, "1122334455667700ffeeddccbbaa9988"+"00112233445566778899aabbcceeff0a"+
+		Key: blocktest.Unhex(t, rfcKey),
+		PT: blocktest.Unhex(t, "1122334455667700ffeeddccbbaa9988"+"00112233445566778899aabbcceeff0a"+
 			"112233445566778899aabbcceeff0a00"+"2233445566778899aabbcceeff0a0011"),
-		CT: unhex(t, "7f679d90bebc24305a468d42b9d4edcd"+"b429912c6e0032f9285452d76718d08b"+
+		CT: blocktest.Unhex(t, "7f679d90bebc24305a468d42b9d4edcd"+"b429912c6e0032f9285452d76718d08b"+
 			"f0ca33549d247ceef3f5a5313bd4b157"+"d0b09ccde830b9eb3a02c4c5aa8ada98"),
 		Iterations: 1,
 	}
@@ -46,7 +36,7 @@ func gost3413ECB(t testing.TB) blocktest.Vector {
 
 // rfcVector is the example of RFC 7801, section 5.5.
 func rfcVector(t testing.TB) blocktest.Vector {
-	return blocktest.Vector{Key: unhex(t, rfcKey), PT: unhex(t, rfcPlain), CT: unhex(t, rfcCipher), Iterations: 1}
+	return blocktest.Vector{Key: blocktest.Unhex(t, rfcKey), PT: blocktest.Unhex(t, rfcPlain), CT: blocktest.Unhex(t, rfcCipher), Iterations: 1}
 }
 
 // TestOracleECB checks testdata/ecb.txt: random keys and blocks encrypted

@@ -37,7 +37,8 @@ func readLines(t testing.TB, path string, n int) [][]string {
 	return lines
 }
 
-func unhex(t testing.TB, s string) []byte {
+// Unhex decodes hex, failing the test on bad input.
+func Unhex(t testing.TB, s string) []byte {
 	t.Helper()
 	b, err := hex.DecodeString(s)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 // ciphertext of one or more blocks, and how many times each block is
 // encrypted in a row.
 type Vector struct {
+	Name       string // for messages; "" for the file name and Line
 	Line       int
 	Key        []byte
 	PT, CT     []byte
@@ -88,9 +90,13 @@ func CheckVectors(t *testing.T, c Cipher, name string, vs []Vector) map[int]int 
 	t.Helper()
 	sizes := map[int]int{}
 	for _, v := range vs {
+		where := fmt.Sprintf("%s:%d", name, v.Line)
+		if v.Name != "" {
+			where = name + ": " + v.Name
+		}
 		b, err := c.New(v.Key)
 		if err != nil {
-			t.Fatalf("%s:%d: %v", name, v.Line, err)
+			t.Fatalf("%s: %v", where, err)
 		}
 		sizes[len(v.Key)]++
 		got := bytes.Clone(v.PT)
@@ -101,7 +107,7 @@ func CheckVectors(t *testing.T, c Cipher, name string, vs []Vector) map[int]int 
 			}
 		}
 		if !bytes.Equal(got, v.CT) {
-			t.Errorf("%s:%d: encrypt = %x, want %x", name, v.Line, got, v.CT)
+			t.Errorf("%s: encrypt = %x, want %x", where, got, v.CT)
 			continue
 		}
 		if v.Iterations == 1 {
@@ -110,7 +116,7 @@ func CheckVectors(t *testing.T, c Cipher, name string, vs []Vector) map[int]int 
 				b.Decrypt(out[i:], v.CT[i:])
 			}
 			if !bytes.Equal(out, v.PT) {
-				t.Errorf("%s:%d: decrypt = %x, want %x", name, v.Line, out, v.PT)
+				t.Errorf("%s: decrypt = %x, want %x", where, out, v.PT)
 			}
 		}
 		for i := 0; i < len(got); i += BlockSize {
@@ -120,7 +126,7 @@ func CheckVectors(t *testing.T, c Cipher, name string, vs []Vector) map[int]int 
 			}
 		}
 		if !bytes.Equal(got, v.PT) {
-			t.Errorf("%s:%d: in-place decrypt = %x, want %x", name, v.Line, got, v.PT)
+			t.Errorf("%s: in-place decrypt = %x, want %x", where, got, v.PT)
 		}
 	}
 	t.Logf("%s: vectors per key size %v", name, sizes)

@@ -27,7 +27,7 @@ func XTSVectors(t *testing.T, c Cipher, path string, min int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		key, pt, ct := unhex(t, fs[0]), unhex(t, fs[2]), unhex(t, fs[3])
+		key, pt, ct := Unhex(t, fs[0]), Unhex(t, fs[2]), Unhex(t, fs[3])
 		if len(pt) != len(ct) || len(pt) < BlockSize {
 			t.Fatalf("bad lengths in %.60q", fs)
 		}
@@ -62,7 +62,7 @@ func XTSVectors(t *testing.T, c Cipher, path string, min int) {
 // restore the plaintext.
 func VeraCryptSelfTest(t *testing.T, c Cipher, crcs [5]uint32) {
 	t.Helper()
-	key := unhex(t, "2718281828459045235360287471352662497757247093699959574966967627"+
+	key := Unhex(t, "2718281828459045235360287471352662497757247093699959574966967627"+
 		"3141592653589793238462643383279502884197169399375105820974944592")
 	x, err := xts.NewCipher(c.New, key)
 	if err != nil {
