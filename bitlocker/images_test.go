@@ -4,13 +4,15 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/fastxts/xts/internal/fdeimages"
 )
 
 // The test images: cryptsetup's BitLocker images, unpacked once per test
@@ -19,7 +21,7 @@ import (
 var (
 	imagesOnce sync.Once
 	imagesDir  string
-	imagesErr  string // why the images are not available
+	imagesErr  error // why the images are not available
 )
 
 func TestMain(m *testing.M) {
@@ -31,50 +33,26 @@ func TestMain(m *testing.M) {
 }
 
 // images returns the directory holding the unpacked images and
-// images.conf, or skips the test with the reason.
+// images.conf, or skips the test with the reason where they are absent.
 func images(t testing.TB) string {
 	t.Helper()
 	imagesOnce.Do(func() {
-		dir, err := os.Getwd()
-		if err != nil {
-			imagesErr = err.Error()
-			return
-		}
-		for {
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				break
-			}
-			up := filepath.Dir(dir)
-			if up == dir {
-				imagesErr = "module root not found"
-				return
-			}
-			dir = up
-		}
-		archive := filepath.Join(dir, "..", "shared", "fde-images", "bitlk-images.tar.xz")
-		if _, err := os.Stat(archive); err != nil {
-			imagesErr = "../shared/fde-images not found"
-			return
-		}
-		if _, err := exec.LookPath("tar"); err != nil {
-			imagesErr = "tar not found (needed with xz to unpack the images)"
-			return
-		}
 		tmp, err := os.MkdirTemp("", "bitlocker-test-")
 		if err != nil {
-			imagesErr = err.Error()
+			imagesErr = err
 			return
 		}
-		out, err := exec.Command("tar", "-xJf", archive, "-C", tmp).CombinedOutput()
-		if err != nil {
+		if err := fdeimages.Extract("bitlk-images.tar.xz", tmp); err != nil {
 			os.RemoveAll(tmp)
-			imagesErr = "unpacking the images: " + err.Error() + ": " + string(out)
+			imagesErr = err
 			return
 		}
 		imagesDir = filepath.Join(tmp, "bitlk-images")
 	})
-	if imagesDir == "" {
+	if errors.Is(imagesErr, fdeimages.ErrAbsent) {
 		t.Skip(imagesErr)
+	} else if imagesErr != nil {
+		t.Fatal(imagesErr)
 	}
 	return imagesDir
 }

@@ -1,14 +1,10 @@
 package camellia_test
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/hex"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/fastxts/xts/camellia"
+	"github.com/fastxts/xts/internal/blocktest"
 )
 
 // knownAnswers are published Camellia vectors: RFC 3713, Appendix A, and
@@ -31,119 +27,38 @@ var knownAnswers = []struct {
 	{"NESSIE 256 set 1 vector 54", "0000000000000200000000000000000000000000000000000000000000000000", "00000000000000000000000000000000", "e18b0cb1980124504b46a46a6f4273f3"},
 }
 
-func unhex(t testing.TB, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		t.Fatalf("bad hex %q: %v", s, err)
-	}
-	return b
-}
-
 func TestKnownAnswers(t *testing.T) {
-	for _, v := range knownAnswers {
-		t.Run(v.name, func(t *testing.T) {
-			key, pt, ct := unhex(t, v.key), unhex(t, v.plain), unhex(t, v.cipherT)
-			b, err := camellia.NewCipher(key)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := make([]byte, camellia.BlockSize)
-			b.Encrypt(got, pt)
-			if !bytes.Equal(got, ct) {
-				t.Errorf("Encrypt = %x, want %x", got, ct)
-			}
-			b.Decrypt(got, ct)
-			if !bytes.Equal(got, pt) {
-				t.Errorf("Decrypt = %x, want %x", got, pt)
-			}
-		})
-	}
+	blocktest.CheckVectors(t, spec, "known answers", knownVectors(t))
 }
 
 // TestIterated checks NESSIE's iterated vectors of set 1, vector 0 of
-// Camellia-128: the zero block encrypted 100 and 1000 times in a row.
+// Camellia-128: the zero block encrypted 100 and 1000 times in a row (and
+// decrypted as many times back to zero).
 func TestIterated(t *testing.T) {
-	b, err := camellia.NewCipher(unhex(t, "80000000000000000000000000000000"))
-	if err != nil {
-		t.Fatal(err)
+	key, zero := blocktest.Unhex(t, "80000000000000000000000000000000"), make([]byte, camellia.BlockSize)
+	blocktest.CheckVectors(t, spec, "NESSIE 128 set 1 vector 0", []blocktest.Vector{
+		{Name: "100 times", Key: key, PT: zero, CT: blocktest.Unhex(t, "f77aec22a6043fe27a3bcb861c4bb0ac"), Iterations: 100},
+		{Name: "1000 times", Key: key, PT: zero, CT: blocktest.Unhex(t, "89d3d322736f0c50b994120738d08782"), Iterations: 1000},
+	})
+}
+
+// knownVectors are knownAnswers as blocktest vectors.
+func knownVectors(t testing.TB) []blocktest.Vector {
+	vs := make([]blocktest.Vector, len(knownAnswers))
+	for i, v := range knownAnswers {
+		vs[i] = blocktest.Vector{Name: v.name, Key: blocktest.Unhex(t, v.key), PT: blocktest.Unhex(t, v.plain), CT: blocktest.Unhex(t, v.cipherT), Iterations: 1}
 	}
-	x := make([]byte, camellia.BlockSize)
-	for i := 1; i <= 1000; i++ {
-		b.Encrypt(x, x)
-		var want string
-		switch i {
-		case 100:
-			want = "f77aec22a6043fe27a3bcb861c4bb0ac"
-		case 1000:
-			want = "89d3d322736f0c50b994120738d08782"
-		default:
-			continue
-		}
-		if got := hex.EncodeToString(x); got != want {
-			t.Errorf("after %d encryptions: %s, want %s", i, got, want)
-		}
-	}
-	for range 1000 {
-		b.Decrypt(x, x)
-	}
-	if !bytes.Equal(x, make([]byte, camellia.BlockSize)) {
-		t.Errorf("1000 decryptions did not return to zero: %x", x)
-	}
+	return vs
 }
 
 // TestOracleECB checks testdata/ecb.txt: random keys of every size and
 // random blocks, encrypted by OpenSSL through Python's cryptography
 // package (testdata/gen_ecb.py).
 func TestOracleECB(t *testing.T) {
-	f, err := os.Open("testdata/ecb.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	n := 0
-	sizes := map[int]int{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		fs := strings.Fields(line)
-		if len(fs) != 3 {
-			t.Fatalf("bad line %q", line)
-		}
-		key, pt, ct := unhex(t, fs[0]), unhex(t, fs[1]), unhex(t, fs[2])
-		if len(pt) != len(ct) || len(pt)%camellia.BlockSize != 0 || len(pt) == 0 {
-			t.Fatalf("bad lengths in %q", line)
-		}
-		b, err := camellia.NewCipher(key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := make([]byte, len(pt))
-		for i := 0; i < len(pt); i += camellia.BlockSize {
-			b.Encrypt(got[i:], pt[i:])
-		}
-		if !bytes.Equal(got, ct) {
-			t.Errorf("key %x: Encrypt(%x) = %x, want %x", key, pt, got, ct)
-		}
-		for i := 0; i < len(ct); i += camellia.BlockSize {
-			b.Decrypt(got[i:], ct[i:])
-		}
-		if !bytes.Equal(got, pt) {
-			t.Errorf("key %x: Decrypt(%x) = %x, want %x", key, ct, got, pt)
-		}
-		n++
-		sizes[len(key)]++
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	for _, size := range []int{16, 24, 32} {
+	sizes := blocktest.CheckVectors(t, spec, "ecb.txt", blocktest.ReadVectors(t, "testdata/ecb.txt"))
+	for _, size := range spec.KeySizes {
 		if sizes[size] < 50 {
 			t.Errorf("testdata/ecb.txt has %d vectors with %d-byte keys, want at least 50", sizes[size], size)
 		}
 	}
-	t.Logf("%d oracle vectors", n)
 }

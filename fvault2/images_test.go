@@ -1,15 +1,15 @@
 package fvault2
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/fastxts/xts/internal/fdeimages"
 )
 
 // The test image is cryptsetup's own FileVault 2 test volume, kept out of
 // the repository in ../shared/fde-images (relative to the module root);
-// tests unpack it into a temporary directory, once per test binary.
+// tests unpack it into a temporary directory of each test (fdeimages.Unpack).
 
 // Its values, from /work/shared/fde-images/README.md.
 const (
@@ -24,48 +24,12 @@ const (
 	smallSHA256     = "2c662e36c0f7e2f5583e6a939bbcbdc660805692d0fccaa45ad4052beb3b8e18"
 )
 
-// fdeImages returns ../shared/fde-images as seen from the module root, or
-// "" when it is absent.
-func fdeImages(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-	d := filepath.Join(dir, "..", "shared", "fde-images")
-	if _, err := os.Stat(filepath.Join(d, "fvault2-images.tar.xz")); err != nil {
-		return ""
-	}
-	return d
-}
-
 // smallImage unpacks the archive into t.TempDir() (it is a sparse tar:
 // instant, and the 512 MiB image takes some 60 KiB of disk) and returns
 // the path of the image "small", skipping the test when the archive or
 // tar is absent.
 func smallImage(t testing.TB) string {
 	t.Helper()
-	src := fdeImages(t)
-	if src == "" {
-		t.Skip("../shared/fde-images not found")
-	}
-	if _, err := exec.LookPath("tar"); err != nil {
-		t.Skip("tar not found: cannot unpack ../shared/fde-images/fvault2-images.tar.xz")
-	}
-	dir := t.TempDir()
-	cmd := exec.Command("tar", "-xJf", filepath.Join(src, "fvault2-images.tar.xz"), "-C", dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("unpacking fvault2-images.tar.xz: %v\n%s", err, out)
-	}
+	dir := fdeimages.Unpack(t, "fvault2-images.tar.xz")
 	return filepath.Join(dir, "fvault2-images", "small")
 }

@@ -15,21 +15,18 @@ func refKeys(key []byte) (ks [10]block) {
 	for j := range 32 {
 		var v block
 		v[15] = byte(j + 1)
-		cj := lTransform(v)
-		var x block
-		for i := range x {
-			x[i] = a1[i] ^ cj[i]
-		}
-		y := lTransform(sTransform(x))
-		for i := range y {
-			y[i] ^= a0[i]
-		}
-		a1, a0 = y, a1
+		a1, a0 = refF(lTransform(v), a1, a0)
 		if j%8 == 7 {
 			ks[2+j/8*2], ks[3+j/8*2] = a1, a0
 		}
 	}
 	return ks
+}
+
+// refF is the key schedule's Feistel step F[c](a1, a0) = (LSX[c](a1) xor
+// a0, a1).
+func refF(c, a1, a0 block) (block, block) {
+	return xorBlock(lTransform(sTransform(xorBlock(a1, c))), a0), a1
 }
 
 func xorBlock(a, b block) block {

@@ -3,6 +3,8 @@ package kuznyechik
 import (
 	"encoding/hex"
 	"testing"
+
+	"github.com/fastxts/xts/internal/blocktest"
 )
 
 // The examples of RFC 7801, section 5 (GOST R 34.12-2015, Appendix A.1).
@@ -120,10 +122,7 @@ func TestRFC7801KeySchedule(t *testing.T) {
 	k2 := blk(t, rfcRoundKeys[1])
 	c1 := fromWords(c[0])
 
-	var x block
-	for i := range x {
-		x[i] = c1[i] ^ k1[i]
-	}
+	x := xorBlock(c1, k1)
 	if want := blk(t, "e63bdcc9a09594475d369f2399d1f276"); x != want {
 		t.Errorf("X[C_1](K_1) = %x, want %x", x, want)
 	}
@@ -148,22 +147,13 @@ func TestRFC7801KeySchedule(t *testing.T) {
 		"3d4553d8e9cfec6815ebadc40a9ffd04",
 		"db31485315694343228d6aef8cc78c44",
 	} {
-		cj := fromWords(c[j])
-		var x block
-		for i := range x {
-			x[i] = a1[i] ^ cj[i]
-		}
-		y := lTransform(sTransform(x))
-		for i := range y {
-			y[i] ^= a0[i]
-		}
-		a1, a0 = y, a1
+		a1, a0 = refF(fromWords(c[j]), a1, a0)
 		if a1 != blk(t, want) {
 			t.Errorf("after F[C_%d]: first half %x, want %s", j+1, a1, want)
 		}
 	}
 
-	kc, err := NewCipher(unhexT(t, rfcKey))
+	kc, err := NewCipher(blocktest.Unhex(t, rfcKey))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,10 +178,7 @@ func TestRFC7801Encryption(t *testing.T) {
 	tableOnce.Do(buildTables)
 	a := blk(t, rfcPlain)
 	k1 := blk(t, rfcRoundKeys[0])
-	var x block
-	for i := range x {
-		x[i] = a[i] ^ k1[i]
-	}
+	x := xorBlock(a, k1)
 	if want := blk(t, "99bb99ff99bb99ffffffffffffffffff"); x != want {
 		t.Errorf("X[K_1](a) = %x, want %x", x, want)
 	}
@@ -202,9 +189,7 @@ func TestRFC7801Encryption(t *testing.T) {
 	ref, tab := a, toWords(a)
 	for r, want := range rfcEncryptStates {
 		kr := blk(t, rfcRoundKeys[r])
-		for i := range ref {
-			ref[i] ^= kr[i]
-		}
+		ref = xorBlock(ref, kr)
 		kw := toWords(kr)
 		tab[0] ^= kw[0]
 		tab[1] ^= kw[1]
@@ -229,10 +214,7 @@ func TestRFC7801Encryption(t *testing.T) {
 func TestRFC7801Decryption(t *testing.T) {
 	b := blk(t, rfcCipher)
 	k10 := blk(t, rfcRoundKeys[9])
-	var x block
-	for i := range x {
-		x[i] = b[i] ^ k10[i]
-	}
+	x := xorBlock(b, k10)
 	if want := blk(t, "0d8e40e4a800d06b2f1b37ea379ead8e"); x != want {
 		t.Errorf("X[K_10](b) = %x, want %x", x, want)
 	}
@@ -248,10 +230,7 @@ func TestRFC7801Decryption(t *testing.T) {
 	state := x
 	for r := 8; r >= 0; r-- {
 		state = sInv(lInv(state))
-		kr := blk(t, rfcRoundKeys[r])
-		for i := range state {
-			state[i] ^= kr[i]
-		}
+		state = xorBlock(state, blk(t, rfcRoundKeys[r]))
 		want := rfcPlain
 		if r > 0 {
 			want = rfcEncryptStates[r-1]
@@ -263,26 +242,17 @@ func TestRFC7801Decryption(t *testing.T) {
 }
 
 func TestRFC7801Block(t *testing.T) {
-	b, err := NewCipher(unhexT(t, rfcKey))
+	b, err := NewCipher(blocktest.Unhex(t, rfcKey))
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := make([]byte, 16)
-	b.Encrypt(got, unhexT(t, rfcPlain))
+	b.Encrypt(got, blocktest.Unhex(t, rfcPlain))
 	if hex.EncodeToString(got) != rfcCipher {
 		t.Errorf("Encrypt = %x, want %s", got, rfcCipher)
 	}
-	b.Decrypt(got, unhexT(t, rfcCipher))
+	b.Decrypt(got, blocktest.Unhex(t, rfcCipher))
 	if hex.EncodeToString(got) != rfcPlain {
 		t.Errorf("Decrypt = %x, want %s", got, rfcPlain)
 	}
-}
-
-func unhexT(t *testing.T, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

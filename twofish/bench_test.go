@@ -8,62 +8,21 @@ import (
 	"crypto/cipher"
 	"testing"
 
-	"github.com/fastxts/xts"
+	"github.com/fastxts/xts/internal/blocktest"
 	"github.com/fastxts/xts/twofish"
 
 	//lint:ignore SA1019 x/crypto/twofish is deprecated for new uses; here it is only the benchmark baseline.
 	xtwofish "golang.org/x/crypto/twofish"
 )
 
-func BenchmarkEncrypt(b *testing.B) {
-	c, _ := twofish.NewCipher(make([]byte, 32))
-	buf := make([]byte, twofish.BlockSize)
-	b.SetBytes(twofish.BlockSize)
-	for b.Loop() {
-		c.Encrypt(buf, buf)
-	}
-}
+func BenchmarkEncrypt(b *testing.B) { blocktest.BenchEncrypt(b, spec) }
 
-func BenchmarkDecrypt(b *testing.B) {
-	c, _ := twofish.NewCipher(make([]byte, 32))
-	buf := make([]byte, twofish.BlockSize)
-	b.SetBytes(twofish.BlockSize)
-	for b.Loop() {
-		c.Decrypt(buf, buf)
-	}
-}
+func BenchmarkDecrypt(b *testing.B) { blocktest.BenchDecrypt(b, spec) }
 
-func BenchmarkNewCipher(b *testing.B) {
-	key := make([]byte, 32)
-	for b.Loop() {
-		twofish.NewCipher(key)
-	}
-}
+func BenchmarkNewCipher(b *testing.B) { blocktest.BenchNewCipher(b, spec) }
 
 // BenchmarkXTS is Twofish-256-XTS over one 4 KiB sector.
-func BenchmarkXTS(b *testing.B) {
-	key := make([]byte, 64)
-	for i := range key {
-		key[i] = byte(i)
-	}
-	c, err := xts.NewCipher(twofish.NewCipher, key)
-	if err != nil {
-		b.Fatal(err)
-	}
-	buf := make([]byte, 4096)
-	b.Run("Encrypt4K", func(b *testing.B) {
-		b.SetBytes(int64(len(buf)))
-		for b.Loop() {
-			c.Encrypt(buf, buf, 1)
-		}
-	})
-	b.Run("Decrypt4K", func(b *testing.B) {
-		b.SetBytes(int64(len(buf)))
-		for b.Loop() {
-			c.Decrypt(buf, buf, 1)
-		}
-	})
-}
+func BenchmarkXTS(b *testing.B) { blocktest.BenchXTS(b, spec) }
 
 // BenchmarkCompare runs this package and golang.org/x/crypto/twofish
 // interleaved, one block at a time.

@@ -5,42 +5,20 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fastxts/xts/internal/fdeimages"
 )
 
 // imagesDir unpacks cryptsetup's TCRYPT test images into a temporary
 // folder and returns it, or skips when ../shared/fde-images is absent.
 func imagesDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("../shared/fde-images not found (no module root)")
-		}
-		dir = parent
-	}
-	archive := filepath.Join(dir, "..", "shared", "fde-images", "tcrypt-images.tar.xz")
-	if _, err := os.Stat(archive); err != nil {
-		t.Skip("../shared/fde-images not found")
-	}
-	out := t.TempDir()
-	cmd := exec.Command("tar", "-xJf", archive, "-C", out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("cannot unpack %s: %v: %s", archive, err, b)
-	}
-	return filepath.Join(out, "tcrypt-images")
+	return filepath.Join(fdeimages.Unpack(t, "tcrypt-images.tar.xz"), "tcrypt-images")
 }
 
 // image is one test image and what opening it should give.

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fastxts/xts/internal/fdeimages"
 )
 
 // Synthetic headers, built from the layouts Detect documents.
@@ -122,47 +124,6 @@ func TestDetectReadError(t *testing.T) {
 	}
 }
 
-// fdeImages returns ../shared/fde-images as seen from the module root.
-func fdeImages(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-	d := filepath.Join(dir, "..", "shared", "fde-images")
-	if _, err := os.Stat(d); err != nil {
-		return ""
-	}
-	return d
-}
-
-// unpack extracts archive (from ../shared/fde-images) into t.TempDir().
-func unpack(t *testing.T, archive string) string {
-	t.Helper()
-	src := fdeImages(t)
-	if src == "" {
-		t.Skip("../shared/fde-images not found")
-	}
-	if _, err := exec.LookPath("tar"); err != nil {
-		t.Skip("tar not found: cannot unpack the images")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("tar", "-xJf", filepath.Join(src, archive), "-C", dir).CombinedOutput(); err != nil {
-		t.Fatalf("unpacking %s: %v\n%s", archive, err, out)
-	}
-	return dir
-}
-
 func detectFile(t *testing.T, path string) (Format, error) {
 	t.Helper()
 	f, err := os.Open(path)
@@ -177,7 +138,7 @@ func detectFile(t *testing.T, path string) (Format, error) {
 // the To Go ones by name) and FileVault 2 test images.
 func TestDetectImages(t *testing.T) {
 	t.Run("bitlk", func(t *testing.T) {
-		imgs, _ := filepath.Glob(filepath.Join(unpack(t, "bitlk-images.tar.xz"), "*", "*.img"))
+		imgs, _ := filepath.Glob(filepath.Join(fdeimages.Unpack(t, "bitlk-images.tar.xz"), "*", "*.img"))
 		if len(imgs) < 20 {
 			t.Fatalf("%d BitLocker images, want at least 20", len(imgs))
 		}
@@ -192,14 +153,14 @@ func TestDetectImages(t *testing.T) {
 		}
 	})
 	t.Run("fvault2", func(t *testing.T) {
-		img := filepath.Join(unpack(t, "fvault2-images.tar.xz"), "fvault2-images", "small")
+		img := filepath.Join(fdeimages.Unpack(t, "fvault2-images.tar.xz"), "fvault2-images", "small")
 		if got, err := detectFile(t, img); got != FVault2 || err != nil {
 			t.Errorf("small: %q, %v; want %q", got, err, FVault2)
 		}
 	})
 	t.Run("tcrypt", func(t *testing.T) {
 		// VeraCrypt and TrueCrypt volumes have no header to see.
-		imgs, _ := filepath.Glob(filepath.Join(unpack(t, "tcrypt-images.tar.xz"), "*", "[tv]c*"))
+		imgs, _ := filepath.Glob(filepath.Join(fdeimages.Unpack(t, "tcrypt-images.tar.xz"), "*", "[tv]c*"))
 		if len(imgs) == 0 {
 			t.Fatal("no tcrypt images")
 		}

@@ -6,6 +6,8 @@
 package fdeimages
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,26 +38,45 @@ func Dir() string {
 	return d
 }
 
-// Unpack extracts archive (a name in Dir, such as "bitlk-images.tar.xz")
-// into a new temporary directory of t and returns that directory. It skips
-// the test, with the reason, when the folder, the archive or tar is
-// absent.
-func Unpack(t testing.TB, archive string) string {
-	t.Helper()
+// ErrAbsent is the error Extract returns, wrapped with the reason, where
+// the folder, the archive or tar is absent: tests skip on it.
+var ErrAbsent = errors.New("fdeimages: test images not available")
+
+// Extract extracts archive (a name in Dir, such as "bitlk-images.tar.xz"),
+// or only its members where any are named (such as
+// "tcrypt-images/tc_5-sha512-xts-serpent"), into the existing directory
+// dir. Where the folder, the archive or tar is absent it returns an error
+// that wraps ErrAbsent and says which.
+func Extract(archive, dir string, members ...string) error {
 	src := Dir()
 	if src == "" {
-		t.Skip("../shared/fde-images not found")
+		return fmt.Errorf("%w: ../shared/fde-images not found", ErrAbsent)
 	}
 	path := filepath.Join(src, archive)
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("../shared/fde-images/%s not found", archive)
+		return fmt.Errorf("%w: ../shared/fde-images/%s not found", ErrAbsent, archive)
 	}
 	if _, err := exec.LookPath("tar"); err != nil {
-		t.Skipf("tar not found: cannot unpack %s", archive)
+		return fmt.Errorf("%w: tar not found: cannot unpack %s", ErrAbsent, archive)
 	}
+	args := append([]string{"-xJf", path, "-C", dir, "--"}, members...)
+	if out, err := exec.Command("tar", args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("fdeimages: unpacking %s: %v\n%s", archive, err, out)
+	}
+	return nil
+}
+
+// Unpack extracts archive, or only the members named, into a new temporary
+// directory of t (see Extract) and returns that directory. It skips the
+// test, with the reason, when the folder, the archive or tar is absent,
+// and fails it when tar fails.
+func Unpack(t testing.TB, archive string, members ...string) string {
+	t.Helper()
 	dir := t.TempDir()
-	if out, err := exec.Command("tar", "-xJf", path, "-C", dir).CombinedOutput(); err != nil {
-		t.Fatalf("unpacking %s: %v\n%s", archive, err, out)
+	if err := Extract(archive, dir, members...); errors.Is(err, ErrAbsent) {
+		t.Skip(err)
+	} else if err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }

@@ -1,20 +1,16 @@
 package ripemd160
 
 import (
-	"bytes"
-	"encoding"
-	"encoding/hex"
-	"hash"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/fastxts/xts/internal/hashtest"
 )
 
 // The test vectors of the RIPEMD-160 page (Bosselaers), the same set
 // ISO/IEC 10118-3 gives.
-var vectors = []struct {
-	name, in, want string
-}{
+var vectors = []hashtest.Vector{
 	{"empty", "", "9c1185a5c5e9fc54612808977ee8f548b2258d31"},
 	{"a", "a", "0bdc9d2d256b3ee9daae347be6f4dc835a467ffe"},
 	{"abc", "abc", "8eb208f7e05d987a9b044a8e98c6b087f15a0bfc"},
@@ -26,120 +22,35 @@ var vectors = []struct {
 	{"1M a", strings.Repeat("a", 1000000), "52783243c1697bdbe16d37f97f68f08325dc1528"},
 }
 
-func TestVectors(t *testing.T) {
-	for _, v := range vectors {
-		t.Run(v.name, func(t *testing.T) {
-			h := New()
-			h.Write([]byte(v.in))
-			if got := hex.EncodeToString(h.Sum(nil)); got != v.want {
-				t.Errorf("New: got %s, want %s", got, v.want)
-			}
-			// Sum must not disturb the state: a second Sum agrees.
-			if got := hex.EncodeToString(h.Sum(nil)); got != v.want {
-				t.Errorf("second Sum: got %s, want %s", got, v.want)
-			}
-			s := Sum([]byte(v.in))
-			if got := hex.EncodeToString(s[:]); got != v.want {
-				t.Errorf("Sum: got %s, want %s", got, v.want)
-			}
-			h.Reset()
-			h.Write([]byte(v.in))
-			if got := hex.EncodeToString(h.Sum([]byte{0xee})); got != "ee"+v.want {
-				t.Errorf("after Reset, Sum(prefix): got %s, want ee%s", got, v.want)
-			}
-		})
-	}
+var spec = hashtest.Hash{
+	Name:          "ripemd160",
+	New:           New,
+	Sum:           func(b []byte) []byte { s := Sum(b); return s[:] },
+	Size:          Size,
+	BlockSize:     BlockSize,
+	MarshaledSize: marshaledSize,
 }
 
+func TestVectors(t *testing.T) { hashtest.Vectors(t, spec, vectors) }
+
 func TestSizes(t *testing.T) {
-	h := New()
-	if h.Size() != Size || Size != 20 || h.BlockSize() != BlockSize || BlockSize != 64 {
-		t.Errorf("Size %d BlockSize %d", h.Size(), h.BlockSize())
+	if Size != 20 || BlockSize != 64 {
+		t.Errorf("Size %d BlockSize %d", Size, BlockSize)
 	}
+	hashtest.Sizes(t, spec)
 }
 
 // TestSplitWrites feeds random messages in random pieces (every length
 // around the block and padding boundaries) and compares with one Write.
-func TestSplitWrites(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for n := 0; n < 300; n++ {
-		msg := make([]byte, n)
-		for i := range msg {
-			msg[i] = byte(rng.Uint32())
-		}
-		want := Sum(msg)
-		for trial := 0; trial < 4; trial++ {
-			h := New()
-			rest := msg
-			for len(rest) > 0 {
-				k := rng.IntN(len(rest) + 1)
-				h.Write(rest[:k])
-				rest = rest[k:]
-			}
-			if got := h.Sum(nil); !bytes.Equal(got, want[:]) {
-				t.Fatalf("len %d: split writes give %x, one write %x", n, got, want)
-			}
-		}
-	}
-}
+func TestSplitWrites(t *testing.T) { hashtest.SplitWrites(t, spec) }
 
 // TestMarshal saves the state at every offset, restores it into a fresh
 // digest and a clone, and checks that both finish with the right sum.
-func TestMarshal(t *testing.T) {
-	msg := []byte(strings.Repeat("The quick brown fox jumps over the lazy dog. ", 5))
-	want := Sum(msg)
-	for cut := 0; cut <= len(msg); cut++ {
-		h := New()
-		h.Write(msg[:cut])
-		state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(state) != marshaledSize {
-			t.Fatalf("state is %d bytes, want %d", len(state), marshaledSize)
-		}
-		h2 := New()
-		h2.Write([]byte("garbage to be overwritten"))
-		if err := h2.(encoding.BinaryUnmarshaler).UnmarshalBinary(state); err != nil {
-			t.Fatal(err)
-		}
-		c, err := h.(hash.Cloner).Clone()
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Write([]byte("diverge")) // must not affect the clone
-		for name, hh := range map[string]hash.Hash{"unmarshaled": h2, "clone": c} {
-			hh.Write(msg[cut:])
-			if got := hh.Sum(nil); !bytes.Equal(got, want[:]) {
-				t.Fatalf("cut %d, %s: got %x want %x", cut, name, got, want)
-			}
-		}
-	}
-}
+func TestMarshal(t *testing.T) { hashtest.Marshal(t, spec) }
 
-func TestUnmarshalErrors(t *testing.T) {
-	good, _ := New().(encoding.BinaryMarshaler).MarshalBinary()
-	bad := append([]byte("xxx\x01"), good[4:]...)
-	for name, b := range map[string][]byte{
-		"empty":     nil,
-		"bad magic": bad,
-		"short":     good[:len(good)-1],
-		"long":      append(append([]byte{}, good...), 0),
-	} {
-		if err := New().(encoding.BinaryUnmarshaler).UnmarshalBinary(b); err == nil || !strings.HasPrefix(err.Error(), "ripemd160: ") {
-			t.Errorf("%s: err = %v, want a ripemd160 error", name, err)
-		}
-	}
-}
+func TestUnmarshalErrors(t *testing.T) { hashtest.UnmarshalErrors(t, spec, nil) }
 
-func BenchmarkBlock(b *testing.B) {
-	buf := make([]byte, 8192)
-	h := New()
-	b.SetBytes(int64(len(buf)))
-	for b.Loop() {
-		h.Write(buf)
-	}
-}
+func BenchmarkBlock(b *testing.B) { hashtest.Bench(b, spec) }
 
 // TestGeneratedBlocks compares the generated, unrolled compression with
 // the table-driven step loop on random states and blocks.

@@ -7,8 +7,9 @@ import (
 	"hash"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
+
+	"github.com/fastxts/xts/internal/hashtest"
 )
 
 // reversed decodes hex written as RFC 6986 writes numbers (most
@@ -91,29 +92,46 @@ var vectors = []struct {
 		"36816a824dcbe7d6171aa58500741f2ea2757ae2e1784ab72c5c3c6c198d71da"},
 }
 
-func TestVectors(t *testing.T) {
-	for _, v := range vectors {
-		t.Run(v.name, func(t *testing.T) {
-			for _, c := range []struct {
-				h    hash.Hash
-				want string
-			}{{New512(), v.h512}, {New256(), v.h256}} {
-				c.h.Write([]byte(v.in))
-				if got := hex.EncodeToString(c.h.Sum(nil)); got != c.want {
-					t.Errorf("size %d: got %s, want %s", c.h.Size(), got, c.want)
-				}
-				// Sum leaves the state alone; Reset starts over.
-				if got := hex.EncodeToString(c.h.Sum([]byte{0xee})); got != "ee"+c.want {
-					t.Errorf("size %d: second Sum %s", c.h.Size(), got)
-				}
-				c.h.Reset()
-				c.h.Write([]byte(v.in))
-				if got := hex.EncodeToString(c.h.Sum(nil)); got != c.want {
-					t.Errorf("size %d after Reset: got %s, want %s", c.h.Size(), got, c.want)
-				}
-			}
-		})
+var (
+	spec512 = hashtest.Hash{
+		Name:          "streebog",
+		New:           New512,
+		Sum:           func(b []byte) []byte { s := Sum512(b); return s[:] },
+		Size:          Size512,
+		BlockSize:     BlockSize,
+		MarshaledSize: marshaledSize,
 	}
+	spec256 = hashtest.Hash{
+		Name:          "streebog",
+		New:           New256,
+		Sum:           func(b []byte) []byte { s := Sum256(b); return s[:] },
+		Size:          Size256,
+		BlockSize:     BlockSize,
+		MarshaledSize: marshaledSize,
+	}
+)
+
+// forBoth runs f as subtests "512" and "256".
+func forBoth(t *testing.T, f func(t *testing.T, h hashtest.Hash)) {
+	t.Run("512", func(t *testing.T) { f(t, spec512) })
+	t.Run("256", func(t *testing.T) { f(t, spec256) })
+}
+
+func TestVectors(t *testing.T) {
+	var v512, v256 []hashtest.Vector
+	for _, v := range vectors {
+		v512 = append(v512, hashtest.Vector{Name: v.name, In: v.in, Want: v.h512})
+		v256 = append(v256, hashtest.Vector{Name: v.name, In: v.in, Want: v.h256})
+	}
+	t.Run("512", func(t *testing.T) { hashtest.Vectors(t, spec512, v512) })
+	t.Run("256", func(t *testing.T) { hashtest.Vectors(t, spec256, v256) })
+}
+
+func TestSizes(t *testing.T) {
+	if Size512 != 64 || Size256 != 32 || BlockSize != 64 {
+		t.Errorf("Size512 %d Size256 %d BlockSize %d", Size512, Size256, BlockSize)
+	}
+	forBoth(t, hashtest.Sizes)
 }
 
 // The reference below follows RFC 6986 word for word on byte slices of
@@ -263,68 +281,9 @@ func TestReference(t *testing.T) {
 
 // TestSplitWrites feeds random messages in random pieces and compares
 // with one Write.
-func TestSplitWrites(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for n := 0; n < 300; n++ {
-		msg := make([]byte, n)
-		for i := range msg {
-			msg[i] = byte(rng.Uint32())
-		}
-		w512, w256 := Sum512(msg), Sum256(msg)
-		for trial := 0; trial < 4; trial++ {
-			for _, c := range []struct {
-				h    hash.Hash
-				want []byte
-			}{{New512(), w512[:]}, {New256(), w256[:]}} {
-				rest := msg
-				for len(rest) > 0 {
-					k := rng.IntN(len(rest) + 1)
-					c.h.Write(rest[:k])
-					rest = rest[k:]
-				}
-				if got := c.h.Sum(nil); !bytes.Equal(got, c.want) {
-					t.Fatalf("len %d size %d: split writes give %x, one write %x", n, c.h.Size(), got, c.want)
-				}
-			}
-		}
-	}
-}
+func TestSplitWrites(t *testing.T) { forBoth(t, hashtest.SplitWrites) }
 
-func TestMarshal(t *testing.T) {
-	msg := []byte(strings.Repeat("The quick brown fox jumps over the lazy dog. ", 5))
-	for _, newH := range []func() hash.Hash{New512, New256} {
-		ref := newH()
-		ref.Write(msg)
-		want := ref.Sum(nil)
-		for cut := 0; cut <= len(msg); cut++ {
-			h := newH()
-			h.Write(msg[:cut])
-			state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(state) != marshaledSize {
-				t.Fatalf("state is %d bytes, want %d", len(state), marshaledSize)
-			}
-			h2 := newH()
-			h2.Write([]byte("garbage to be overwritten"))
-			if err := h2.(encoding.BinaryUnmarshaler).UnmarshalBinary(state); err != nil {
-				t.Fatal(err)
-			}
-			c, err := h.(hash.Cloner).Clone()
-			if err != nil {
-				t.Fatal(err)
-			}
-			h.Write([]byte("diverge"))
-			for name, hh := range map[string]hash.Hash{"unmarshaled": h2, "clone": c} {
-				hh.Write(msg[cut:])
-				if got := hh.Sum(nil); !bytes.Equal(got, want) {
-					t.Fatalf("size %d cut %d, %s: got %x want %x", h.Size(), cut, name, got, want)
-				}
-			}
-		}
-	}
-}
+func TestMarshal(t *testing.T) { forBoth(t, hashtest.Marshal) }
 
 func TestUnmarshalErrors(t *testing.T) {
 	good, _ := New512().(encoding.BinaryMarshaler).MarshalBinary()
@@ -333,74 +292,27 @@ func TestUnmarshalErrors(t *testing.T) {
 	highN[4+128+8] = 1
 	badNx := slices.Clone(good)
 	badNx[len(badNx)-1] = 64
-	for name, c := range map[string]struct {
-		h hash.Hash
-		b []byte
-	}{
-		"empty":          {New512(), nil},
-		"bad magic":      {New512(), append([]byte("xxx\x40"), good[4:]...)},
-		"256 state, 512": {New512(), good256},
-		"512 state, 256": {New256(), good},
-		"short":          {New512(), good[:len(good)-1]},
-		"long":           {New512(), append(slices.Clone(good), 0)},
-		"N too large":    {New512(), highN},
-		"bad nx":         {New512(), badNx},
-	} {
-		if err := c.h.(encoding.BinaryUnmarshaler).UnmarshalBinary(c.b); err == nil || !strings.HasPrefix(err.Error(), "streebog: ") {
-			t.Errorf("%s: err = %v, want a streebog error", name, err)
-		}
+	extra := map[string]hashtest.BadState{
+		"256 state, 512": {New: New512, State: good256},
+		"512 state, 256": {New: New256, State: good},
+		"N too large":    {New: New512, State: highN},
+		"bad nx":         {New: New512, State: badNx},
 	}
+	forBoth(t, func(t *testing.T, h hashtest.Hash) { hashtest.UnmarshalErrors(t, h, extra) })
 }
 
-func BenchmarkBlock512(b *testing.B) {
-	buf := make([]byte, 8192)
-	h := New512()
-	b.SetBytes(int64(len(buf)))
-	for b.Loop() {
-		h.Write(buf)
-	}
-}
+func BenchmarkBlock512(b *testing.B) { hashtest.Bench(b, spec512) }
 
 // TestKeyCache restores saved states (as HMAC does, with empty and with
 // partial buffers) and hashes messages of every length after them,
 // switching between states so that the key cache both hits and misses,
-// and compares with hashing the whole message from scratch.
+// and compares with hashing the whole message from scratch; Reset clears
+// the cache.
 func TestKeyCache(t *testing.T) {
-	rng := rand.New(rand.NewPCG(13, 14))
-	for _, newH := range []func() hash.Hash{New512, New256} {
-		var states [3][]byte
-		var prefixes [3][]byte
-		for i, n := range []int{64, 128, 100} {
-			prefixes[i] = make([]byte, n)
-			for j := range prefixes[i] {
-				prefixes[i][j] = byte(rng.Uint32())
-			}
-			h := newH()
-			h.Write(prefixes[i])
-			states[i], _ = h.(encoding.BinaryMarshaler).MarshalBinary()
-		}
-		h := newH()
-		for n := 0; n < 200; n++ {
-			i := rng.IntN(3)
-			msg := make([]byte, n)
-			for j := range msg {
-				msg[j] = byte(rng.Uint32())
-			}
-			if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(states[i]); err != nil {
-				t.Fatal(err)
-			}
-			h.Write(msg)
-			ref := newH()
-			ref.Write(prefixes[i])
-			ref.Write(msg)
-			want := ref.Sum(nil)
-			if got := h.Sum(nil); !bytes.Equal(got, want) {
-				t.Fatalf("size %d, state %d, message %d bytes: got %x, want %x", h.Size(), i, n, got, want)
-			}
-		}
-		h.Reset()
-		if d := h.(*digest); d.cache != nil && d.cache.valid {
-			t.Error("Reset left valid keys in the cache")
-		}
-	}
+	forBoth(t, func(t *testing.T, h hashtest.Hash) {
+		hashtest.KeyCache(t, h, []int{64, 128, 100}, func(h hash.Hash) bool {
+			d := h.(*digest)
+			return d.cache != nil && d.cache.valid
+		})
+	})
 }

@@ -2,19 +2,16 @@ package whirlpool
 
 import (
 	"bytes"
-	"encoding"
-	"encoding/hex"
 	"hash"
-	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/fastxts/xts/internal/hashtest"
 )
 
 // The ISO/IEC 10118-3 vectors of the Whirlpool submission's test file
 // (final version), plus the 43-byte pangram.
-var vectors = []struct {
-	name, in, want string
-}{
+var vectors = []hashtest.Vector{
 	{"empty", "", "19fa61d75522a4669b44e39c1d2e1726c530232130d407f89afee0964997f7a73e83be698b288febcf88e3e03c4f0757ea8964e59b63d93708b138cc42a66eb3"},
 	{"a", "a", "8aca2602792aec6f11a67206531fb7d7f0dff59413145e6973c45001d0087b42d11bc645413aeff63a42391a39145a591a92200d560195e53b478584fdae231a"},
 	{"abc", "abc", "4e2448a4c6f486bb16b6562c73b4020bf3043e3a731bce721ae1b303d97e6d4c7181eebdb6c57e277d0e34957114cbd6c797fc9d95d8b582d225292076d4eef5"},
@@ -27,29 +24,16 @@ var vectors = []struct {
 	{"fox", "The quick brown fox jumps over the lazy dog", "b97de512e91e3828b40d2b0fdce9ceb3c4a71f9bea8d88e75c4fa854df36725fd2b52eb6544edcacd6f8beddfea403cb55ae31f03ad62a5ef54e42ee82c3fb35"},
 }
 
-func TestVectors(t *testing.T) {
-	for _, v := range vectors {
-		t.Run(v.name, func(t *testing.T) {
-			h := New()
-			h.Write([]byte(v.in))
-			if got := hex.EncodeToString(h.Sum(nil)); got != v.want {
-				t.Errorf("New: got %s, want %s", got, v.want)
-			}
-			if got := hex.EncodeToString(h.Sum(nil)); got != v.want {
-				t.Errorf("second Sum: got %s, want %s", got, v.want)
-			}
-			s := Sum([]byte(v.in))
-			if got := hex.EncodeToString(s[:]); got != v.want {
-				t.Errorf("Sum: got %s, want %s", got, v.want)
-			}
-			h.Reset()
-			h.Write([]byte(v.in))
-			if got := hex.EncodeToString(h.Sum([]byte{0xee})); got != "ee"+v.want {
-				t.Errorf("after Reset, Sum(prefix): got %s, want ee%s", got, v.want)
-			}
-		})
-	}
+var spec = hashtest.Hash{
+	Name:          "whirlpool",
+	New:           New,
+	Sum:           func(b []byte) []byte { s := Sum(b); return s[:] },
+	Size:          Size,
+	BlockSize:     BlockSize,
+	MarshaledSize: marshaledSize,
 }
+
+func TestVectors(t *testing.T) { hashtest.Vectors(t, spec, vectors) }
 
 // TestSBox checks the generated S-box against the first row of the
 // specification's table and that it is a permutation.
@@ -68,135 +52,31 @@ func TestSBox(t *testing.T) {
 }
 
 func TestSizes(t *testing.T) {
-	h := New()
-	if h.Size() != Size || Size != 64 || h.BlockSize() != BlockSize || BlockSize != 64 {
-		t.Errorf("Size %d BlockSize %d", h.Size(), h.BlockSize())
+	if Size != 64 || BlockSize != 64 {
+		t.Errorf("Size %d BlockSize %d", Size, BlockSize)
 	}
+	hashtest.Sizes(t, spec)
 }
 
 // TestSplitWrites feeds random messages in random pieces (every length
 // around the block and padding boundaries) and compares with one Write.
-func TestSplitWrites(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for n := 0; n < 300; n++ {
-		msg := make([]byte, n)
-		for i := range msg {
-			msg[i] = byte(rng.Uint32())
-		}
-		want := Sum(msg)
-		for trial := 0; trial < 4; trial++ {
-			h := New()
-			rest := msg
-			for len(rest) > 0 {
-				k := rng.IntN(len(rest) + 1)
-				h.Write(rest[:k])
-				rest = rest[k:]
-			}
-			if got := h.Sum(nil); !bytes.Equal(got, want[:]) {
-				t.Fatalf("len %d: split writes give %x, one write %x", n, got, want)
-			}
-		}
-	}
-}
+func TestSplitWrites(t *testing.T) { hashtest.SplitWrites(t, spec) }
 
 // TestMarshal saves the state at every offset, restores it into a fresh
 // digest and a clone, and checks that both finish with the right sum.
-func TestMarshal(t *testing.T) {
-	msg := []byte(strings.Repeat("The quick brown fox jumps over the lazy dog. ", 5))
-	want := Sum(msg)
-	for cut := 0; cut <= len(msg); cut++ {
-		h := New()
-		h.Write(msg[:cut])
-		state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(state) != marshaledSize {
-			t.Fatalf("state is %d bytes, want %d", len(state), marshaledSize)
-		}
-		h2 := New()
-		h2.Write([]byte("garbage to be overwritten"))
-		if err := h2.(encoding.BinaryUnmarshaler).UnmarshalBinary(state); err != nil {
-			t.Fatal(err)
-		}
-		c, err := h.(hash.Cloner).Clone()
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Write([]byte("diverge")) // must not affect the clone
-		for name, hh := range map[string]hash.Hash{"unmarshaled": h2, "clone": c} {
-			hh.Write(msg[cut:])
-			if got := hh.Sum(nil); !bytes.Equal(got, want[:]) {
-				t.Fatalf("cut %d, %s: got %x want %x", cut, name, got, want)
-			}
-		}
-	}
-}
+func TestMarshal(t *testing.T) { hashtest.Marshal(t, spec) }
 
-func TestUnmarshalErrors(t *testing.T) {
-	good, _ := New().(encoding.BinaryMarshaler).MarshalBinary()
-	bad := append([]byte("xxx\x01"), good[4:]...)
-	for name, b := range map[string][]byte{
-		"empty":     nil,
-		"bad magic": bad,
-		"short":     good[:len(good)-1],
-		"long":      append(append([]byte{}, good...), 0),
-	} {
-		if err := New().(encoding.BinaryUnmarshaler).UnmarshalBinary(b); err == nil || !strings.HasPrefix(err.Error(), "whirlpool: ") {
-			t.Errorf("%s: err = %v, want a whirlpool error", name, err)
-		}
-	}
-}
+func TestUnmarshalErrors(t *testing.T) { hashtest.UnmarshalErrors(t, spec, nil) }
 
-func BenchmarkBlock(b *testing.B) {
-	buf := make([]byte, 8192)
-	h := New()
-	b.SetBytes(int64(len(buf)))
-	for b.Loop() {
-		h.Write(buf)
-	}
-}
+func BenchmarkBlock(b *testing.B) { hashtest.Bench(b, spec) }
 
 // TestKeyCache restores saved states (as HMAC does) and hashes messages of
 // every length after them, switching between two states so that the key
 // schedule cache both hits and misses, and compares with hashing the whole
-// message from scratch.
+// message from scratch; Reset clears the cache.
 func TestKeyCache(t *testing.T) {
-	rng := rand.New(rand.NewPCG(11, 12))
-	var states [2][]byte
-	var prefixes [2][]byte
-	for i := range states {
-		prefixes[i] = make([]byte, 64*(i+1))
-		for j := range prefixes[i] {
-			prefixes[i][j] = byte(rng.Uint32())
-		}
-		h := New()
-		h.Write(prefixes[i])
-		states[i], _ = h.(encoding.BinaryMarshaler).MarshalBinary()
-	}
-	h := New()
-	for n := 0; n < 200; n++ {
-		i := rng.IntN(2)
-		msg := make([]byte, n)
-		for j := range msg {
-			msg[j] = byte(rng.Uint32())
-		}
-		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(states[i]); err != nil {
-			t.Fatal(err)
-		}
-		h.Write(msg)
-		want := Sum(append(append([]byte{}, prefixes[i]...), msg...))
-		if got := h.Sum(nil); !bytes.Equal(got, want[:]) {
-			t.Fatalf("state %d, message %d bytes: got %x, want %x", i, n, got, want)
-		}
-	}
-	// Reset clears the cache and the digest still works.
-	h.Reset()
-	if d := h.(*digest); d.cache != nil && d.cache.valid {
-		t.Error("Reset left a valid key schedule in the cache")
-	}
-	h.Write([]byte("abc"))
-	if got := hex.EncodeToString(h.Sum(nil)); got != vectors[2].want {
-		t.Errorf("after Reset: %s", got)
-	}
+	hashtest.KeyCache(t, spec, []int{64, 128}, func(h hash.Hash) bool {
+		d := h.(*digest)
+		return d.cache != nil && d.cache.valid
+	})
 }

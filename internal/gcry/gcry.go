@@ -60,16 +60,59 @@ import (
 // Version is the version of the libgcrypt linked.
 func Version() string { return C.GoString(C.gcry_ver()) }
 
-func algo(keyLen int) (C.int, error) {
-	switch keyLen {
-	case 16:
-		return C.GCRY_CIPHER_CAMELLIA128, nil
-	case 24:
-		return C.GCRY_CIPHER_CAMELLIA192, nil
-	case 32:
-		return C.GCRY_CIPHER_CAMELLIA256, nil
+// Algo is one of libgcrypt's block ciphers.
+type Algo int
+
+// The ciphers of the bridge.
+const (
+	Camellia Algo = iota + 1
+	Serpent
+	Twofish
+)
+
+// KeySizes are the key lengths in bytes that libgcrypt has for a: all of
+// 16, 24 and 32 but for Twofish, which it has with 16 and 32 only.
+func (a Algo) KeySizes() []int {
+	if a == Twofish {
+		return []int{16, 32}
 	}
-	return 0, fmt.Errorf("gcry: no Camellia with a %d-byte key", keyLen)
+	return []int{16, 24, 32}
+}
+
+// String is the cipher's name.
+func (a Algo) String() string {
+	switch a {
+	case Camellia:
+		return "Camellia"
+	case Serpent:
+		return "Serpent"
+	case Twofish:
+		return "Twofish"
+	}
+	return fmt.Sprintf("Algo(%d)", int(a))
+}
+
+// id is libgcrypt's number for a with a key of keyLen bytes.
+func (a Algo) id(keyLen int) (C.int, error) {
+	switch {
+	case a == Camellia && keyLen == 16:
+		return C.GCRY_CIPHER_CAMELLIA128, nil
+	case a == Camellia && keyLen == 24:
+		return C.GCRY_CIPHER_CAMELLIA192, nil
+	case a == Camellia && keyLen == 32:
+		return C.GCRY_CIPHER_CAMELLIA256, nil
+	case a == Serpent && keyLen == 16:
+		return C.GCRY_CIPHER_SERPENT128, nil
+	case a == Serpent && keyLen == 24:
+		return C.GCRY_CIPHER_SERPENT192, nil
+	case a == Serpent && keyLen == 32:
+		return C.GCRY_CIPHER_SERPENT256, nil
+	case a == Twofish && keyLen == 16:
+		return C.GCRY_CIPHER_TWOFISH128, nil
+	case a == Twofish && keyLen == 32:
+		return C.GCRY_CIPHER_TWOFISH, nil
+	}
+	return 0, fmt.Errorf("gcry: no %v with a %d-byte key", a, keyLen)
 }
 
 func run(alg, mode C.int, enc bool, key, iv, in []byte) ([]byte, error) {
@@ -93,26 +136,27 @@ func run(alg, mode C.int, enc bool, key, iv, in []byte) ([]byte, error) {
 	return out, nil
 }
 
-// ECB encrypts (enc) or decrypts in, a multiple of 16 bytes, with Camellia
-// in ECB mode under a 16-, 24- or 32-byte key.
-func ECB(enc bool, key, in []byte) ([]byte, error) {
-	a, err := algo(len(key))
+// ECB encrypts (enc) or decrypts in, a multiple of 16 bytes, with a in ECB
+// mode under key (a length of a.KeySizes).
+func ECB(a Algo, enc bool, key, in []byte) ([]byte, error) {
+	id, err := a.id(len(key))
 	if err != nil {
 		return nil, err
 	}
-	return run(a, C.GCRY_CIPHER_MODE_ECB, enc, key, nil, in)
+	return run(id, C.GCRY_CIPHER_MODE_ECB, enc, key, nil, in)
 }
 
-// XTS encrypts (enc) or decrypts one data unit in with Camellia-XTS: key is
-// the data key followed by the tweak key (32, 48 or 64 bytes) and tweak the
-// 16-byte IV (for plain64, the little-endian sector number).
-func XTS(enc bool, key []byte, tweak [16]byte, in []byte) ([]byte, error) {
+// XTS encrypts (enc) or decrypts one data unit in with a in XTS mode: key
+// is the data key followed by the tweak key (each of a length of
+// a.KeySizes) and tweak the 16-byte IV (for plain64, the little-endian
+// sector number).
+func XTS(a Algo, enc bool, key []byte, tweak [16]byte, in []byte) ([]byte, error) {
 	if len(key)%2 != 0 {
 		return nil, fmt.Errorf("gcry: odd XTS key length %d", len(key))
 	}
-	a, err := algo(len(key) / 2)
+	id, err := a.id(len(key) / 2)
 	if err != nil {
 		return nil, err
 	}
-	return run(a, C.GCRY_CIPHER_MODE_XTS, enc, key, tweak[:], in)
+	return run(id, C.GCRY_CIPHER_MODE_XTS, enc, key, tweak[:], in)
 }

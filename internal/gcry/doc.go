@@ -1,6 +1,7 @@
-// Package gcry is a test-only bridge to libgcrypt's Camellia (ECB and XTS),
-// an implementation written independently of this module, used to
-// cross-check package camellia and its use through the XTS mode.
+// Package gcry is a test-only bridge to libgcrypt's Serpent, Twofish and
+// Camellia (ECB and XTS), implementations written independently of this
+// module, used to cross-check packages serpent, twofish and camellia and
+// their use through the XTS mode.
 //
 // The bridge needs cgo and libgcrypt's headers (Debian: libgcrypt20-dev),
 // so it is compiled only with the build tag "gcrypt" (and cgo enabled);

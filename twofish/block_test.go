@@ -1,0 +1,48 @@
+// Copyright 2026 The fastxts Authors. All rights reserved.
+// Use of this source code is governed by a BSD-style
+// license that can be found in the LICENSE file.
+
+package twofish_test
+
+import (
+	"testing"
+
+	"github.com/fastxts/xts/internal/blocktest"
+	"github.com/fastxts/xts/twofish"
+)
+
+var spec = blocktest.Cipher{
+	Name:      "twofish",
+	New:       twofish.NewCipher,
+	BlockSize: twofish.BlockSize,
+	KeySizes:  []int{16, 24, 32},
+	Overlap:   true,
+}
+
+func TestPaper(t *testing.T) {
+	blocktest.CheckVectors(t, spec, "paper.txt", blocktest.ReadVectors(t, "testdata/paper.txt"))
+}
+
+// TestGcryptVectors checks ECB blocks that libgcrypt 1.10.1 computed for
+// random keys and plaintexts (written by go test -tags gcrypt -run
+// TestGcryptWriteVectors -gcrypt.update).
+func TestGcryptVectors(t *testing.T) {
+	blocktest.CheckVectors(t, spec, "gcrypt_ecb.txt", blocktest.ReadVectors(t, "testdata/gcrypt_ecb.txt"))
+}
+
+func TestKeySizes(t *testing.T) { blocktest.KeySizes[twofish.KeySizeError](t, spec) }
+
+func TestPanics(t *testing.T) { blocktest.Panics(t, spec) }
+
+func TestInPlaceAndLonger(t *testing.T) { blocktest.InPlaceAndLonger(t, spec) }
+
+func TestKeyCopied(t *testing.T) {
+	blocktest.KeyCopied(t, spec, blocktest.ReadVectors(t, "testdata/paper.txt")[0])
+}
+
+func TestNoAllocs(t *testing.T) { blocktest.NoAllocs(t, spec) }
+
+// TestConcurrent uses Blocks from several goroutines (run with -race).
+func TestConcurrent(t *testing.T) {
+	blocktest.Concurrent(t, spec, blocktest.ReadVectors(t, "testdata/paper.txt"))
+}
