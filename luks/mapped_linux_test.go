@@ -27,7 +27,7 @@ func mappedVolume(t *testing.T, size int) (*Volume, []byte, func(dataBytes int64
 	t.Helper()
 	dev, h, key := memImage(t, CreateOptions{KDF: fastKDF["pbkdf2"]}, size)
 	f := imageFile(t, dev.b.Bytes())
-	v, err := NewVolume(h, key, f, dev.Size())
+	v, err := newVolume(h, key, f, dev.Size(), false, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,8 @@ func testVolumeModel(t *testing.T, onFile bool) {
 			if onFile {
 				data = imageFile(t, dev.b.Bytes())
 			}
-			v, err := NewVolume(h, key, data, dev.Size())
+			// On a file, through the mapping (Options.Map).
+			v, err := newVolume(h, key, data, dev.Size(), false, onFile)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +138,7 @@ func TestVolumeMappedFileShrinks(t *testing.T) {
 	const size = 4 << 20
 	dev, h, key := memImage(t, CreateOptions{KDF: fastKDF["pbkdf2"]}, size)
 	f := imageFile(t, dev.b.Bytes())
-	v, err := NewVolume(h, key, f, dev.Size())
+	v, err := newVolume(h, key, f, dev.Size(), false, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,6 +44,14 @@ type Config struct {
 	ReadOnly bool
 	// Name starts the Volume's error messages ("luks", "veracrypt").
 	Name string
+	// Map reads bulk data through a read-only shared mapping of Data when
+	// it is a file of 1 MiB or more (Linux): decryption straight from the
+	// page cache, one copy fewer. It pays only when one Volume reads the
+	// same data several times: each page faults once per Volume, and on a
+	// Zen 5 VM a single pass over a 256 MiB LUKS image read 5 times slower
+	// mapped than through ReadAt (247 vs 47 ms) while a second pass read 2
+	// times faster (24 vs 51 ms). Off by default.
+	Map bool
 	// Guard, when set, is called before each write with the range [off,
 	// off+n) of the area, in whole sectors, that the write replaces; an
 	// error refuses the whole write before anything is written.
@@ -87,7 +95,9 @@ func New(c Config) (*Volume, error) {
 	if !c.ReadOnly {
 		v.w, _ = c.Data.(io.WriterAt)
 	}
-	v.mapping, v.seg = mapArea(c.Data, v.off, v.size)
+	if c.Map {
+		v.mapping, v.seg = mapArea(c.Data, v.off, v.size)
+	}
 	return v, nil
 }
 

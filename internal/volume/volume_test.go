@@ -210,7 +210,7 @@ func TestMappedFile(t *testing.T) {
 	if err := f.Truncate(4096 + size); err != nil {
 		t.Fatal(err)
 	}
-	v, err := New(Config{Data: f, Offset: 4096, Size: size, SectorSize: 4096, Cipher: newCipher(t, 4096)})
+	v, err := New(Config{Data: f, Offset: 4096, Size: size, SectorSize: 4096, Cipher: newCipher(t, 4096), Map: true})
 	if err != nil {
 		t.Fatal(err)
 	}
