@@ -28,6 +28,16 @@ type engine interface {
 	wipe()
 }
 
+// A sectorEngine also processes many consecutive data units in one call:
+// unit k of src (each sectorSize bytes, a multiple of 16) uses the IV
+// SectorTweak(first + k*step), modulo 2^64. The AES variants are called
+// directly (asmEngine); another engine with a bulk routine (serpent-avx512)
+// is found through this interface.
+type sectorEngine interface {
+	encryptSectors(dst, src []byte, sectorSize int, first, step uint64)
+	decryptSectors(dst, src []byte, sectorSize int, first, step uint64)
+}
+
 // tweak128 is a 16-byte tweak as a little-endian 128-bit integer: lo holds
 // bytes 0-7, hi bytes 8-15. On little-endian machines its memory layout is
 // the tweak's bytes, which is what the assembly routines read.

@@ -95,12 +95,22 @@ func (c *Cipher) sectorsParallel(dst, src []byte, sectorSize int, first, step ui
 	})
 }
 
-// sectorsSerial runs sectors on the calling goroutine: through an
-// assembly variant (sectorsAsm), or one data unit at a time through the
-// portable engine.
+// sectorsSerial runs sectors on the calling goroutine: through an AES
+// assembly variant (sectorsAsm), another engine's sector routine, or one
+// data unit at a time through the portable engine.
 func (c *Cipher) sectorsSerial(dst, src []byte, sectorSize int, first, step uint64, decrypt bool) {
 	if c.asm != nil {
 		c.sectorsAsm(dst, src, len(src)/sectorSize, sectorSize, first, step, decrypt)
+		return
+	}
+	// Other engines with a bulk sector routine (serpent-avx512) batch
+	// their sectors' IV encryptions.
+	if se, ok := c.eng.(sectorEngine); ok {
+		if decrypt {
+			se.decryptSectors(dst, src, sectorSize, first, step)
+		} else {
+			se.encryptSectors(dst, src, sectorSize, first, step)
+		}
 		return
 	}
 	crypt := c.eng.encrypt
