@@ -318,14 +318,8 @@ wipes the keys. A filesystem inside opens with e.g. 'fuse2fs DIR/volume MNT'.
 		return err
 	}
 	image, dir := pos[0], pos[1]
-	if st, err := os.Stat(dir); err != nil {
-		return exit.With(exitWrongDevice, fmt.Errorf("mount point: %w", err))
-	} else if !st.IsDir() {
-		return exit.Errorf(exitWrongDevice, "mount point %s is not a directory", dir)
-	}
-	// Before the secret: there is no point unlocking what cannot be shown.
-	if err := fusefile.Available(); err != nil {
-		return exit.With(exitFailure, err)
+	if err := checkMountPoint(dir); err != nil {
+		return err
 	}
 	cmd := f.name + " mount"
 	g := e.guard(cmd)
@@ -341,6 +335,21 @@ wipes the keys. A filesystem inside opens with e.g. 'fuse2fs DIR/volume MNT'.
 	}
 	defer v.Close()
 	return mountVolume(g, e, cmd, image, dir, syncedVolume{v, img}, v.Size(), img, readOnly)
+}
+
+// checkMountPoint checks, before any secret is asked for, that DIR is a
+// directory and that FUSE can be used: there is no point unlocking what
+// cannot be shown.
+func checkMountPoint(dir string) error {
+	if st, err := os.Stat(dir); err != nil {
+		return exit.With(exitWrongDevice, fmt.Errorf("mount point: %w", err))
+	} else if !st.IsDir() {
+		return exit.Errorf(exitWrongDevice, "mount point %s is not a directory", dir)
+	}
+	if err := fusefile.Available(); err != nil {
+		return exit.With(exitFailure, err)
+	}
+	return nil
 }
 
 // pumpVolume writes the whole decrypted volume to out (the guard's

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fastxts/xts/cmd/xts/internal/exit"
 	"github.com/fastxts/xts/cmd/xts/internal/guard"
+	"github.com/fastxts/xts/internal/volume"
 	"github.com/fastxts/xts/veracrypt"
 	"golang.org/x/term"
 )
@@ -262,6 +263,9 @@ func readKeyfiles(paths []string) ([][]byte, error) {
 	return kf, nil
 }
 
+// errTcryptEmpty refuses an empty password without keyfiles.
+var errTcryptEmpty = exit.Errorf(exitUsage, "empty passphrase (an empty one goes only with keyfiles, -d)")
+
 // maxTcryptPassword is VeraCrypt's longest password (TrueCrypt's is 64).
 const maxTcryptPassword = 128
 
@@ -271,31 +275,13 @@ const maxTcryptPassword = 128
 func tcryptPassword(e *env, prompt string, allowEmpty, verify bool) ([]byte, error) {
 	var pass []byte
 	if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		read := func(msg string) ([]byte, error) {
-			fmt.Fprint(e.stderr, msg)
-			b, err := term.ReadPassword(int(f.Fd()))
-			fmt.Fprintln(e.stderr)
-			if err != nil {
-				return nil, fmt.Errorf("reading the passphrase: %w", err)
-			}
-			return b, nil
+		var emptyErr error
+		if !allowEmpty {
+			emptyErr = errTcryptEmpty
 		}
 		var err error
-		if pass, err = read(prompt); err != nil {
+		if pass, err = terminalPass(e, f, prompt, verify, emptyErr); err != nil {
 			return nil, err
-		}
-		if verify {
-			again, err := read("Verify passphrase: ")
-			if err != nil {
-				clear(pass)
-				return nil, err
-			}
-			same := bytes.Equal(pass, again)
-			clear(again)
-			if !same {
-				clear(pass)
-				return nil, exit.Errorf(exitUsage, "Passphrases do not match.")
-			}
 		}
 	} else {
 		line, err := e.rawLine()
@@ -306,7 +292,7 @@ func tcryptPassword(e *env, prompt string, allowEmpty, verify bool) ([]byte, err
 	}
 	switch {
 	case len(pass) == 0 && !allowEmpty:
-		return nil, exit.Errorf(exitUsage, "empty passphrase (an empty one goes only with keyfiles, -d)")
+		return nil, errTcryptEmpty
 	case len(pass) > maxTcryptPassword:
 		clear(pass)
 		return nil, exit.Errorf(exitUsage, "passphrase of %d bytes: VeraCrypt takes at most %d (TrueCrypt %d)", len(pass), maxTcryptPassword, 64)
@@ -460,8 +446,8 @@ nothing is left.
 			return err
 		}
 		defer img.Close()
-		if devSize, err = volumeDeviceSize(img); err != nil {
-			return err
+		if devSize, err = volume.DeviceSize(img); err != nil {
+			return fmt.Errorf("%s: %w", image, err)
 		}
 		ok, err := confirmOnTerminal(e, batch, fmt.Sprintf("WARNING!\n========\nThis will overwrite data on %s irrevocably.\n\nAre you sure? (Type 'yes' in capital letters): ", image))
 		if err != nil {
@@ -493,15 +479,6 @@ nothing is left.
 		return exit.With(exitFailure, err)
 	}
 	return commit()
-}
-
-// volumeDeviceSize is the size of an image file or block device.
-func volumeDeviceSize(f *os.File) (int64, error) {
-	n, err := f.Seek(0, io.SeekEnd)
-	if err != nil {
-		return 0, fmt.Errorf("%s: size: %w", f.Name(), err)
-	}
-	return n, nil
 }
 
 func runTcryptChangeKey(e *env, f *volumeFormat, args []string) error {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/fastxts/xts/cmd/xts/internal/exit"
 	"github.com/fastxts/xts/internal/fusefile"
 	"github.com/fastxts/xts/luks"
 )
@@ -45,15 +44,8 @@ func runLUKSMount(e *env, args []string) error {
 		return err
 	}
 	image, dir := pos[0], pos[1]
-	if st, err := os.Stat(dir); err != nil {
-		return exit.With(exitWrongDevice, fmt.Errorf("mount point: %w", err))
-	} else if !st.IsDir() {
-		return exit.Errorf(exitWrongDevice, "mount point %s is not a directory", dir)
-	}
-	// Before the passphrase: there is no point unlocking what cannot be
-	// shown.
-	if err := fusefile.Available(); err != nil {
-		return exit.With(exitFailure, err)
+	if err := checkMountPoint(dir); err != nil {
+		return err
 	}
 
 	g := e.guard("luks mount")

@@ -88,6 +88,13 @@ func promptPass(e *env, prompt string, verify bool) ([]byte, error) {
 		}
 		return line, nil
 	}
+	return terminalPass(e, f, prompt, verify, exit.Errorf(exitUsage, "empty passphrase"))
+}
+
+// terminalPass reads a passphrase from the terminal f without echo, and
+// when verify asks for it again. An empty one is refused with emptyErr
+// (before any second prompt) unless emptyErr is nil.
+func terminalPass(e *env, f *os.File, prompt string, verify bool, emptyErr error) ([]byte, error) {
 	read := func(msg string) ([]byte, error) {
 		fmt.Fprint(e.stderr, msg)
 		b, err := term.ReadPassword(int(f.Fd()))
@@ -101,8 +108,8 @@ func promptPass(e *env, prompt string, verify bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(pass) == 0 {
-		return nil, exit.Errorf(exitUsage, "empty passphrase")
+	if len(pass) == 0 && emptyErr != nil {
+		return nil, emptyErr
 	}
 	if verify {
 		again, err := read("Verify passphrase: ")
