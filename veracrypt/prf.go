@@ -1,11 +1,9 @@
 package veracrypt
 
 import (
-	"crypto/hmac"
 	"crypto/sha1"
 	"crypto/sha256"
 	"crypto/sha512"
-	"encoding/binary"
 	"fmt"
 	"hash"
 	"strings"
@@ -15,6 +13,7 @@ import (
 	"github.com/fastxts/xts/internal/hash/ripemd160"
 	"github.com/fastxts/xts/internal/hash/streebog"
 	"github.com/fastxts/xts/internal/hash/whirlpool"
+	"github.com/fastxts/xts/internal/pbkdf2"
 	"golang.org/x/crypto/blake2s"
 )
 
@@ -145,9 +144,8 @@ type deriver struct {
 	salt      []byte
 	iter, mem int
 	stop      *atomic.Bool
-	key       []byte // PBKDF2: the blocks so far
-	mac       hash.Hash
-	u, t      []byte
+	key       []byte // the blocks so far (PBKDF2), or the key (Argon2id)
+	pbkdf2    *pbkdf2.Deriver
 }
 
 // get returns the first n bytes of the header key, or nil when stopped.
@@ -163,48 +161,29 @@ func (d *deriver) get(n int) []byte {
 		}
 		return d.key[:n]
 	}
-	if d.mac == nil {
-		d.mac = hmac.New(d.p.hash, d.password)
+	if d.pbkdf2 == nil {
+		d.pbkdf2 = pbkdf2.NewDeriver(d.p.hash, d.password, d.salt, d.iter)
 	}
 	for len(d.key) < n {
-		if !d.block(uint32(len(d.key)/d.mac.Size() + 1)) {
+		size := d.pbkdf2.Size()
+		i := len(d.key)/size + 1
+		d.key = append(d.key, make([]byte, size)...)
+		if !d.pbkdf2.Block(d.key[len(d.key)-size:], uint32(i), d.stop) {
+			clear(d.key[len(d.key)-size:])
+			d.key = d.key[:len(d.key)-size] // the block is incomplete
 			return nil
 		}
 	}
 	return d.key[:n]
 }
 
-// block appends PBKDF2 block i to d.key; false when stopped.
-func (d *deriver) block(i uint32) bool {
-	m := d.mac
-	m.Reset()
-	m.Write(d.salt)
-	var be [4]byte
-	binary.BigEndian.PutUint32(be[:], i)
-	m.Write(be[:])
-	d.u = m.Sum(d.u[:0])
-	d.t = append(d.t[:0], d.u...)
-	for j := 1; j < d.iter; j++ {
-		if j&1023 == 0 && d.stop != nil && d.stop.Load() {
-			return false
-		}
-		m.Reset()
-		m.Write(d.u)
-		d.u = m.Sum(d.u[:0])
-		for k := range d.t {
-			d.t[k] ^= d.u[k]
-		}
-	}
-	d.key = append(d.key, d.t...)
-	return true
-}
-
 // wipe clears the derived keys.
 func (d *deriver) wipe() {
 	clear(d.key)
-	clear(d.u)
-	clear(d.t)
 	d.key = nil
+	if d.pbkdf2 != nil {
+		d.pbkdf2.Wipe()
+	}
 }
 
 // check reports why the PRF cannot run, or nil.

@@ -7,6 +7,7 @@ import (
 	"hash"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Key derives a key of keyLen bytes from password and salt with iter
@@ -34,7 +35,7 @@ func Key(h func() hash.Hash, password, salt []byte, iter, keyLen int) []byte {
 	workers := min(nBlocks, runtime.GOMAXPROCS(0))
 	if workers <= 1 {
 		for i := 1; i <= nBlocks; i++ {
-			p.block(out[(i-1)*hLen:i*hLen], salt, uint32(i), iter)
+			p.block(out[(i-1)*hLen:i*hLen], salt, uint32(i), iter, nil)
 		}
 		return out[:keyLen:keyLen]
 	}
@@ -58,7 +59,7 @@ func Key(h func() hash.Hash, password, salt []byte, iter, keyLen int) []byte {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				q.block(out[(i-1)*hLen:i*hLen], salt, uint32(i), iter)
+				q.block(out[(i-1)*hLen:i*hLen], salt, uint32(i), iter, nil)
 			}
 		}()
 	}
@@ -277,8 +278,10 @@ func (p *prf) restore(d hash.Hash, m marshalable, state, pad []byte) {
 	d.Write(pad)
 }
 
-// block computes output block i, T_i = U_1 ⊕ … ⊕ U_iter, into t.
-func (p *prf) block(t, salt []byte, i uint32, iter int) {
+// block computes output block i, T_i = U_1 ⊕ … ⊕ U_iter, into t. When stop
+// is not nil it is polled every 1024 iterations; block returns false,
+// with t incomplete, once it is set.
+func (p *prf) block(t, salt []byte, i uint32, iter int, stop *atomic.Bool) bool {
 	// U_1 = PRF(salt || INT(i)): the one message that is not size bytes.
 	p.restore(p.inner, p.imarsh, p.istate, p.ipad)
 	p.inner.Write(salt)
@@ -290,13 +293,50 @@ func (p *prf) block(t, salt []byte, i uint32, iter int) {
 	p.outer.Write(v)
 	u := p.outer.Sum(p.u[:0])
 	copy(t, u)
+	defer clear(v)
+	defer clear(u)
 	for n := 1; n < iter; n++ {
+		if n&1023 == 0 && stop != nil && stop.Load() {
+			return false
+		}
 		u = p.sum(u, v, u)
 		subtle.XORBytes(t, t, u)
 	}
-	clear(u)
-	clear(v)
+	return true
 }
+
+// A Deriver computes a PBKDF2 key's output blocks one at a time, for a
+// caller that needs the blocks lazily or must be able to stop the work
+// (VeraCrypt's trials: a longer header key only for a longer cipher
+// chain, and every other trial stopped once one matches). It is not safe
+// for concurrent use.
+type Deriver struct {
+	p    *prf
+	salt []byte
+	iter int
+}
+
+// NewDeriver keys HMAC with h and password for blocks of PBKDF2 over salt
+// with iter iterations. It panics if iter is below 1.
+func NewDeriver(h func() hash.Hash, password, salt []byte, iter int) *Deriver {
+	if iter < 1 {
+		panic("pbkdf2: iteration count below 1")
+	}
+	return &Deriver{p: newPRF(h, password), salt: salt, iter: iter}
+}
+
+// Size is the size of a block: the hash's output size.
+func (d *Deriver) Size() int { return d.p.size }
+
+// Block computes output block i (counted from 1) into t, Size bytes. When
+// stop is not nil it is polled as the work goes; Block returns false, t
+// incomplete, once it is set.
+func (d *Deriver) Block(t []byte, i uint32, stop *atomic.Bool) bool {
+	return d.p.block(t[:d.p.size], d.salt, i, d.iter, stop)
+}
+
+// Wipe clears the keyed material the Deriver holds.
+func (d *Deriver) Wipe() { d.p.wipe() }
 
 // wipe clears the copies of keyed material p holds.
 func (p *prf) wipe() {
