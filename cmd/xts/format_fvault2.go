@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 
 	"github.com/fastxts/xts/cmd/xts/internal/exit"
@@ -44,15 +43,7 @@ func (o *fvault2Options) open(g *guard.Guard, e *env, img *os.File, name string,
 	if _, err := fvault2.ReadHeader(img); err != nil {
 		return nil, fvault2Error(name, err)
 	}
-	var (
-		secret []byte
-		err    error
-	)
-	if o.volumeKey != "" {
-		secret, err = readKeyFile(o.volumeKey, 0, 0, e.stdin)
-	} else {
-		secret, err = o.pass.passphrase(e, fmt.Sprintf("Enter passphrase for %s: ", name), false)
-	}
+	secret, err := o.pass.orVolumeKey(e, o.volumeKey, name)
 	if err != nil {
 		return nil, err
 	}

@@ -123,15 +123,7 @@ func (o *unlockOptions) open(g *guard.Guard, e *env, img, hdev *os.File, h *luks
 	if err := h.CheckSupported(); err != nil {
 		return nil, err
 	}
-	var (
-		secret []byte
-		err    error
-	)
-	if o.volumeKey != "" {
-		secret, err = readKeyFile(o.volumeKey, 0, 0, e.stdin)
-	} else {
-		secret, err = o.pass.passphrase(e, fmt.Sprintf("Enter passphrase for %s: ", name), false)
-	}
+	secret, err := o.pass.orVolumeKey(e, o.volumeKey, name)
 	if err != nil {
 		return nil, err
 	}

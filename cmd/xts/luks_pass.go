@@ -77,6 +77,16 @@ func (p *passSpec) passphrase(e *env, prompt string, verify bool) ([]byte, error
 	return promptPass(e, prompt, verify)
 }
 
+// orVolumeKey returns the raw volume key in volumeKeyFile when one is
+// named (cryptsetup --volume-key-file), else the passphrase for image
+// name.
+func (p *passSpec) orVolumeKey(e *env, volumeKeyFile, name string) ([]byte, error) {
+	if volumeKeyFile != "" {
+		return readKeyFile(volumeKeyFile, 0, 0, e.stdin)
+	}
+	return p.passphrase(e, fmt.Sprintf("Enter passphrase for %s: ", name), false)
+}
+
 // promptPass reads a passphrase from the terminal (without echo), or one
 // line of standard input when it is not a terminal.
 func promptPass(e *env, prompt string, verify bool) ([]byte, error) {
