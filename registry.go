@@ -150,8 +150,8 @@ func (r *registry) index(name string) int {
 // Every available implementation can be chosen with WithImplementation.
 func Implementations() []Implementation {
 	list := theRegistry().list
-	// The AES variants, the other ciphers' (serpent_select.go), generic.
+	// The AES variants, the other ciphers' (cipher_select.go), generic.
 	out := append([]Implementation(nil), list[:len(list)-1]...)
-	out = append(out, serpentImplementations()...)
+	out = append(out, otherImplementations()...)
 	return append(out, list[len(list)-1])
 }

@@ -38,12 +38,16 @@ func needsSerpentAVX512(c cpuid.X86) []requirement {
 }
 
 func init() {
-	serpentPlatform = serpentX86Implementations
+	registerFamily(cipherFamily{cipher: "Serpent", symbol: serpentNewCipher, impls: serpentX86Implementations})
 }
 
-func serpentX86Implementations() []serpentImpl {
+// serpentNewCipher is the symbol of serpent.NewCipher (package
+// github.com/fastxts/xts/serpent), matched by name (cipher_select.go).
+const serpentNewCipher = "github.com/fastxts/xts/serpent.NewCipher"
+
+func serpentX86Implementations() []otherImpl {
 	c, _ := cpuid.Host()
-	impls := make([]serpentImpl, 0, len(serpentX86Variants))
+	impls := make([]otherImpl, 0, len(serpentX86Variants))
 	for i := range serpentX86Variants {
 		v := &serpentX86Variants[i]
 		why := missing(v.needs(c))
@@ -52,7 +56,7 @@ func serpentX86Implementations() []serpentImpl {
 		if !ok {
 			note += "; " + why
 		}
-		impls = append(impls, serpentImpl{
+		impls = append(impls, otherImpl{
 			name:      v.name,
 			available: ok,
 			note:      note,
@@ -64,116 +68,34 @@ func serpentX86Implementations() []serpentImpl {
 	return impls
 }
 
-// serpentAsmEngine runs the generated routines over whole groups of 16
-// blocks and the generic engine over the rest of a data unit (the tweak
-// encryption, the last blocks, ciphertext stealing) and over units shorter
-// than 256 bytes. For runs of sectors it encrypts the tweaks 16 at a time
-// with the generated routine too.
-type serpentAsmEngine struct {
+// serpentRoutines are the bulkRoutines of one Serpent variant and key:
+// whole groups of 16 blocks.
+type serpentRoutines struct {
 	ks               *[2][132]uint32 // the data key's, the tweak key's
-	gen              *genericEngine
 	encBulk, decBulk serpentBulkFunc
 }
 
-func newSerpentAsmEngine(enc, dec serpentBulkFunc, key []byte, k1, k2 cipher.Block) *serpentAsmEngine {
+func newSerpentAsmEngine(enc, dec serpentBulkFunc, key []byte, k1, k2 cipher.Block) *bulkAsmEngine {
 	ks := new([2][132]uint32)
 	half := len(key) / 2
 	serpentKeySchedule(&ks[0], key[:half])
 	serpentKeySchedule(&ks[1], key[half:])
-	return &serpentAsmEngine{ks: ks, gen: newGeneric(k1, k2), encBulk: enc, decBulk: dec}
+	return newBulkAsmEngine(&serpentRoutines{ks: ks, encBulk: enc, decBulk: dec}, 256, k1, k2)
 }
 
-func (e *serpentAsmEngine) wipe() {
-	*e.ks = [2][132]uint32{}
-	e.gen.wipe()
+func (r *serpentRoutines) encrypt(dst, src []byte, lo, hi uint64) (uint64, uint64) {
+	return r.encBulk(&r.ks[0], dst, src, lo, hi)
 }
 
-func (e *serpentAsmEngine) encrypt(dst, src []byte, t tweak128, flags uint64) tweak128 {
-	return e.crypt(e.encBulk, dst, src, t, flags, false)
+func (r *serpentRoutines) decrypt(dst, src []byte, lo, hi uint64) (uint64, uint64) {
+	return r.decBulk(&r.ks[0], dst, src, lo, hi)
 }
 
-func (e *serpentAsmEngine) decrypt(dst, src []byte, t tweak128, flags uint64) tweak128 {
-	return e.crypt(e.decBulk, dst, src, t, flags, true)
-}
+// encryptTweaks uses the encryption routine with the tweak key: any
+// variant's encryption is Serpent's.
+func (r *serpentRoutines) encryptTweaks(b []byte) { r.encBulk(&r.ks[1], b, b, 0, 0) }
 
-func (e *serpentAsmEngine) crypt(f serpentBulkFunc, dst, src []byte, t tweak128, flags uint64, dec bool) tweak128 {
-	n := len(src)
-	full := n &^ 15
-	if full != n {
-		full -= 16 // the last full block goes with the stolen one
-	}
-	bulk := full &^ 255
-	if bulk == 0 {
-		return e.gen.crypt(dst, src, t, flags, dec)
-	}
-	if flags&flagEncryptTweak != 0 {
-		t = encryptTweakInDst(e.gen.k2, dst, src, t)
-	}
-	t.lo, t.hi = f(&e.ks[0], dst[:bulk], src[:bulk], t.lo, t.hi)
-	if bulk == n {
-		return t
-	}
-	return e.gen.crypt(dst[bulk:n], src[bulk:], t, flags&^flagEncryptTweak, dec)
-}
-
-// encryptTweakInDst returns the tweak t encrypted with k2, using dst's
-// first block as scratch (a local array passed to the interface would
-// escape and allocate): src's first block is saved and put back, so this
-// is harmless in place too.
-func encryptTweakInDst(k2 cipher.Block, dst, src []byte, t tweak128) tweak128 {
-	s0 := binary.LittleEndian.Uint64(src[:8])
-	s1 := binary.LittleEndian.Uint64(src[8:16])
-	d := dst[:16]
-	binary.LittleEndian.PutUint64(d[:8], t.lo)
-	binary.LittleEndian.PutUint64(d[8:], t.hi)
-	k2.Encrypt(d, d)
-	t = tweak128{binary.LittleEndian.Uint64(d[:8]), binary.LittleEndian.Uint64(d[8:])}
-	binary.LittleEndian.PutUint64(d[:8], s0)
-	binary.LittleEndian.PutUint64(d[8:], s1)
-	return t
-}
-
-func (e *serpentAsmEngine) encryptSectors(dst, src []byte, sectorSize int, first, step uint64) {
-	e.sectors(e.encBulk, dst, src, sectorSize, first, step, false)
-}
-
-func (e *serpentAsmEngine) decryptSectors(dst, src []byte, sectorSize int, first, step uint64) {
-	e.sectors(e.decBulk, dst, src, sectorSize, first, step, true)
-}
-
-// sectors runs whole sectors, sector k with the IV first + k*step. The
-// IVs of 16 sectors at a time are encrypted together: XTS with the tweak
-// 0 is ECB (every block's tweak 0·x^j is 0), so the generated routine,
-// called directly (a call through a function value would move ivs to the
-// heap), encrypts 16 of them with the tweak key for about what two or
-// three cost one at a time (measured on Zen 5), which fewer sectors do.
-func (e *serpentAsmEngine) sectors(f serpentBulkFunc, dst, src []byte, sectorSize int, first, step uint64, dec bool) {
-	var ivs [16 * 16]byte
-	for off := 0; off < len(src); {
-		k := min(16, (len(src)-off)/sectorSize)
-		if k < 3 {
-			// 16 blocks at once take about what two or three take alone.
-			for range k {
-				e.crypt(f, dst[off:off+sectorSize], src[off:off+sectorSize], tweak128{lo: first}, flagEncryptTweak, dec)
-				off += sectorSize
-				first += step
-			}
-			continue
-		}
-		for i := range k {
-			binary.LittleEndian.PutUint64(ivs[16*i:], first)
-			binary.LittleEndian.PutUint64(ivs[16*i+8:], 0)
-			first += step
-		}
-		serpentXTSEncryptAVX512(&e.ks[1], ivs[:], ivs[:], 0, 0)
-		for i := range k {
-			t := tweak128{binary.LittleEndian.Uint64(ivs[16*i:]), binary.LittleEndian.Uint64(ivs[16*i+8:])}
-			e.crypt(f, dst[off:off+sectorSize], src[off:off+sectorSize], t, 0, dec)
-			off += sectorSize
-		}
-	}
-	clear(ivs[:])
-}
+func (r *serpentRoutines) wipe() { *r.ks = [2][132]uint32{} }
 
 // serpentKeySchedule computes the 132 round-key words of Serpent for a
 // 16, 24 or 32-byte key, in the byte order of package serpent (the Linux

@@ -115,7 +115,7 @@ func NewCipher(cipherFunc func([]byte) (cipher.Block, error), key []byte, opts .
 		}
 	} else {
 		var err error
-		if c.eng, c.name, err = otherEngine(cipherFunc, key, k1, k2, cfg.impl); err != nil { // serpent_select.go
+		if c.eng, c.name, err = otherEngine(cipherFunc, key, k1, k2, cfg.impl); err != nil { // cipher_select.go
 			return nil, err
 		}
 	}
