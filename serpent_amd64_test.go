@@ -3,164 +3,15 @@
 package xts
 
 import (
-	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
 	"errors"
-	"fmt"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/fastxts/xts/internal/cpuid"
 	"github.com/fastxts/xts/serpent"
 )
-
-// forEachSerpentAsm runs f as a subtest for every Serpent assembly
-// variant, skipping, with the reason, those this machine cannot run
-// (failing instead when XTS_TEST_REQUIRE_ALL=1).
-func forEachSerpentAsm(t *testing.T, f func(t *testing.T, name string)) {
-	t.Helper()
-	impls := theSerpentImpls()
-	if len(impls) != len(serpentX86Variants) {
-		t.Fatalf("%d Serpent implementations registered, the table has %d", len(impls), len(serpentX86Variants))
-	}
-	for _, im := range impls {
-		t.Run(im.name, func(t *testing.T) {
-			if !im.available {
-				if os.Getenv(envRequireAll) == "1" {
-					t.Fatalf("%s unavailable here (%s), and %s=1", im.name, im.note, envRequireAll)
-				}
-				t.Skipf("%s unavailable here: %s", im.name, im.note)
-			}
-			f(t, im.name)
-		})
-	}
-}
-
-// serpentPair returns the assembly and the generic Cipher for one key.
-func serpentPair(t *testing.T, name string, key []byte, opts ...Option) (asm, ref *Cipher) {
-	t.Helper()
-	asm, err := NewCipher(serpent.NewCipher, key, append(opts, WithImplementation(name))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if asm.Implementation() != name {
-		t.Fatalf("Implementation() = %q, want %q", asm.Implementation(), name)
-	}
-	ref, err = NewCipher(serpent.NewCipher, key, append(opts, WithImplementation(genericName))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ref.Implementation() != genericName {
-		t.Fatalf("Implementation() = %q, want generic", ref.Implementation())
-	}
-	return asm, ref
-}
-
-// TestSerpentAsmMatchesGeneric: XTS through the assembly equals the
-// portable serpent package through the generic engine, for every key size,
-// lengths around the 512-byte groups (stealing included), random tweaks,
-// in place and out of place at odd offsets, whole units and parts.
-func TestSerpentAsmMatchesGeneric(t *testing.T) {
-	forEachSerpentAsm(t, func(t *testing.T, name string) {
-		r := newRand(t)
-		lengths := []int{16, 17, 31, 255, 256, 257, 272, 496, 511, 512, 513, 527, 528, 543, 768, 784, 1008, 1024, 1039, 1536, 1792 + 15, 4096, 4111, 8192 + 37, 65536}
-		for range 8 {
-			lengths = append(lengths, 16+r.IntN(20000))
-		}
-		for _, keyLen := range []int{32, 48, 64} {
-			key := randKey(r, keyLen)
-			asm, ref := serpentPair(t, name, key)
-			for _, n := range lengths {
-				for _, inPlace := range []bool{false, true} {
-					t.Run(fmt.Sprintf("key=%d/n=%d/inplace=%v", keyLen, n, inPlace), func(t *testing.T) {
-						src := randBytes(r, n)
-						tweak := randTweak(r)
-						off := r.IntN(16)
-						want := make([]byte, n)
-						ref.EncryptWithTweak(want, src, tweak)
-
-						got := make([]byte, n+off)[off:]
-						if inPlace {
-							copy(got, src)
-							asm.EncryptWithTweak(got, got, tweak)
-						} else {
-							asm.EncryptWithTweak(got, src, tweak)
-						}
-						if !bytes.Equal(got, want) {
-							t.Fatalf("encrypt differs from generic: %s", firstDiff(got, want, 16))
-						}
-						if !inPlace {
-							clear(got)
-							asm.DecryptWithTweak(got, want, tweak)
-						} else {
-							asm.DecryptWithTweak(got, got, tweak)
-						}
-						if !bytes.Equal(got, src) {
-							t.Fatalf("decrypt does not invert: %s", firstDiff(got, src, 16))
-						}
-						// Decryption of other data, against generic.
-						ref.DecryptWithTweak(want, src, tweak)
-						asm.DecryptWithTweak(got, src, tweak)
-						if !bytes.Equal(got, want) {
-							t.Fatalf("decrypt differs from generic: %s", firstDiff(got, want, 16))
-						}
-					})
-				}
-			}
-		}
-	})
-}
-
-// TestSerpentAsmSectorsAndParts: EncryptSectors/DecryptSectors and the
-// multi-part Unit agree with generic.
-func TestSerpentAsmSectorsAndParts(t *testing.T) {
-	forEachSerpentAsm(t, func(t *testing.T, name string) {
-		r := newRand(t)
-		asm, ref := serpentPair(t, name, randKey(r, 64))
-		for _, ss := range []int{512, 4096, 528} {
-			for _, count := range []int{1, 3, 16, 17, 40} {
-				src := randBytes(r, ss*count)
-				first := r.Uint64()
-				got, want := make([]byte, len(src)), make([]byte, len(src))
-				asm.EncryptSectors(got, src, ss, first)
-				ref.EncryptSectors(want, src, ss, first)
-				if !bytes.Equal(got, want) {
-					t.Fatalf("EncryptSectors(%d x %d): %s", count, ss, firstDiff(got, want, ss))
-				}
-				asm.DecryptSectors(got, got, ss, first)
-				if !bytes.Equal(got, src) {
-					t.Fatalf("DecryptSectors(%d x %d) does not invert: %s", count, ss, firstDiff(got, src, ss))
-				}
-			}
-		}
-		// Sectors with a tweak unit smaller than the sector (step > 1).
-		asmU, refU := serpentPair(t, name, randKey(r, 32), WithTweakUnit(512))
-		src := randBytes(r, 4096*19)
-		got, want := make([]byte, len(src)), make([]byte, len(src))
-		first := r.Uint64()
-		asmU.DecryptSectors(got, src, 4096, first)
-		refU.DecryptSectors(want, src, 4096, first)
-		if !bytes.Equal(got, want) {
-			t.Fatalf("DecryptSectors with tweak unit 512: %s", firstDiff(got, want, 4096))
-		}
-		// Parts: 512 + 1040 + 16 + 2007 (odd groups of 16 blocks included).
-		src = randBytes(r, 512+1040+16+2007)
-		tweak := randTweak(r)
-		want = make([]byte, len(src))
-		ref.EncryptWithTweak(want, src, tweak)
-		got = make([]byte, len(src))
-		u := asm.NewEncrypter(tweak)
-		u.Update(got[:512], src[:512])
-		u.Update(got[512:1552], src[512:1552])
-		u.Update(got[1552:1568], src[1552:1568])
-		u.Final(got[1568:], src[1568:])
-		if !bytes.Equal(got, want) {
-			t.Fatalf("Unit parts: %s", firstDiff(got, want, 16))
-		}
-	})
-}
 
 // TestSerpentSelection: serpent.NewCipher gets the first available
 // Serpent variant by default, a function wrapping it generic; the variants
@@ -201,64 +52,6 @@ func TestSerpentSelection(t *testing.T) {
 			t.Errorf("Serpent with %s: error %v, want ErrImplementation", v.name, err)
 		}
 	}
-}
-
-// FuzzSerpentAsm: for arbitrary keys (Serpent-128/192/256 halves),
-// tweaks and data, every Serpent assembly variant that runs here encrypts
-// as generic does and decrypts back, in place. Data is cut at 8 KiB.
-func FuzzSerpentAsm(f *testing.F) {
-	f.Add(make([]byte, 64), make([]byte, 16), make([]byte, 512), uint8(2))
-	f.Add(make([]byte, 32), make([]byte, 16), make([]byte, 1040+7), uint8(0))
-	f.Add(make([]byte, 48), make([]byte, 16), make([]byte, 4096), uint8(1))
-	f.Fuzz(func(t *testing.T, keyMat, tweakMat, data []byte, ks uint8) {
-		keyLen := []int{32, 48, 64}[int(ks)%3]
-		if len(keyMat) < keyLen || len(tweakMat) < 16 || len(data) < 16 {
-			return
-		}
-		key := keyMat[:keyLen]
-		data = data[:min(len(data), 8192)]
-		var tweak [16]byte
-		copy(tweak[:], tweakMat)
-		for _, im := range theSerpentImpls() {
-			if !im.available {
-				continue
-			}
-			asm, ref := serpentPair(t, im.name, key, AllowEqualKeyHalves())
-			want := make([]byte, len(data))
-			ref.EncryptWithTweak(want, data, tweak)
-			got := make([]byte, len(data))
-			asm.EncryptWithTweak(got, data, tweak)
-			if !bytes.Equal(got, want) {
-				t.Fatalf("%s: encrypt differs from generic (key %d bytes, %d bytes): %s", im.name, keyLen, len(data), firstDiff(got, want, 16))
-			}
-			asm.DecryptWithTweak(got, got, tweak)
-			if !bytes.Equal(got, data) {
-				t.Fatalf("%s: decrypt does not invert: %s", im.name, firstDiff(got, data, 16))
-			}
-		}
-	})
-}
-
-// TestSerpentAsmAllocs: the assembly path allocates nothing per call, one
-// data unit or a run of sectors.
-func TestSerpentAsmAllocs(t *testing.T) {
-	forEachSerpentAsm(t, func(t *testing.T, name string) {
-		c, _ := serpentPair(t, name, randKey(newRand(t), 64), WithoutParallelism())
-		buf := make([]byte, 64<<10)
-		for _, tc := range []struct {
-			what string
-			f    func()
-		}{
-			{"Encrypt 4 KiB", func() { c.Encrypt(buf[:4096], buf[:4096], 3) }},
-			{"Decrypt 1040 B", func() { c.Decrypt(buf[:1040], buf[:1040], 3) }},
-			{"DecryptSectors 64 KiB / 512", func() { c.DecryptSectors(buf, buf, 512, 9) }},
-			{"EncryptSectors 64 KiB / 4096", func() { c.EncryptSectors(buf, buf, 4096, 9) }},
-		} {
-			if n := testing.AllocsPerRun(20, tc.f); n != 0 {
-				t.Errorf("%s: %v allocations per call, want 0", tc.what, n)
-			}
-		}
-	})
 }
 
 // TestSerpentNeeds: on a CPU without AVX-512 the variant is unavailable

@@ -8,13 +8,13 @@ import (
 	"testing"
 )
 
-// TestSerpentAsmGuardPages: the assembly reads and writes exactly the
+// TestOtherAsmGuardPages: the assembly reads and writes exactly the
 // data unit, flush against inaccessible pages on either side, in place
 // and not.
-func TestSerpentAsmGuardPages(t *testing.T) {
-	forEachSerpentAsm(t, func(t *testing.T, name string) {
+func TestOtherAsmGuardPages(t *testing.T) {
+	forEachOtherAsm(t, func(t *testing.T, fc otherCipherTest, name string) {
 		r := newRand(t)
-		asm, ref := serpentPair(t, name, randKey(r, 64))
+		asm, ref := otherPair(t, fc, name, randKey(r, fc.keyLens[len(fc.keyLens)-1]))
 		const maxN = 4096 + 31
 		srcR, dstR := guardedRegion(t, maxN), guardedRegion(t, maxN)
 		for _, n := range []int{512, 513, 1024, 1040, 4096, maxN} {
