@@ -1,0 +1,375 @@
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// Read-only data: π and π^-1 (the VPERMI2B tables), the multiplication
+// matrices of ℓ's coefficients (broadcast qwords), and the tweak
+// constants: the XTS polynomial x^7+x^2+x+1 in the low quadword of each
+// lane and the per-lane shift counts that turn T into T·x^lane.
+var piMem, piInvMem, mulMem, polyMem, shlMem, shrMem Mem
+
+func genData() {
+	piMem = GLOBL("kuznyechikPi", RODATA|NOPTR)
+	emitTable(pi)
+	piInvMem = GLOBL("kuznyechikPiInv", RODATA|NOPTR)
+	emitTable(inverse(pi))
+	mulMem = GLOBL("kuznyechikMul", RODATA|NOPTR)
+	for i, c := range mulCoefs {
+		DATA(8*i, U64(mulMatrix(c)))
+	}
+	polyMem = GLOBL("kuznyechikPoly", RODATA|NOPTR)
+	for l := range 4 {
+		DATA(16*l, U64(0x87))
+		DATA(16*l+8, U64(0))
+	}
+	shlMem = GLOBL("kuznyechikTweakShl", RODATA|NOPTR)
+	for l := range 4 {
+		DATA(16*l, U64(uint64(l)))
+		DATA(16*l+8, U64(uint64(l)))
+	}
+	// A count of 64 shifts everything out (lane 0 has no carry).
+	shrMem = GLOBL("kuznyechikTweakShr", RODATA|NOPTR)
+	for l := range 4 {
+		DATA(16*l, U64(uint64(64-l)))
+		DATA(16*l+8, U64(uint64(64-l)))
+	}
+}
+
+// emitTable emits a 256-byte table into the current GLOBL.
+func emitTable(t [256]byte) {
+	for x := 0; x < 256; x += 8 {
+		var q uint64
+		for k := range 8 {
+			q |= uint64(t[x+k]) << (8 * k)
+		}
+		DATA(x, U64(q))
+	}
+}
+
+var zregs = []reg.VecPhysical{
+	reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7,
+	reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12, reg.Z13, reg.Z14, reg.Z15,
+	reg.Z16, reg.Z17, reg.Z18, reg.Z19, reg.Z20, reg.Z21, reg.Z22, reg.Z23,
+	reg.Z24, reg.Z25, reg.Z26, reg.Z27, reg.Z28, reg.Z29, reg.Z30, reg.Z31,
+}
+
+// Register plan: Z16-Z19 the S-box (π or π^-1, 64 entries each), Z20 the
+// tweaks of the next four blocks, Z21 a running tweak, Z22-Z23 the tweak
+// arithmetic's temporaries; the other 24 hold the sixteen state registers
+// and the temporaries of the transposition and of ℓ, from a pool.
+var (
+	sbox       = zregs[16:20]
+	tweakBase  = reg.Z20
+	tweakRun   = reg.Z21
+	tweakTemps = [2]reg.VecPhysical{reg.Z22, reg.Z23}
+)
+
+// pool hands out free registers.
+type pool struct{ free []reg.VecPhysical }
+
+func newPool() *pool {
+	p := &pool{}
+	for i := 31; i >= 24; i-- {
+		p.free = append(p.free, zregs[i])
+	}
+	for i := 15; i >= 0; i-- {
+		p.free = append(p.free, zregs[i])
+	}
+	return p
+}
+
+func (p *pool) get() reg.VecPhysical {
+	if len(p.free) == 0 {
+		panic("kuznyechik generator: out of vector registers")
+	}
+	r := p.free[len(p.free)-1]
+	p.free = p.free[:len(p.free)-1]
+	return r
+}
+
+func (p *pool) put(r reg.VecPhysical) {
+	for _, f := range p.free {
+		if f == r {
+			panic(fmt.Sprintf("kuznyechik generator: %v freed twice", r))
+		}
+	}
+	p.free = append(p.free, r)
+}
+
+// mulx multiplies each lane of tw by x^k in GF(2^128) (0 < k < 64).
+func mulx(tw reg.VecPhysical, k int) {
+	c, d := tweakTemps[0], tweakTemps[1]
+	VPSRLQ(U8(64-k), tw, c)
+	VPSLLQ(U8(k), tw, tw)
+	VPSLLDQ(U8(8), c, d)
+	VPCLMULQDQ(U8(0x01), polyMem, c, c)
+	VPTERNLOGD(U8(0x96), c, d, tw)
+}
+
+// transposeNet emits the network of transpose.go on the list l, taking
+// its destinations from p and returning the sources to it.
+func transposeNet(l [16]reg.VecPhysical, p *pool) [16]reg.VecPhysical {
+	type unpackFn func(ops ...Op)
+	lo := map[int]unpackFn{1: VPUNPCKLBW, 2: VPUNPCKLWD, 4: VPUNPCKLDQ, 8: VPUNPCKLQDQ}
+	hi := map[int]unpackFn{1: VPUNPCKHBW, 2: VPUNPCKHWD, 4: VPUNPCKHDQ, 8: VPUNPCKHQDQ}
+	for _, st := range network() {
+		var next [16]reg.VecPhysical
+		for _, s := range st {
+			a, b := l[s.lo], l[s.hi]
+			next[s.lo] = p.get()
+			lo[s.e](b, a, next[s.lo])
+			next[s.hi] = p.get()
+			hi[s.e](b, a, next[s.hi])
+			p.put(a)
+			p.put(b)
+		}
+		l = next
+	}
+	return l
+}
+
+// kmasks rotate over three pairs so that consecutive lookups need not
+// wait for each other's mask.
+var kmasks = [][2]reg.OpmaskPhysical{{reg.K1, reg.K2}, {reg.K3, reg.K4}, {reg.K5, reg.K6}}
+
+// subBytes applies the S-box in Z16-Z19 to every byte of the sixteen
+// registers: VPERMI2B looks up 128 entries by bits 0-6 of each byte, so
+// the upper half of the table is looked up where the top bit is set and
+// the lower half where it is clear, each under its mask, in place.
+func subBytes(s [16]reg.VecPhysical) {
+	for i, x := range s {
+		k := kmasks[i%len(kmasks)]
+		VPMOVB2M(x, k[0])
+		KNOTQ(k[0], k[1])
+		VPERMI2B(sbox[3], sbox[2], k[0], x)
+		VPERMI2B(sbox[1], sbox[0], k[1], x)
+	}
+}
+
+// ell emits new = ℓ(ops) XOR key into ops[15]'s register (ℓ's coefficient
+// there is 1): ops[i] has coefficient lCoef[i]. ops[0] and ops[14] are the
+// bytes the previous step made last, so their pair is added last; key is
+// a broadcast dword of the round key's byte, or nil.
+func ell(ops [16]reg.VecPhysical, key *Mem, p *pool) {
+	prod := func(i int) reg.VecPhysical {
+		t := p.get()
+		m := mulMem.Offset(8 * coefIndex(lCoef[i]))
+		if i == 7 {
+			VGF2P8AFFINEQB_BCST(U8(0), m, ops[7], t)
+			return t
+		}
+		VPXORD(ops[14-i], ops[i], t)
+		VGF2P8AFFINEQB_BCST(U8(0), m, t, t)
+		return t
+	}
+	dst := ops[15]
+	f, e, d, c, b := prod(7), prod(5), prod(4), prod(3), prod(2)
+	a, g := prod(1), prod(0)
+	VPTERNLOGD(U8(0x96), ops[8], ops[6], dst)
+	VPTERNLOGD(U8(0x96), e, f, dst)
+	VPTERNLOGD(U8(0x96), c, d, dst)
+	VPTERNLOGD(U8(0x96), a, b, dst)
+	if key != nil {
+		VPTERNLOGD_BCST(U8(0x96), *key, g, dst)
+	} else {
+		VPXORD(g, dst, dst)
+	}
+	for _, t := range []reg.VecPhysical{a, b, c, d, e, f, g} {
+		p.put(t)
+	}
+}
+
+// keyByte is the broadcast operand of round key r's byte i: the key
+// schedule holds each byte four times in a dword, 16 dwords a round.
+func keyByte(ks reg.Register, r, i int) *Mem {
+	return &Mem{Base: ks, Disp: 64*r + 4*i}
+}
+
+// linear emits L (R sixteen times) or L^-1 (R^-1 sixteen times) on the
+// byte-sliced state s (s[i] holds byte i), XOR round key r, and returns
+// the new state. R makes ℓ of all sixteen bytes the new byte 0 and moves
+// byte i to i+1, byte 15 out: the move is a renaming. R^-1 moves byte i
+// to i-1 and makes ℓ(bytes 1..15, byte 0) the new byte 15.
+func linear(s [16]reg.VecPhysical, inv bool, ks reg.Register, r int, p *pool) [16]reg.VecPhysical {
+	for step := range 16 {
+		var ops [16]reg.VecPhysical
+		var keyAt int
+		if !inv {
+			ops = s
+			keyAt = 15 - step // where this step's byte ends up
+		} else {
+			copy(ops[:15], s[1:])
+			ops[15] = s[0]
+			keyAt = step
+		}
+		ell(ops, keyByte(ks, r, keyAt), p)
+		var next [16]reg.VecPhysical
+		if !inv {
+			next[0] = s[15]
+			copy(next[1:], s[:15])
+		} else {
+			copy(next[:15], s[1:])
+			next[15] = s[0]
+		}
+		s = next
+	}
+	return s
+}
+
+const signature = "func(ks *[10][16]uint32, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)"
+
+// genXTS emits one routine: XTS over len(src)/512 groups of 32 blocks
+// (two groups per loop iteration, then an odd one alone), the first block
+// with tweak T = (tweakLo, tweakHi), returning the tweak of the block
+// after the last one processed.
+func genXTS(name string, dec bool) {
+	TEXT(name, NOSPLIT, signature)
+	Pragma("noescape")
+	what, keys := "encrypts", "K_1..K_10"
+	if dec {
+		what, keys = "decrypts", "L^-1(K_10), L^-1(K_9), ..., L^-1(K_2), K_1"
+	}
+	Doc(name+" "+what+" len(src)/512 groups of 32 blocks with Kuznyechik-XTS",
+		"(AVX-512F/BW/VL/VBMI, GFNI, VPCLMULQDQ), byte-sliced, 64 blocks at a time:",
+		"block j of src uses the tweak T·x^j, T given as two little-endian words;",
+		"it returns T·x^(32·groups). ks holds the round keys "+keys+",",
+		"each byte repeated in a dword; len(dst) >= len(src), dst and src the",
+		"same memory or disjoint.")
+	ks := Load(Param("ks"), GP64())
+	dst := Load(Param("dst").Base(), GP64())
+	src := Load(Param("src").Base(), GP64())
+	n := Load(Param("src").Len(), GP64())
+	SHRQ(U8(9), n) // groups of 32 blocks
+	JNZ(LabelRef("start"))
+	lo := Load(Param("tweakLo"), GP64())
+	hi := Load(Param("tweakHi"), GP64())
+	Store(lo, Return("lo"))
+	Store(hi, Return("hi"))
+	RET()
+
+	Label("start")
+	Comment("The S-box into Z16-Z19; Z20 = T·x^0..3 (a lane each).")
+	tab := piMem
+	if dec {
+		tab = piInvMem
+	}
+	for i, z := range sbox {
+		VMOVDQU64(tab.Offset(64*i), z)
+	}
+	tArg, err := Param("tweakLo").Resolve()
+	if err != nil {
+		panic(err)
+	}
+	c, d := tweakTemps[0], tweakTemps[1]
+	// tweakLo and tweakHi are adjacent in the argument frame: T's 16 bytes.
+	VBROADCASTI32X4(tArg.Addr, c)
+	VPSRLVQ(shrMem, c, d)
+	VPSLLVQ(shlMem, c, tweakBase)
+	VPSLLDQ(U8(8), d, c)
+	VPCLMULQDQ(U8(0x01), polyMem, d, d)
+	VPTERNLOGD(U8(0x96), d, c, tweakBase)
+
+	odd := GP64()
+	MOVQ(n, odd)
+	ANDQ(U8(1), odd)
+	SHRQ(U8(1), n)
+	JZ(LabelRef("tail"))
+
+	Label("loop")
+	blocks(ks, src, dst, 16, dec)
+	ADDQ(U32(1024), src)
+	ADDQ(U32(1024), dst)
+	DECQ(n)
+	JNZ(LabelRef("loop"))
+
+	Label("tail")
+	Comment("An odd 32 blocks: the same with the upper 32 zero.")
+	TESTQ(odd, odd)
+	JZ(LabelRef("done"))
+	blocks(ks, src, dst, 8, dec)
+
+	Label("done")
+	Comment("Return the next tweak; zero every vector and mask register.")
+	VMOVQ(tweakBase.AsX(), lo)
+	VPEXTRQ(U8(1), tweakBase.AsX(), hi)
+	Store(lo, Return("lo"))
+	Store(hi, Return("hi"))
+	for _, z := range zregs {
+		x := z.AsX() // an EVEX write zeroes the whole zmm register
+		VPXORD(x, x, x)
+	}
+	for _, k := range kmasks {
+		KXORQ(k[0], k[0], k[0])
+		KXORQ(k[1], k[1], k[1])
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// blocks emits the work on 4·nreg blocks (nreg 16 or 8) at src and dst:
+// load XOR tweak, transpose, the rounds, transpose back, XOR tweak, store;
+// Z20 advances by x^(4·nreg).
+func blocks(ks, src, dst reg.Register, nreg int, dec bool) {
+	p := newPool()
+	Comment(fmt.Sprintf("Load %d blocks XOR their tweaks, transpose to bytes.", 4*nreg))
+	var l [16]reg.VecPhysical
+	VMOVDQA64(tweakBase, tweakRun)
+	for k := range 16 {
+		l[k] = p.get()
+		if k >= nreg {
+			x := l[k].AsX()
+			VPXORD(x, x, x)
+			continue
+		}
+		VPXORD(Mem{Base: src, Disp: 64 * k}, tweakRun, l[k])
+		if k < nreg-1 {
+			mulx(tweakRun, 4)
+		}
+	}
+	pl := makePlan()
+	out := transposeNet(l, p)
+	var s [16]reg.VecPhysical
+	for i := range 16 {
+		s[i] = out[pl.sliceOf[i]]
+	}
+	if !dec {
+		Comment("K_1.")
+		for i := range 16 {
+			VPXORD_BCST(*keyByte(ks, 0, i), s[i], s[i])
+		}
+		for r := 1; r < 10; r++ {
+			Comment(fmt.Sprintf("Round %d: S, L, K_%d.", r, r+1))
+			subBytes(s)
+			s = linear(s, false, ks, r, p)
+		}
+	} else {
+		Comment("L^-1, L^-1(K_10).")
+		s = linear(s, true, ks, 0, p)
+		for r := 1; r < 9; r++ {
+			Comment(fmt.Sprintf("Round %d: S^-1, L^-1, L^-1(K_%d).", r, 10-r))
+			subBytes(s)
+			s = linear(s, true, ks, r, p)
+		}
+		Comment("S^-1, K_1.")
+		subBytes(s)
+		for i := range 16 {
+			VPXORD_BCST(*keyByte(ks, 9, i), s[i], s[i])
+		}
+	}
+	Comment("Transpose back, XOR the tweaks, store.")
+	back := transposeNet(s, p)
+	VMOVDQA64(tweakBase, tweakRun)
+	for k := range nreg {
+		y := back[pl.groupOf[k]]
+		VPXORD(tweakRun, y, y)
+		VMOVDQU64(y, Mem{Base: dst, Disp: 64 * k})
+		mulx(tweakRun, 4)
+	}
+	VMOVDQA64(tweakRun, tweakBase)
+}
