@@ -7,9 +7,9 @@ package xts
 // kuznyechikXTSEncryptAVX512 encrypts len(src)/512 groups of 32 blocks with Kuznyechik-XTS
 // (AVX-512F/BW/VL/VBMI, GFNI, VPCLMULQDQ), byte-sliced, 64 blocks at a time:
 // block j of src uses the tweak T·x^j, T given as two little-endian words;
-// it returns T·x^(32·groups). ks holds the round keys K_1..K_10,
-// each byte repeated in a dword; len(dst) >= len(src), dst and src the
-// same memory or disjoint.
+// it returns T·x^(32·groups). ks holds K_1 and the material of K_2..K_10
+// (kuznyechikKeySchedule), each byte repeated in a dword; len(dst) >= len(src),
+// dst and src the same memory or disjoint.
 //
 //go:noescape
 func kuznyechikXTSEncryptAVX512(ks *[10][16]uint32, dst []byte, src []byte, tweakLo uint64, tweakHi uint64) (lo uint64, hi uint64)
@@ -17,9 +17,9 @@ func kuznyechikXTSEncryptAVX512(ks *[10][16]uint32, dst []byte, src []byte, twea
 // kuznyechikXTSDecryptAVX512 decrypts len(src)/512 groups of 32 blocks with Kuznyechik-XTS
 // (AVX-512F/BW/VL/VBMI, GFNI, VPCLMULQDQ), byte-sliced, 64 blocks at a time:
 // block j of src uses the tweak T·x^j, T given as two little-endian words;
-// it returns T·x^(32·groups). ks holds the round keys L^-1(K_10), L^-1(K_9), ..., L^-1(K_2), K_1,
-// each byte repeated in a dword; len(dst) >= len(src), dst and src the
-// same memory or disjoint.
+// it returns T·x^(32·groups). ks holds the material of L^-1(K_10), ..., L^-1(K_2), and K_1
+// (kuznyechikKeySchedule), each byte repeated in a dword; len(dst) >= len(src),
+// dst and src the same memory or disjoint.
 //
 //go:noescape
 func kuznyechikXTSDecryptAVX512(ks *[10][16]uint32, dst []byte, src []byte, tweakLo uint64, tweakHi uint64) (lo uint64, hi uint64)

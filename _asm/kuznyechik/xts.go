@@ -185,18 +185,25 @@ func ell(ops [16]reg.VecPhysical, key *Mem, p *pool) {
 	}
 }
 
-// keyByte is the broadcast operand of round key r's byte i: the key
-// schedule holds each byte four times in a dword, 16 dwords a round.
-func keyByte(ks reg.Register, r, i int) *Mem {
-	return &Mem{Base: ks, Disp: 64*r + 4*i}
+// keyByte is the broadcast operand of byte i of the round key at kp: the
+// key schedule holds each byte four times in a dword, 16 dwords a round.
+func keyByte(kp reg.Register, i int) *Mem {
+	return &Mem{Base: kp, Disp: 4 * i}
 }
 
 // linear emits L (R sixteen times) or L^-1 (R^-1 sixteen times) on the
-// byte-sliced state s (s[i] holds byte i), XOR round key r, and returns
-// the new state. R makes ℓ of all sixteen bytes the new byte 0 and moves
-// byte i to i+1, byte 15 out: the move is a renaming. R^-1 moves byte i
-// to i-1 and makes ℓ(bytes 1..15, byte 0) the new byte 15.
-func linear(s [16]reg.VecPhysical, inv bool, ks reg.Register, r int, p *pool) [16]reg.VecPhysical {
+// byte-sliced state s (s[i] holds byte i), injecting the round key
+// material at kp, and returns the new state. R makes ℓ of all sixteen
+// bytes the new byte 0 and moves byte i to i+1, byte 15 out: the move is
+// a renaming. R^-1 moves byte i to i-1 and makes ℓ(bytes 1..15, byte 0)
+// the new byte 15. Each step XORs one key byte into its new byte, the one
+// at the position where the new byte ends; the new byte feeds the later
+// steps, so the key schedule hands over not the round key K but the bytes
+// that make the result L(x) XOR K (kuznyechik_amd64.go, inject). After
+// sixteen steps the renaming has come full circle: the state is in the
+// registers it started in, so the rounds can loop.
+func linear(s [16]reg.VecPhysical, inv bool, kp reg.Register, p *pool) [16]reg.VecPhysical {
+	start := s
 	for step := range 16 {
 		var ops [16]reg.VecPhysical
 		var keyAt int
@@ -208,7 +215,7 @@ func linear(s [16]reg.VecPhysical, inv bool, ks reg.Register, r int, p *pool) [1
 			ops[15] = s[0]
 			keyAt = step
 		}
-		ell(ops, keyByte(ks, r, keyAt), p)
+		ell(ops, keyByte(kp, keyAt), p)
 		var next [16]reg.VecPhysical
 		if !inv {
 			next[0] = s[15]
@@ -219,6 +226,9 @@ func linear(s [16]reg.VecPhysical, inv bool, ks reg.Register, r int, p *pool) [1
 		}
 		s = next
 	}
+	if s != start {
+		panic("kuznyechik generator: L leaves the state in other registers")
+	}
 	return s
 }
 
@@ -227,20 +237,22 @@ const signature = "func(ks *[10][16]uint32, dst, src []byte, tweakLo, tweakHi ui
 // genXTS emits one routine: XTS over len(src)/512 groups of 32 blocks
 // (two groups per loop iteration, then an odd one alone), the first block
 // with tweak T = (tweakLo, tweakHi), returning the tweak of the block
-// after the last one processed.
+// after the last one processed. One copy of the transposition and of one
+// round serves both the 64-block loop and the 32-block tail, so that the
+// routine's hot code stays small (about 2,900 bytes a round).
 func genXTS(name string, dec bool) {
 	TEXT(name, NOSPLIT, signature)
 	Pragma("noescape")
-	what, keys := "encrypts", "K_1..K_10"
+	what, keys := "encrypts", "K_1 and the material of K_2..K_10"
 	if dec {
-		what, keys = "decrypts", "L^-1(K_10), L^-1(K_9), ..., L^-1(K_2), K_1"
+		what, keys = "decrypts", "the material of L^-1(K_10), ..., L^-1(K_2), and K_1"
 	}
 	Doc(name+" "+what+" len(src)/512 groups of 32 blocks with Kuznyechik-XTS",
 		"(AVX-512F/BW/VL/VBMI, GFNI, VPCLMULQDQ), byte-sliced, 64 blocks at a time:",
 		"block j of src uses the tweak T·x^j, T given as two little-endian words;",
-		"it returns T·x^(32·groups). ks holds the round keys "+keys+",",
-		"each byte repeated in a dword; len(dst) >= len(src), dst and src the",
-		"same memory or disjoint.")
+		"it returns T·x^(32·groups). ks holds "+keys+"",
+		"(kuznyechikKeySchedule), each byte repeated in a dword; len(dst) >= len(src),",
+		"dst and src the same memory or disjoint.")
 	ks := Load(Param("ks"), GP64())
 	dst := Load(Param("dst").Base(), GP64())
 	src := Load(Param("src").Base(), GP64())
@@ -275,24 +287,37 @@ func genXTS(name string, dec bool) {
 	VPCLMULQDQ(U8(0x01), polyMem, d, d)
 	VPTERNLOGD(U8(0x96), d, c, tweakBase)
 
-	odd := GP64()
+	odd, half, kp, rounds := GP64(), GP64(), GP64(), GP64()
 	MOVQ(n, odd)
 	ANDQ(U8(1), odd)
 	SHRQ(U8(1), n)
 	JZ(LabelRef("tail"))
 
 	Label("loop")
-	blocks(ks, src, dst, 16, dec)
+	XORQ(half, half)
+	load(src, 16)
+	JMP(LabelRef("rounds"))
+
+	Label("tail")
+	Comment("An odd 32 blocks: the same code with the upper 32 zero.")
+	TESTQ(odd, odd)
+	JZ(LabelRef("done"))
+	MOVQ(U32(1), half)
+	load(src, 8)
+
+	Label("rounds")
+	back := rounds16(ks, kp, rounds, dec)
+	TESTQ(half, half)
+	JNZ(LabelRef("store8"))
+	store(dst, back, 16)
 	ADDQ(U32(1024), src)
 	ADDQ(U32(1024), dst)
 	DECQ(n)
 	JNZ(LabelRef("loop"))
+	JMP(LabelRef("tail"))
 
-	Label("tail")
-	Comment("An odd 32 blocks: the same with the upper 32 zero.")
-	TESTQ(odd, odd)
-	JZ(LabelRef("done"))
-	blocks(ks, src, dst, 8, dec)
+	Label("store8")
+	store(dst, back, 8)
 
 	Label("done")
 	Comment("Return the next tweak; zero every vector and mask register.")
@@ -312,16 +337,25 @@ func genXTS(name string, dec bool) {
 	RET()
 }
 
-// blocks emits the work on 4·nreg blocks (nreg 16 or 8) at src and dst:
-// load XOR tweak, transpose, the rounds, transpose back, XOR tweak, store;
-// Z20 advances by x^(4·nreg).
-func blocks(ks, src, dst reg.Register, nreg int, dec bool) {
+// stateRegs are the sixteen registers the blocks are loaded into; the
+// pool hands them out in the same order every time.
+func stateRegs() (*pool, [16]reg.VecPhysical) {
 	p := newPool()
-	Comment(fmt.Sprintf("Load %d blocks XOR their tweaks, transpose to bytes.", 4*nreg))
 	var l [16]reg.VecPhysical
+	for k := range l {
+		l[k] = p.get()
+	}
+	return p, l
+}
+
+// load emits the loading of 4·nreg blocks (nreg 16 or 8) at src XOR their
+// tweaks T·x^j, into stateRegs in block order, four a register; the
+// registers past nreg are zeroed.
+func load(src reg.Register, nreg int) {
+	Comment(fmt.Sprintf("Load %d blocks XOR their tweaks.", 4*nreg))
+	_, l := stateRegs()
 	VMOVDQA64(tweakBase, tweakRun)
 	for k := range 16 {
-		l[k] = p.get()
 		if k >= nreg {
 			x := l[k].AsX()
 			VPXORD(x, x, x)
@@ -332,41 +366,69 @@ func blocks(ks, src, dst reg.Register, nreg int, dec bool) {
 			mulx(tweakRun, 4)
 		}
 	}
+}
+
+// rounds16 emits, on the state load left, the transposition to bytes,
+// the cipher (a loop over the nine rounds, kp walking the round keys,
+// count in rounds) and the transposition back; it returns the registers
+// that hold each group of four blocks.
+func rounds16(ks, kp, rounds reg.Register, dec bool) [16]reg.VecPhysical {
+	p, l := stateRegs()
 	pl := makePlan()
+	Comment("Transpose to bytes: a register per byte position.")
 	out := transposeNet(l, p)
 	var s [16]reg.VecPhysical
 	for i := range 16 {
 		s[i] = out[pl.sliceOf[i]]
 	}
+	MOVQ(ks, kp)
+	MOVQ(U32(9), rounds)
 	if !dec {
-		Comment("K_1.")
+		Comment("K_1, then nine rounds of S, L and the next key.")
 		for i := range 16 {
-			VPXORD_BCST(*keyByte(ks, 0, i), s[i], s[i])
+			VPXORD_BCST(*keyByte(kp, i), s[i], s[i])
 		}
-		for r := 1; r < 10; r++ {
-			Comment(fmt.Sprintf("Round %d: S, L, K_%d.", r, r+1))
-			subBytes(s)
-			s = linear(s, false, ks, r, p)
-		}
-	} else {
-		Comment("L^-1, L^-1(K_10).")
-		s = linear(s, true, ks, 0, p)
-		for r := 1; r < 9; r++ {
-			Comment(fmt.Sprintf("Round %d: S^-1, L^-1, L^-1(K_%d).", r, 10-r))
-			subBytes(s)
-			s = linear(s, true, ks, r, p)
-		}
-		Comment("S^-1, K_1.")
+		ADDQ(U8(64), kp)
+		Label(loopLabel(dec))
 		subBytes(s)
+		s = linear(s, false, kp, p)
+	} else {
+		Comment("Nine rounds of L^-1 with the next key and S^-1, then K_1.")
+		Label(loopLabel(dec))
+		s = linear(s, true, kp, p)
+		subBytes(s)
+	}
+	ADDQ(U8(64), kp)
+	DECQ(rounds)
+	JNZ(LabelRef(loopLabel(dec)))
+	if dec {
 		for i := range 16 {
-			VPXORD_BCST(*keyByte(ks, 9, i), s[i], s[i])
+			VPXORD_BCST(*keyByte(kp, i), s[i], s[i])
 		}
 	}
-	Comment("Transpose back, XOR the tweaks, store.")
+	Comment("Transpose back.")
 	back := transposeNet(s, p)
+	var groups [16]reg.VecPhysical
+	for k := range 16 {
+		groups[k] = back[pl.groupOf[k]]
+	}
+	return groups
+}
+
+func loopLabel(dec bool) string {
+	if dec {
+		return "decround"
+	}
+	return "encround"
+}
+
+// store emits the XOR of the tweaks into the first nreg groups and their
+// store at dst; Z20 advances by x^(4·nreg).
+func store(dst reg.Register, groups [16]reg.VecPhysical, nreg int) {
+	Comment(fmt.Sprintf("XOR the tweaks of %d blocks, store.", 4*nreg))
 	VMOVDQA64(tweakBase, tweakRun)
 	for k := range nreg {
-		y := back[pl.groupOf[k]]
+		y := groups[k]
 		VPXORD(tweakRun, y, y)
 		VMOVDQU64(y, Mem{Base: dst, Disp: 64 * k})
 		mulx(tweakRun, 4)
