@@ -454,300 +454,316 @@ encround:
 	KNOTQ               K1, K2
 	VPERMI2B            Z19, Z18, K1, Z1
 	VPERMI2B            Z17, Z16, K2, Z1
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z15, Z2
-	VPXORD              Z12, Z0, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z14, Z14
-	VPXORD              Z24, Z8, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z26, Z26
-	VPXORD              Z10, Z25, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z27, Z27
-	VPXORD              Z13, Z6, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z28, Z28
-	VPXORD              Z5, Z7, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z29, Z29
-	VPXORD              Z9, Z11, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z30, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z9, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z15, Z14
+	VPXORD              Z12, Z0, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z26, Z26
+	VPXORD              Z24, Z8, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z27, Z27
+	VPXORD              Z10, Z25, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z28, Z28
+	VPXORD              Z13, Z6, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z29, Z29
+	VPXORD              Z5, Z7, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z30, Z30
 	VPTERNLOGD          $0x96, Z3, Z4, Z1
-	VPTERNLOGD          $0x96, Z14, Z2, Z1
-	VPTERNLOGD          $0x96, Z27, Z26, Z1
-	VPTERNLOGD          $0x96, Z29, Z28, Z1
+	VPTERNLOGD          $0x96, Z26, Z14, Z1
+	VPTERNLOGD          $0x96, Z28, Z27, Z1
+	VPTERNLOGD          $0x96, Z29, Z2, Z1
 	VPTERNLOGD.BCST     $0x96, 60(R8), Z30, Z1
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z4, Z30
-	VPXORD              Z3, Z8, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z2, Z2
-	VPXORD              Z12, Z25, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z14, Z14
-	VPXORD              Z24, Z6, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z26, Z26
-	VPXORD              Z10, Z7, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z27, Z27
-	VPXORD              Z13, Z11, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z28, Z28
-	VPXORD              Z5, Z1, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z29, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z11, Z31
+	VPXORD              Z31, Z1, Z1
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z5, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z4, Z31
+	VPXORD              Z3, Z8, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z14, Z14
+	VPXORD              Z12, Z25, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z26, Z26
+	VPXORD              Z24, Z6, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z27, Z27
+	VPXORD              Z10, Z7, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z28, Z28
+	VPXORD              Z13, Z11, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z29, Z29
 	VPTERNLOGD          $0x96, Z15, Z0, Z9
-	VPTERNLOGD          $0x96, Z2, Z30, Z9
-	VPTERNLOGD          $0x96, Z26, Z14, Z9
-	VPTERNLOGD          $0x96, Z28, Z27, Z9
+	VPTERNLOGD          $0x96, Z14, Z31, Z9
+	VPTERNLOGD          $0x96, Z27, Z26, Z9
+	VPTERNLOGD          $0x96, Z28, Z2, Z9
 	VPTERNLOGD.BCST     $0x96, 56(R8), Z29, Z9
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z0, Z29
-	VPXORD              Z15, Z25, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z30, Z30
-	VPXORD              Z3, Z6, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z2, Z2
-	VPXORD              Z12, Z7, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z14, Z14
-	VPXORD              Z24, Z11, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z26, Z26
-	VPXORD              Z10, Z1, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z27, Z27
-	VPXORD              Z13, Z9, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z28, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z1, Z30
+	VPXORD              Z30, Z9, Z9
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z13, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z0, Z30
+	VPXORD              Z15, Z25, Z31
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z31, Z31
+	VPXORD              Z3, Z6, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z14, Z14
+	VPXORD              Z12, Z7, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z26, Z26
+	VPXORD              Z24, Z11, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z27, Z27
+	VPXORD              Z10, Z1, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z28, Z28
 	VPTERNLOGD          $0x96, Z4, Z8, Z5
-	VPTERNLOGD          $0x96, Z30, Z29, Z5
-	VPTERNLOGD          $0x96, Z14, Z2, Z5
-	VPTERNLOGD          $0x96, Z27, Z26, Z5
+	VPTERNLOGD          $0x96, Z31, Z30, Z5
+	VPTERNLOGD          $0x96, Z26, Z14, Z5
+	VPTERNLOGD          $0x96, Z27, Z2, Z5
 	VPTERNLOGD.BCST     $0x96, 52(R8), Z28, Z5
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z8, Z28
-	VPXORD              Z4, Z6, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z29, Z29
-	VPXORD              Z15, Z7, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z30, Z30
-	VPXORD              Z3, Z11, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z2, Z2
-	VPXORD              Z12, Z1, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z14, Z14
-	VPXORD              Z24, Z9, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z26, Z26
-	VPXORD              Z10, Z5, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z27, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z9, Z29
+	VPXORD              Z29, Z5, Z5
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z10, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z8, Z29
+	VPXORD              Z4, Z6, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z30, Z30
+	VPXORD              Z15, Z7, Z31
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z31, Z31
+	VPXORD              Z3, Z11, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z14, Z14
+	VPXORD              Z12, Z1, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z26, Z26
+	VPXORD              Z24, Z9, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z27, Z27
 	VPTERNLOGD          $0x96, Z0, Z25, Z13
-	VPTERNLOGD          $0x96, Z29, Z28, Z13
-	VPTERNLOGD          $0x96, Z2, Z30, Z13
-	VPTERNLOGD          $0x96, Z26, Z14, Z13
+	VPTERNLOGD          $0x96, Z30, Z29, Z13
+	VPTERNLOGD          $0x96, Z14, Z31, Z13
+	VPTERNLOGD          $0x96, Z26, Z2, Z13
 	VPTERNLOGD.BCST     $0x96, 48(R8), Z27, Z13
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z25, Z27
-	VPXORD              Z0, Z7, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z28, Z28
-	VPXORD              Z4, Z11, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z29, Z29
-	VPXORD              Z15, Z1, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z30, Z30
-	VPXORD              Z3, Z9, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z2, Z2
-	VPXORD              Z12, Z5, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z14, Z14
-	VPXORD              Z24, Z13, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z26, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z5, Z28
+	VPXORD              Z28, Z13, Z13
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z24, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z25, Z28
+	VPXORD              Z0, Z7, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z29, Z29
+	VPXORD              Z4, Z11, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z30, Z30
+	VPXORD              Z15, Z1, Z31
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z31, Z31
+	VPXORD              Z3, Z9, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z14, Z14
+	VPXORD              Z12, Z5, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z26, Z26
 	VPTERNLOGD          $0x96, Z8, Z6, Z10
-	VPTERNLOGD          $0x96, Z28, Z27, Z10
-	VPTERNLOGD          $0x96, Z30, Z29, Z10
+	VPTERNLOGD          $0x96, Z29, Z28, Z10
+	VPTERNLOGD          $0x96, Z31, Z30, Z10
 	VPTERNLOGD          $0x96, Z14, Z2, Z10
 	VPTERNLOGD.BCST     $0x96, 44(R8), Z26, Z10
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z6, Z26
-	VPXORD              Z8, Z11, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z27, Z27
-	VPXORD              Z0, Z1, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z28, Z28
-	VPXORD              Z4, Z9, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z29, Z29
-	VPXORD              Z15, Z5, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z30, Z30
-	VPXORD              Z3, Z13, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z2, Z2
-	VPXORD              Z12, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z14, Z14
-	VPTERNLOGD          $0x96, Z25, Z7, Z24
-	VPTERNLOGD          $0x96, Z27, Z26, Z24
-	VPTERNLOGD          $0x96, Z29, Z28, Z24
-	VPTERNLOGD          $0x96, Z2, Z30, Z24
-	VPTERNLOGD.BCST     $0x96, 40(R8), Z14, Z24
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z7, Z14
-	VPXORD              Z25, Z1, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z26, Z26
-	VPXORD              Z8, Z9, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z27, Z27
-	VPXORD              Z0, Z5, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z28, Z28
-	VPXORD              Z4, Z13, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z29, Z29
-	VPXORD              Z15, Z10, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z30, Z30
-	VPXORD              Z3, Z24, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z2, Z2
-	VPTERNLOGD          $0x96, Z6, Z11, Z12
-	VPTERNLOGD          $0x96, Z26, Z14, Z12
-	VPTERNLOGD          $0x96, Z28, Z27, Z12
-	VPTERNLOGD          $0x96, Z30, Z29, Z12
-	VPTERNLOGD.BCST     $0x96, 36(R8), Z2, Z12
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z11, Z2
-	VPXORD              Z6, Z9, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z14, Z14
-	VPXORD              Z25, Z5, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z26, Z26
-	VPXORD              Z8, Z13, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z27, Z27
-	VPXORD              Z0, Z10, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z28, Z28
-	VPXORD              Z4, Z24, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z29, Z29
-	VPXORD              Z15, Z12, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z30, Z30
-	VPTERNLOGD          $0x96, Z7, Z1, Z3
-	VPTERNLOGD          $0x96, Z14, Z2, Z3
-	VPTERNLOGD          $0x96, Z27, Z26, Z3
-	VPTERNLOGD          $0x96, Z29, Z28, Z3
-	VPTERNLOGD.BCST     $0x96, 32(R8), Z30, Z3
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z1, Z30
-	VPXORD              Z7, Z5, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z2, Z2
-	VPXORD              Z6, Z13, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z14, Z14
-	VPXORD              Z25, Z10, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z26, Z26
-	VPXORD              Z8, Z24, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z27, Z27
-	VPXORD              Z0, Z12, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z28, Z28
-	VPXORD              Z4, Z3, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z29, Z29
-	VPTERNLOGD          $0x96, Z11, Z9, Z15
-	VPTERNLOGD          $0x96, Z2, Z30, Z15
-	VPTERNLOGD          $0x96, Z26, Z14, Z15
-	VPTERNLOGD          $0x96, Z28, Z27, Z15
-	VPTERNLOGD.BCST     $0x96, 28(R8), Z29, Z15
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z9, Z29
-	VPXORD              Z11, Z13, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z30, Z30
-	VPXORD              Z7, Z10, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z2, Z2
-	VPXORD              Z6, Z24, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z14, Z14
-	VPXORD              Z25, Z12, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z26, Z26
-	VPXORD              Z8, Z3, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z27, Z27
-	VPXORD              Z0, Z15, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z28, Z28
-	VPTERNLOGD          $0x96, Z1, Z5, Z4
-	VPTERNLOGD          $0x96, Z30, Z29, Z4
-	VPTERNLOGD          $0x96, Z14, Z2, Z4
-	VPTERNLOGD          $0x96, Z27, Z26, Z4
-	VPTERNLOGD.BCST     $0x96, 24(R8), Z28, Z4
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z5, Z28
-	VPXORD              Z1, Z10, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z29, Z29
-	VPXORD              Z11, Z24, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z30, Z30
-	VPXORD              Z7, Z12, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z2, Z2
-	VPXORD              Z6, Z3, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z14, Z14
-	VPXORD              Z25, Z15, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z26, Z26
-	VPXORD              Z8, Z4, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z27, Z27
-	VPTERNLOGD          $0x96, Z9, Z13, Z0
-	VPTERNLOGD          $0x96, Z29, Z28, Z0
-	VPTERNLOGD          $0x96, Z2, Z30, Z0
-	VPTERNLOGD          $0x96, Z26, Z14, Z0
-	VPTERNLOGD.BCST     $0x96, 20(R8), Z27, Z0
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z13, Z27
-	VPXORD              Z9, Z24, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z13, Z27
+	VPXORD              Z27, Z10, Z10
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z12, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z6, Z27
+	VPXORD              Z8, Z11, Z28
 	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z28, Z28
-	VPXORD              Z1, Z12, Z29
+	VPXORD              Z0, Z1, Z29
 	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z29, Z29
-	VPXORD              Z11, Z3, Z30
+	VPXORD              Z4, Z9, Z30
 	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z30, Z30
-	VPXORD              Z7, Z15, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z2, Z2
-	VPXORD              Z6, Z4, Z14
+	VPXORD              Z15, Z5, Z31
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z31, Z31
+	VPXORD              Z3, Z13, Z14
 	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z14, Z14
-	VPXORD              Z25, Z0, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z26, Z26
+	VPTERNLOGD          $0x96, Z25, Z7, Z24
+	VPTERNLOGD          $0x96, Z28, Z27, Z24
+	VPTERNLOGD          $0x96, Z30, Z29, Z24
+	VPTERNLOGD          $0x96, Z31, Z2, Z24
+	VPTERNLOGD.BCST     $0x96, 40(R8), Z14, Z24
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z10, Z26
+	VPXORD              Z26, Z24, Z24
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z3, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z7, Z26
+	VPXORD              Z25, Z1, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z27, Z27
+	VPXORD              Z8, Z9, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z28, Z28
+	VPXORD              Z0, Z5, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z29, Z29
+	VPXORD              Z4, Z13, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z30, Z30
+	VPXORD              Z15, Z10, Z31
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z31, Z31
+	VPTERNLOGD          $0x96, Z6, Z11, Z12
+	VPTERNLOGD          $0x96, Z27, Z26, Z12
+	VPTERNLOGD          $0x96, Z29, Z28, Z12
+	VPTERNLOGD          $0x96, Z30, Z2, Z12
+	VPTERNLOGD.BCST     $0x96, 36(R8), Z31, Z12
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z24, Z14
+	VPXORD              Z14, Z12, Z12
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z15, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z11, Z14
+	VPXORD              Z6, Z9, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z26, Z26
+	VPXORD              Z25, Z5, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z27, Z27
+	VPXORD              Z8, Z13, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z28, Z28
+	VPXORD              Z0, Z10, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z29, Z29
+	VPXORD              Z4, Z24, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z30, Z30
+	VPTERNLOGD          $0x96, Z7, Z1, Z3
+	VPTERNLOGD          $0x96, Z26, Z14, Z3
+	VPTERNLOGD          $0x96, Z28, Z27, Z3
+	VPTERNLOGD          $0x96, Z29, Z2, Z3
+	VPTERNLOGD.BCST     $0x96, 32(R8), Z30, Z3
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z12, Z31
+	VPXORD              Z31, Z3, Z3
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z4, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z1, Z31
+	VPXORD              Z7, Z5, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z14, Z14
+	VPXORD              Z6, Z13, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z26, Z26
+	VPXORD              Z25, Z10, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z27, Z27
+	VPXORD              Z8, Z24, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z28, Z28
+	VPXORD              Z0, Z12, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z29, Z29
+	VPTERNLOGD          $0x96, Z11, Z9, Z15
+	VPTERNLOGD          $0x96, Z14, Z31, Z15
+	VPTERNLOGD          $0x96, Z27, Z26, Z15
+	VPTERNLOGD          $0x96, Z28, Z2, Z15
+	VPTERNLOGD.BCST     $0x96, 28(R8), Z29, Z15
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z3, Z30
+	VPXORD              Z30, Z15, Z15
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z0, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z9, Z30
+	VPXORD              Z11, Z13, Z31
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z31, Z31
+	VPXORD              Z7, Z10, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z14, Z14
+	VPXORD              Z6, Z24, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z26, Z26
+	VPXORD              Z25, Z12, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z27, Z27
+	VPXORD              Z8, Z3, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z28, Z28
+	VPTERNLOGD          $0x96, Z1, Z5, Z4
+	VPTERNLOGD          $0x96, Z31, Z30, Z4
+	VPTERNLOGD          $0x96, Z26, Z14, Z4
+	VPTERNLOGD          $0x96, Z27, Z2, Z4
+	VPTERNLOGD.BCST     $0x96, 24(R8), Z28, Z4
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z15, Z29
+	VPXORD              Z29, Z4, Z4
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z8, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z5, Z29
+	VPXORD              Z1, Z10, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z30, Z30
+	VPXORD              Z11, Z24, Z31
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z31, Z31
+	VPXORD              Z7, Z12, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z14, Z14
+	VPXORD              Z6, Z3, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z26, Z26
+	VPXORD              Z25, Z15, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z27, Z27
+	VPTERNLOGD          $0x96, Z9, Z13, Z0
+	VPTERNLOGD          $0x96, Z30, Z29, Z0
+	VPTERNLOGD          $0x96, Z14, Z31, Z0
+	VPTERNLOGD          $0x96, Z26, Z2, Z0
+	VPTERNLOGD.BCST     $0x96, 20(R8), Z27, Z0
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z4, Z28
+	VPXORD              Z28, Z0, Z0
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z25, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z13, Z28
+	VPXORD              Z9, Z24, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z29, Z29
+	VPXORD              Z1, Z12, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z30, Z30
+	VPXORD              Z11, Z3, Z31
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z31, Z31
+	VPXORD              Z7, Z15, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z14, Z14
+	VPXORD              Z6, Z4, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z26, Z26
 	VPTERNLOGD          $0x96, Z5, Z10, Z8
-	VPTERNLOGD          $0x96, Z28, Z27, Z8
-	VPTERNLOGD          $0x96, Z30, Z29, Z8
+	VPTERNLOGD          $0x96, Z29, Z28, Z8
+	VPTERNLOGD          $0x96, Z31, Z30, Z8
 	VPTERNLOGD          $0x96, Z14, Z2, Z8
 	VPTERNLOGD.BCST     $0x96, 16(R8), Z26, Z8
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z10, Z26
-	VPXORD              Z5, Z12, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z27, Z27
-	VPXORD              Z9, Z3, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z28, Z28
-	VPXORD              Z1, Z15, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z29, Z29
-	VPXORD              Z11, Z4, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z30, Z30
-	VPXORD              Z7, Z0, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z2, Z2
-	VPXORD              Z6, Z8, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z14, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z0, Z27
+	VPXORD              Z27, Z8, Z8
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z6, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z10, Z27
+	VPXORD              Z5, Z12, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z28, Z28
+	VPXORD              Z9, Z3, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z29, Z29
+	VPXORD              Z1, Z15, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z30, Z30
+	VPXORD              Z11, Z4, Z31
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z31, Z31
+	VPXORD              Z7, Z0, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z14, Z14
 	VPTERNLOGD          $0x96, Z13, Z24, Z25
-	VPTERNLOGD          $0x96, Z27, Z26, Z25
-	VPTERNLOGD          $0x96, Z29, Z28, Z25
-	VPTERNLOGD          $0x96, Z2, Z30, Z25
+	VPTERNLOGD          $0x96, Z28, Z27, Z25
+	VPTERNLOGD          $0x96, Z30, Z29, Z25
+	VPTERNLOGD          $0x96, Z31, Z2, Z25
 	VPTERNLOGD.BCST     $0x96, 12(R8), Z14, Z25
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z24, Z14
-	VPXORD              Z13, Z3, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z26, Z26
-	VPXORD              Z5, Z15, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z27, Z27
-	VPXORD              Z9, Z4, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z28, Z28
-	VPXORD              Z1, Z0, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z29, Z29
-	VPXORD              Z11, Z8, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z30, Z30
-	VPXORD              Z7, Z25, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z2, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z8, Z26
+	VPXORD              Z26, Z25, Z25
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z7, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z24, Z26
+	VPXORD              Z13, Z3, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z27, Z27
+	VPXORD              Z5, Z15, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z28, Z28
+	VPXORD              Z9, Z4, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z29, Z29
+	VPXORD              Z1, Z0, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z30, Z30
+	VPXORD              Z11, Z8, Z31
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z31, Z31
 	VPTERNLOGD          $0x96, Z10, Z12, Z6
-	VPTERNLOGD          $0x96, Z26, Z14, Z6
-	VPTERNLOGD          $0x96, Z28, Z27, Z6
-	VPTERNLOGD          $0x96, Z30, Z29, Z6
-	VPTERNLOGD.BCST     $0x96, 8(R8), Z2, Z6
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z12, Z2
-	VPXORD              Z10, Z15, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z14, Z14
-	VPXORD              Z13, Z4, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z26, Z26
-	VPXORD              Z5, Z0, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z27, Z27
-	VPXORD              Z9, Z8, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z28, Z28
-	VPXORD              Z1, Z25, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z29, Z29
-	VPXORD              Z11, Z6, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z30, Z30
+	VPTERNLOGD          $0x96, Z27, Z26, Z6
+	VPTERNLOGD          $0x96, Z29, Z28, Z6
+	VPTERNLOGD          $0x96, Z30, Z2, Z6
+	VPTERNLOGD.BCST     $0x96, 8(R8), Z31, Z6
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z25, Z14
+	VPXORD              Z14, Z6, Z6
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z11, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z12, Z14
+	VPXORD              Z10, Z15, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z26, Z26
+	VPXORD              Z13, Z4, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z27, Z27
+	VPXORD              Z5, Z0, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z28, Z28
+	VPXORD              Z9, Z8, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z29, Z29
+	VPXORD              Z1, Z25, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z30, Z30
 	VPTERNLOGD          $0x96, Z24, Z3, Z7
-	VPTERNLOGD          $0x96, Z14, Z2, Z7
-	VPTERNLOGD          $0x96, Z27, Z26, Z7
-	VPTERNLOGD          $0x96, Z29, Z28, Z7
+	VPTERNLOGD          $0x96, Z26, Z14, Z7
+	VPTERNLOGD          $0x96, Z28, Z27, Z7
+	VPTERNLOGD          $0x96, Z29, Z2, Z7
 	VPTERNLOGD.BCST     $0x96, 4(R8), Z30, Z7
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z3, Z30
-	VPXORD              Z24, Z4, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z2, Z2
-	VPXORD              Z10, Z0, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z14, Z14
-	VPXORD              Z13, Z8, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z26, Z26
-	VPXORD              Z5, Z25, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z27, Z27
-	VPXORD              Z9, Z6, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z28, Z28
-	VPXORD              Z1, Z7, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z29, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z6, Z31
+	VPXORD              Z31, Z7, Z7
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z1, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z3, Z31
+	VPXORD              Z24, Z4, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z14, Z14
+	VPXORD              Z10, Z0, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z26, Z26
+	VPXORD              Z13, Z8, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z27, Z27
+	VPXORD              Z5, Z25, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z28, Z28
+	VPXORD              Z9, Z6, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z29, Z29
 	VPTERNLOGD          $0x96, Z12, Z15, Z11
-	VPTERNLOGD          $0x96, Z2, Z30, Z11
-	VPTERNLOGD          $0x96, Z26, Z14, Z11
-	VPTERNLOGD          $0x96, Z28, Z27, Z11
+	VPTERNLOGD          $0x96, Z14, Z31, Z11
+	VPTERNLOGD          $0x96, Z27, Z26, Z11
+	VPTERNLOGD          $0x96, Z28, Z2, Z11
 	VPTERNLOGD.BCST     $0x96, (R8), Z29, Z11
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z7, Z30
+	VPXORD              Z30, Z11, Z11
 	ADDQ                $0x40, R8
 	DECQ                R9
 	JNZ                 encround
 
 	// Transpose back.
-	VPUNPCKLBW  Z7, Z11, Z29
+	VPUNPCKLBW  Z7, Z11, Z2
 	VPUNPCKHBW  Z7, Z11, Z30
 	VPUNPCKLBW  Z25, Z6, Z7
 	VPUNPCKHBW  Z25, Z6, Z11
@@ -763,10 +779,10 @@ encround:
 	VPUNPCKHBW  Z5, Z13, Z24
 	VPUNPCKLBW  Z1, Z9, Z5
 	VPUNPCKHBW  Z1, Z9, Z13
-	VPUNPCKLWD  Z7, Z29, Z1
-	VPUNPCKHWD  Z7, Z29, Z9
+	VPUNPCKLWD  Z7, Z2, Z1
+	VPUNPCKHWD  Z7, Z2, Z9
 	VPUNPCKLWD  Z11, Z30, Z7
-	VPUNPCKHWD  Z11, Z30, Z29
+	VPUNPCKHWD  Z11, Z30, Z2
 	VPUNPCKLWD  Z0, Z25, Z11
 	VPUNPCKHWD  Z0, Z25, Z30
 	VPUNPCKLWD  Z8, Z6, Z0
@@ -785,10 +801,10 @@ encround:
 	VPUNPCKHDQ  Z0, Z7, Z1
 	VPUNPCKLDQ  Z30, Z9, Z0
 	VPUNPCKHDQ  Z30, Z9, Z7
-	VPUNPCKLDQ  Z25, Z29, Z30
-	VPUNPCKHDQ  Z25, Z29, Z9
+	VPUNPCKLDQ  Z25, Z2, Z30
+	VPUNPCKHDQ  Z25, Z2, Z9
 	VPUNPCKLDQ  Z3, Z8, Z25
-	VPUNPCKHDQ  Z3, Z8, Z29
+	VPUNPCKHDQ  Z3, Z8, Z2
 	VPUNPCKLDQ  Z5, Z12, Z3
 	VPUNPCKHDQ  Z5, Z12, Z8
 	VPUNPCKLDQ  Z4, Z6, Z5
@@ -803,9 +819,9 @@ encround:
 	VPUNPCKHQDQ Z5, Z0, Z11
 	VPUNPCKLQDQ Z4, Z30, Z5
 	VPUNPCKHQDQ Z4, Z30, Z0
-	VPUNPCKLQDQ Z29, Z24, Z4
-	VPUNPCKHQDQ Z29, Z24, Z30
-	VPUNPCKLQDQ Z8, Z1, Z29
+	VPUNPCKLQDQ Z2, Z24, Z4
+	VPUNPCKHQDQ Z2, Z24, Z30
+	VPUNPCKLQDQ Z8, Z1, Z2
 	VPUNPCKHQDQ Z8, Z1, Z24
 	VPUNPCKLQDQ Z12, Z7, Z8
 	VPUNPCKHQDQ Z12, Z7, Z1
@@ -886,8 +902,8 @@ encround:
 	VPSLLDQ    $0x08, Z22, Z23
 	VPCLMULQDQ $0x01, kuznyechikPoly<>+0(SB), Z22, Z22
 	VPTERNLOGD $0x96, Z22, Z23, Z21
-	VPXORD     Z21, Z29, Z29
-	VMOVDQU64  Z29, 640(CX)
+	VPXORD     Z21, Z2, Z2
+	VMOVDQU64  Z2, 640(CX)
 	VPSRLQ     $0x3c, Z21, Z22
 	VPSLLQ     $0x04, Z21, Z21
 	VPSLLDQ    $0x08, Z22, Z23
@@ -1304,294 +1320,310 @@ rounds:
 
 	// Nine rounds of L^-1 with the next key and S^-1, then K_1.
 decround:
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z3, Z2
-	VPXORD              Z24, Z4, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z14, Z14
-	VPXORD              Z10, Z0, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z26, Z26
-	VPXORD              Z13, Z8, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z27, Z27
-	VPXORD              Z5, Z25, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z28, Z28
-	VPXORD              Z9, Z6, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z29, Z29
-	VPXORD              Z1, Z7, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z30, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z7, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z3, Z14
+	VPXORD              Z24, Z4, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z26, Z26
+	VPXORD              Z10, Z0, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z27, Z27
+	VPXORD              Z13, Z8, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z28, Z28
+	VPXORD              Z5, Z25, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z29, Z29
+	VPXORD              Z9, Z6, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z30, Z30
 	VPTERNLOGD          $0x96, Z12, Z15, Z11
-	VPTERNLOGD          $0x96, Z14, Z2, Z11
-	VPTERNLOGD          $0x96, Z27, Z26, Z11
-	VPTERNLOGD          $0x96, Z29, Z28, Z11
+	VPTERNLOGD          $0x96, Z26, Z14, Z11
+	VPTERNLOGD          $0x96, Z28, Z27, Z11
+	VPTERNLOGD          $0x96, Z29, Z2, Z11
 	VPTERNLOGD.BCST     $0x96, (R8), Z30, Z11
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z12, Z30
-	VPXORD              Z10, Z15, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z2, Z2
-	VPXORD              Z13, Z4, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z14, Z14
-	VPXORD              Z5, Z0, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z26, Z26
-	VPXORD              Z9, Z8, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z27, Z27
-	VPXORD              Z1, Z25, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z28, Z28
-	VPXORD              Z11, Z6, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z29, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z1, Z31
+	VPXORD              Z31, Z11, Z11
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z6, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z12, Z31
+	VPXORD              Z10, Z15, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z14, Z14
+	VPXORD              Z13, Z4, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z26, Z26
+	VPXORD              Z5, Z0, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z27, Z27
+	VPXORD              Z9, Z8, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z28, Z28
+	VPXORD              Z1, Z25, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z29, Z29
 	VPTERNLOGD          $0x96, Z24, Z3, Z7
-	VPTERNLOGD          $0x96, Z2, Z30, Z7
-	VPTERNLOGD          $0x96, Z26, Z14, Z7
-	VPTERNLOGD          $0x96, Z28, Z27, Z7
+	VPTERNLOGD          $0x96, Z14, Z31, Z7
+	VPTERNLOGD          $0x96, Z27, Z26, Z7
+	VPTERNLOGD          $0x96, Z28, Z2, Z7
 	VPTERNLOGD.BCST     $0x96, 4(R8), Z29, Z7
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z24, Z29
-	VPXORD              Z13, Z3, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z30, Z30
-	VPXORD              Z5, Z15, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z2, Z2
-	VPXORD              Z9, Z4, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z14, Z14
-	VPXORD              Z1, Z0, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z26, Z26
-	VPXORD              Z11, Z8, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z27, Z27
-	VPXORD              Z7, Z25, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z28, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z11, Z30
+	VPXORD              Z30, Z7, Z7
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z25, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z24, Z30
+	VPXORD              Z13, Z3, Z31
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z31, Z31
+	VPXORD              Z5, Z15, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z14, Z14
+	VPXORD              Z9, Z4, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z26, Z26
+	VPXORD              Z1, Z0, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z27, Z27
+	VPXORD              Z11, Z8, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z28, Z28
 	VPTERNLOGD          $0x96, Z10, Z12, Z6
-	VPTERNLOGD          $0x96, Z30, Z29, Z6
-	VPTERNLOGD          $0x96, Z14, Z2, Z6
-	VPTERNLOGD          $0x96, Z27, Z26, Z6
+	VPTERNLOGD          $0x96, Z31, Z30, Z6
+	VPTERNLOGD          $0x96, Z26, Z14, Z6
+	VPTERNLOGD          $0x96, Z27, Z2, Z6
 	VPTERNLOGD.BCST     $0x96, 8(R8), Z28, Z6
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z10, Z28
-	VPXORD              Z5, Z12, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z29, Z29
-	VPXORD              Z9, Z3, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z30, Z30
-	VPXORD              Z1, Z15, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z2, Z2
-	VPXORD              Z11, Z4, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z14, Z14
-	VPXORD              Z7, Z0, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z26, Z26
-	VPXORD              Z6, Z8, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z27, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z7, Z29
+	VPXORD              Z29, Z6, Z6
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z8, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z10, Z29
+	VPXORD              Z5, Z12, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z30, Z30
+	VPXORD              Z9, Z3, Z31
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z31, Z31
+	VPXORD              Z1, Z15, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z14, Z14
+	VPXORD              Z11, Z4, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z26, Z26
+	VPXORD              Z7, Z0, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z27, Z27
 	VPTERNLOGD          $0x96, Z13, Z24, Z25
-	VPTERNLOGD          $0x96, Z29, Z28, Z25
-	VPTERNLOGD          $0x96, Z2, Z30, Z25
-	VPTERNLOGD          $0x96, Z26, Z14, Z25
+	VPTERNLOGD          $0x96, Z30, Z29, Z25
+	VPTERNLOGD          $0x96, Z14, Z31, Z25
+	VPTERNLOGD          $0x96, Z26, Z2, Z25
 	VPTERNLOGD.BCST     $0x96, 12(R8), Z27, Z25
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z13, Z27
-	VPXORD              Z9, Z24, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z28, Z28
-	VPXORD              Z1, Z12, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z29, Z29
-	VPXORD              Z11, Z3, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z30, Z30
-	VPXORD              Z7, Z15, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z2, Z2
-	VPXORD              Z6, Z4, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z14, Z14
-	VPXORD              Z25, Z0, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z26, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z6, Z28
+	VPXORD              Z28, Z25, Z25
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z0, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z13, Z28
+	VPXORD              Z9, Z24, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z29, Z29
+	VPXORD              Z1, Z12, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z30, Z30
+	VPXORD              Z11, Z3, Z31
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z31, Z31
+	VPXORD              Z7, Z15, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z14, Z14
+	VPXORD              Z6, Z4, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z26, Z26
 	VPTERNLOGD          $0x96, Z5, Z10, Z8
-	VPTERNLOGD          $0x96, Z28, Z27, Z8
-	VPTERNLOGD          $0x96, Z30, Z29, Z8
+	VPTERNLOGD          $0x96, Z29, Z28, Z8
+	VPTERNLOGD          $0x96, Z31, Z30, Z8
 	VPTERNLOGD          $0x96, Z14, Z2, Z8
 	VPTERNLOGD.BCST     $0x96, 16(R8), Z26, Z8
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z5, Z26
-	VPXORD              Z1, Z10, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z27, Z27
-	VPXORD              Z11, Z24, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z28, Z28
-	VPXORD              Z7, Z12, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z29, Z29
-	VPXORD              Z6, Z3, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z30, Z30
-	VPXORD              Z25, Z15, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z2, Z2
-	VPXORD              Z8, Z4, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z14, Z14
-	VPTERNLOGD          $0x96, Z9, Z13, Z0
-	VPTERNLOGD          $0x96, Z27, Z26, Z0
-	VPTERNLOGD          $0x96, Z29, Z28, Z0
-	VPTERNLOGD          $0x96, Z2, Z30, Z0
-	VPTERNLOGD.BCST     $0x96, 20(R8), Z14, Z0
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z9, Z14
-	VPXORD              Z11, Z13, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z26, Z26
-	VPXORD              Z7, Z10, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z27, Z27
-	VPXORD              Z6, Z24, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z28, Z28
-	VPXORD              Z25, Z12, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z29, Z29
-	VPXORD              Z8, Z3, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z30, Z30
-	VPXORD              Z0, Z15, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z2, Z2
-	VPTERNLOGD          $0x96, Z1, Z5, Z4
-	VPTERNLOGD          $0x96, Z26, Z14, Z4
-	VPTERNLOGD          $0x96, Z28, Z27, Z4
-	VPTERNLOGD          $0x96, Z30, Z29, Z4
-	VPTERNLOGD.BCST     $0x96, 24(R8), Z2, Z4
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z1, Z2
-	VPXORD              Z7, Z5, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z14, Z14
-	VPXORD              Z6, Z13, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z26, Z26
-	VPXORD              Z25, Z10, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z27, Z27
-	VPXORD              Z8, Z24, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z28, Z28
-	VPXORD              Z0, Z12, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z29, Z29
-	VPXORD              Z4, Z3, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z30, Z30
-	VPTERNLOGD          $0x96, Z11, Z9, Z15
-	VPTERNLOGD          $0x96, Z14, Z2, Z15
-	VPTERNLOGD          $0x96, Z27, Z26, Z15
-	VPTERNLOGD          $0x96, Z29, Z28, Z15
-	VPTERNLOGD.BCST     $0x96, 28(R8), Z30, Z15
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z11, Z30
-	VPXORD              Z6, Z9, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z2, Z2
-	VPXORD              Z25, Z5, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z14, Z14
-	VPXORD              Z8, Z13, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z26, Z26
-	VPXORD              Z0, Z10, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z27, Z27
-	VPXORD              Z4, Z24, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z28, Z28
-	VPXORD              Z15, Z12, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z29, Z29
-	VPTERNLOGD          $0x96, Z7, Z1, Z3
-	VPTERNLOGD          $0x96, Z2, Z30, Z3
-	VPTERNLOGD          $0x96, Z26, Z14, Z3
-	VPTERNLOGD          $0x96, Z28, Z27, Z3
-	VPTERNLOGD.BCST     $0x96, 32(R8), Z29, Z3
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z7, Z29
-	VPXORD              Z25, Z1, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z30, Z30
-	VPXORD              Z8, Z9, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z2, Z2
-	VPXORD              Z0, Z5, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z14, Z14
-	VPXORD              Z4, Z13, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z26, Z26
-	VPXORD              Z15, Z10, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z27, Z27
-	VPXORD              Z3, Z24, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z28, Z28
-	VPTERNLOGD          $0x96, Z6, Z11, Z12
-	VPTERNLOGD          $0x96, Z30, Z29, Z12
-	VPTERNLOGD          $0x96, Z14, Z2, Z12
-	VPTERNLOGD          $0x96, Z27, Z26, Z12
-	VPTERNLOGD.BCST     $0x96, 36(R8), Z28, Z12
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z6, Z28
-	VPXORD              Z8, Z11, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z29, Z29
-	VPXORD              Z0, Z1, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z30, Z30
-	VPXORD              Z4, Z9, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z2, Z2
-	VPXORD              Z15, Z5, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z14, Z14
-	VPXORD              Z3, Z13, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z26, Z26
-	VPXORD              Z12, Z10, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z27, Z27
-	VPTERNLOGD          $0x96, Z25, Z7, Z24
-	VPTERNLOGD          $0x96, Z29, Z28, Z24
-	VPTERNLOGD          $0x96, Z2, Z30, Z24
-	VPTERNLOGD          $0x96, Z26, Z14, Z24
-	VPTERNLOGD.BCST     $0x96, 40(R8), Z27, Z24
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z25, Z27
-	VPXORD              Z0, Z7, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z25, Z27
+	VPXORD              Z27, Z8, Z8
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z4, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z5, Z27
+	VPXORD              Z1, Z10, Z28
 	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z28, Z28
-	VPXORD              Z4, Z11, Z29
+	VPXORD              Z11, Z24, Z29
 	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z29, Z29
-	VPXORD              Z15, Z1, Z30
+	VPXORD              Z7, Z12, Z30
 	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z30, Z30
-	VPXORD              Z3, Z9, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z2, Z2
-	VPXORD              Z12, Z5, Z14
+	VPXORD              Z6, Z3, Z31
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z31, Z31
+	VPXORD              Z25, Z15, Z14
 	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z14, Z14
-	VPXORD              Z24, Z13, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z26, Z26
+	VPTERNLOGD          $0x96, Z9, Z13, Z0
+	VPTERNLOGD          $0x96, Z28, Z27, Z0
+	VPTERNLOGD          $0x96, Z30, Z29, Z0
+	VPTERNLOGD          $0x96, Z31, Z2, Z0
+	VPTERNLOGD.BCST     $0x96, 20(R8), Z14, Z0
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z8, Z26
+	VPXORD              Z26, Z0, Z0
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z15, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z9, Z26
+	VPXORD              Z11, Z13, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z27, Z27
+	VPXORD              Z7, Z10, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z28, Z28
+	VPXORD              Z6, Z24, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z29, Z29
+	VPXORD              Z25, Z12, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z30, Z30
+	VPXORD              Z8, Z3, Z31
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z31, Z31
+	VPTERNLOGD          $0x96, Z1, Z5, Z4
+	VPTERNLOGD          $0x96, Z27, Z26, Z4
+	VPTERNLOGD          $0x96, Z29, Z28, Z4
+	VPTERNLOGD          $0x96, Z30, Z2, Z4
+	VPTERNLOGD.BCST     $0x96, 24(R8), Z31, Z4
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z0, Z14
+	VPXORD              Z14, Z4, Z4
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z3, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z1, Z14
+	VPXORD              Z7, Z5, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z26, Z26
+	VPXORD              Z6, Z13, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z27, Z27
+	VPXORD              Z25, Z10, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z28, Z28
+	VPXORD              Z8, Z24, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z29, Z29
+	VPXORD              Z0, Z12, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z30, Z30
+	VPTERNLOGD          $0x96, Z11, Z9, Z15
+	VPTERNLOGD          $0x96, Z26, Z14, Z15
+	VPTERNLOGD          $0x96, Z28, Z27, Z15
+	VPTERNLOGD          $0x96, Z29, Z2, Z15
+	VPTERNLOGD.BCST     $0x96, 28(R8), Z30, Z15
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z4, Z31
+	VPXORD              Z31, Z15, Z15
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z12, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z11, Z31
+	VPXORD              Z6, Z9, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z14, Z14
+	VPXORD              Z25, Z5, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z26, Z26
+	VPXORD              Z8, Z13, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z27, Z27
+	VPXORD              Z0, Z10, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z28, Z28
+	VPXORD              Z4, Z24, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z29, Z29
+	VPTERNLOGD          $0x96, Z7, Z1, Z3
+	VPTERNLOGD          $0x96, Z14, Z31, Z3
+	VPTERNLOGD          $0x96, Z27, Z26, Z3
+	VPTERNLOGD          $0x96, Z28, Z2, Z3
+	VPTERNLOGD.BCST     $0x96, 32(R8), Z29, Z3
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z15, Z30
+	VPXORD              Z30, Z3, Z3
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z24, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z7, Z30
+	VPXORD              Z25, Z1, Z31
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z31, Z31
+	VPXORD              Z8, Z9, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z14, Z14
+	VPXORD              Z0, Z5, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z26, Z26
+	VPXORD              Z4, Z13, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z27, Z27
+	VPXORD              Z15, Z10, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z28, Z28
+	VPTERNLOGD          $0x96, Z6, Z11, Z12
+	VPTERNLOGD          $0x96, Z31, Z30, Z12
+	VPTERNLOGD          $0x96, Z26, Z14, Z12
+	VPTERNLOGD          $0x96, Z27, Z2, Z12
+	VPTERNLOGD.BCST     $0x96, 36(R8), Z28, Z12
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z3, Z29
+	VPXORD              Z29, Z12, Z12
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z10, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z6, Z29
+	VPXORD              Z8, Z11, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z30, Z30
+	VPXORD              Z0, Z1, Z31
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z31, Z31
+	VPXORD              Z4, Z9, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z14, Z14
+	VPXORD              Z15, Z5, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z26, Z26
+	VPXORD              Z3, Z13, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z27, Z27
+	VPTERNLOGD          $0x96, Z25, Z7, Z24
+	VPTERNLOGD          $0x96, Z30, Z29, Z24
+	VPTERNLOGD          $0x96, Z14, Z31, Z24
+	VPTERNLOGD          $0x96, Z26, Z2, Z24
+	VPTERNLOGD.BCST     $0x96, 40(R8), Z27, Z24
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z12, Z28
+	VPXORD              Z28, Z24, Z24
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z13, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z25, Z28
+	VPXORD              Z0, Z7, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z29, Z29
+	VPXORD              Z4, Z11, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z30, Z30
+	VPXORD              Z15, Z1, Z31
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z31, Z31
+	VPXORD              Z3, Z9, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z14, Z14
+	VPXORD              Z12, Z5, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z26, Z26
 	VPTERNLOGD          $0x96, Z8, Z6, Z10
-	VPTERNLOGD          $0x96, Z28, Z27, Z10
-	VPTERNLOGD          $0x96, Z30, Z29, Z10
+	VPTERNLOGD          $0x96, Z29, Z28, Z10
+	VPTERNLOGD          $0x96, Z31, Z30, Z10
 	VPTERNLOGD          $0x96, Z14, Z2, Z10
 	VPTERNLOGD.BCST     $0x96, 44(R8), Z26, Z10
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z8, Z26
-	VPXORD              Z4, Z6, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z27, Z27
-	VPXORD              Z15, Z7, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z28, Z28
-	VPXORD              Z3, Z11, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z29, Z29
-	VPXORD              Z12, Z1, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z30, Z30
-	VPXORD              Z24, Z9, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z2, Z2
-	VPXORD              Z10, Z5, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z14, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z24, Z27
+	VPXORD              Z27, Z10, Z10
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z5, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z8, Z27
+	VPXORD              Z4, Z6, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z28, Z28
+	VPXORD              Z15, Z7, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z29, Z29
+	VPXORD              Z3, Z11, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z30, Z30
+	VPXORD              Z12, Z1, Z31
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z31, Z31
+	VPXORD              Z24, Z9, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z14, Z14
 	VPTERNLOGD          $0x96, Z0, Z25, Z13
-	VPTERNLOGD          $0x96, Z27, Z26, Z13
-	VPTERNLOGD          $0x96, Z29, Z28, Z13
-	VPTERNLOGD          $0x96, Z2, Z30, Z13
+	VPTERNLOGD          $0x96, Z28, Z27, Z13
+	VPTERNLOGD          $0x96, Z30, Z29, Z13
+	VPTERNLOGD          $0x96, Z31, Z2, Z13
 	VPTERNLOGD.BCST     $0x96, 48(R8), Z14, Z13
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z0, Z14
-	VPXORD              Z15, Z25, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z26, Z26
-	VPXORD              Z3, Z6, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z27, Z27
-	VPXORD              Z12, Z7, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z28, Z28
-	VPXORD              Z24, Z11, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z29, Z29
-	VPXORD              Z10, Z1, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z30, Z30
-	VPXORD              Z13, Z9, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z2, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z10, Z26
+	VPXORD              Z26, Z13, Z13
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z9, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z0, Z26
+	VPXORD              Z15, Z25, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z27, Z27
+	VPXORD              Z3, Z6, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z28, Z28
+	VPXORD              Z12, Z7, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z29, Z29
+	VPXORD              Z24, Z11, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z30, Z30
+	VPXORD              Z10, Z1, Z31
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z31, Z31
 	VPTERNLOGD          $0x96, Z4, Z8, Z5
-	VPTERNLOGD          $0x96, Z26, Z14, Z5
-	VPTERNLOGD          $0x96, Z28, Z27, Z5
-	VPTERNLOGD          $0x96, Z30, Z29, Z5
-	VPTERNLOGD.BCST     $0x96, 52(R8), Z2, Z5
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z4, Z2
-	VPXORD              Z3, Z8, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z14, Z14
-	VPXORD              Z12, Z25, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z26, Z26
-	VPXORD              Z24, Z6, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z27, Z27
-	VPXORD              Z10, Z7, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z28, Z28
-	VPXORD              Z13, Z11, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z29, Z29
-	VPXORD              Z5, Z1, Z30
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z30, Z30
+	VPTERNLOGD          $0x96, Z27, Z26, Z5
+	VPTERNLOGD          $0x96, Z29, Z28, Z5
+	VPTERNLOGD          $0x96, Z30, Z2, Z5
+	VPTERNLOGD.BCST     $0x96, 52(R8), Z31, Z5
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z13, Z14
+	VPXORD              Z14, Z5, Z5
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z1, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z4, Z14
+	VPXORD              Z3, Z8, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z26, Z26
+	VPXORD              Z12, Z25, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z27, Z27
+	VPXORD              Z24, Z6, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z28, Z28
+	VPXORD              Z10, Z7, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z29, Z29
+	VPXORD              Z13, Z11, Z30
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z30, Z30
 	VPTERNLOGD          $0x96, Z15, Z0, Z9
-	VPTERNLOGD          $0x96, Z14, Z2, Z9
-	VPTERNLOGD          $0x96, Z27, Z26, Z9
-	VPTERNLOGD          $0x96, Z29, Z28, Z9
+	VPTERNLOGD          $0x96, Z26, Z14, Z9
+	VPTERNLOGD          $0x96, Z28, Z27, Z9
+	VPTERNLOGD          $0x96, Z29, Z2, Z9
 	VPTERNLOGD.BCST     $0x96, 56(R8), Z30, Z9
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z15, Z30
-	VPXORD              Z12, Z0, Z2
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z2, Z2
-	VPXORD              Z24, Z8, Z14
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z14, Z14
-	VPXORD              Z10, Z25, Z26
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z26, Z26
-	VPXORD              Z13, Z6, Z27
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z27, Z27
-	VPXORD              Z5, Z7, Z28
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z28, Z28
-	VPXORD              Z9, Z11, Z29
-	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z29, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z5, Z31
+	VPXORD              Z31, Z9, Z9
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z11, Z2
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+48(SB), Z15, Z31
+	VPXORD              Z12, Z0, Z14
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+40(SB), Z14, Z14
+	VPXORD              Z24, Z8, Z26
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+32(SB), Z26, Z26
+	VPXORD              Z10, Z25, Z27
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+24(SB), Z27, Z27
+	VPXORD              Z13, Z6, Z28
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+16(SB), Z28, Z28
+	VPXORD              Z5, Z7, Z29
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+8(SB), Z29, Z29
 	VPTERNLOGD          $0x96, Z3, Z4, Z1
-	VPTERNLOGD          $0x96, Z2, Z30, Z1
-	VPTERNLOGD          $0x96, Z26, Z14, Z1
-	VPTERNLOGD          $0x96, Z28, Z27, Z1
+	VPTERNLOGD          $0x96, Z14, Z31, Z1
+	VPTERNLOGD          $0x96, Z27, Z26, Z1
+	VPTERNLOGD          $0x96, Z28, Z2, Z1
 	VPTERNLOGD.BCST     $0x96, 60(R8), Z29, Z1
+	VGF2P8AFFINEQB.BCST $0x00, kuznyechikMul<>+0(SB), Z9, Z30
+	VPXORD              Z30, Z1, Z1
 	VPMOVB2M            Z11, K1
 	KNOTQ               K1, K2
 	VPERMI2B            Z19, Z18, K1, Z11
@@ -1677,7 +1709,7 @@ decround:
 	VPXORD.BCST         60(R8), Z1, Z1
 
 	// Transpose back.
-	VPUNPCKLBW  Z7, Z11, Z29
+	VPUNPCKLBW  Z7, Z11, Z2
 	VPUNPCKHBW  Z7, Z11, Z30
 	VPUNPCKLBW  Z25, Z6, Z7
 	VPUNPCKHBW  Z25, Z6, Z11
@@ -1693,10 +1725,10 @@ decround:
 	VPUNPCKHBW  Z5, Z13, Z24
 	VPUNPCKLBW  Z1, Z9, Z5
 	VPUNPCKHBW  Z1, Z9, Z13
-	VPUNPCKLWD  Z7, Z29, Z1
-	VPUNPCKHWD  Z7, Z29, Z9
+	VPUNPCKLWD  Z7, Z2, Z1
+	VPUNPCKHWD  Z7, Z2, Z9
 	VPUNPCKLWD  Z11, Z30, Z7
-	VPUNPCKHWD  Z11, Z30, Z29
+	VPUNPCKHWD  Z11, Z30, Z2
 	VPUNPCKLWD  Z0, Z25, Z11
 	VPUNPCKHWD  Z0, Z25, Z30
 	VPUNPCKLWD  Z8, Z6, Z0
@@ -1715,10 +1747,10 @@ decround:
 	VPUNPCKHDQ  Z0, Z7, Z1
 	VPUNPCKLDQ  Z30, Z9, Z0
 	VPUNPCKHDQ  Z30, Z9, Z7
-	VPUNPCKLDQ  Z25, Z29, Z30
-	VPUNPCKHDQ  Z25, Z29, Z9
+	VPUNPCKLDQ  Z25, Z2, Z30
+	VPUNPCKHDQ  Z25, Z2, Z9
 	VPUNPCKLDQ  Z3, Z8, Z25
-	VPUNPCKHDQ  Z3, Z8, Z29
+	VPUNPCKHDQ  Z3, Z8, Z2
 	VPUNPCKLDQ  Z5, Z12, Z3
 	VPUNPCKHDQ  Z5, Z12, Z8
 	VPUNPCKLDQ  Z4, Z6, Z5
@@ -1733,9 +1765,9 @@ decround:
 	VPUNPCKHQDQ Z5, Z0, Z11
 	VPUNPCKLQDQ Z4, Z30, Z5
 	VPUNPCKHQDQ Z4, Z30, Z0
-	VPUNPCKLQDQ Z29, Z24, Z4
-	VPUNPCKHQDQ Z29, Z24, Z30
-	VPUNPCKLQDQ Z8, Z1, Z29
+	VPUNPCKLQDQ Z2, Z24, Z4
+	VPUNPCKHQDQ Z2, Z24, Z30
+	VPUNPCKLQDQ Z8, Z1, Z2
 	VPUNPCKHQDQ Z8, Z1, Z24
 	VPUNPCKLQDQ Z12, Z7, Z8
 	VPUNPCKHQDQ Z12, Z7, Z1
@@ -1816,8 +1848,8 @@ decround:
 	VPSLLDQ    $0x08, Z22, Z23
 	VPCLMULQDQ $0x01, kuznyechikPoly<>+0(SB), Z22, Z22
 	VPTERNLOGD $0x96, Z22, Z23, Z21
-	VPXORD     Z21, Z29, Z29
-	VMOVDQU64  Z29, 640(CX)
+	VPXORD     Z21, Z2, Z2
+	VMOVDQU64  Z2, 640(CX)
 	VPSRLQ     $0x3c, Z21, Z22
 	VPSLLQ     $0x04, Z21, Z21
 	VPSLLDQ    $0x08, Z22, Z23

