@@ -328,13 +328,13 @@ func genXTS(name string, dec bool) {
 	VPEXTRQ(U8(1), tweakBase.AsX(), hi)
 	Store(lo, Return("lo"))
 	Store(hi, Return("hi"))
+	for _, k := range kmasks { // the masks held the S-box inputs' top bits
+		KXORQ(k[0], k[0], k[0])
+		KXORQ(k[1], k[1], k[1])
+	}
 	for _, z := range zregs {
 		x := z.AsX() // an EVEX write zeroes the whole zmm register
 		VPXORD(x, x, x)
-	}
-	for _, k := range kmasks {
-		KXORQ(k[0], k[0], k[0])
-		KXORQ(k[1], k[1], k[1])
 	}
 	VZEROUPPER()
 	RET()
