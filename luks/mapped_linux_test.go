@@ -67,8 +67,13 @@ func TestMappedFaultEveryChunkSize(t *testing.T) {
 			}
 			shrink(size / 4)
 			// Repeated, since which goroutine meets the fault first is down
-			// to timing: the caller's or a helper's.
-			for i := range 30 {
+			// to timing: the caller's or a helper's. Six times under -short
+			// (CI's -race step, where each fault took about a second).
+			reps := 30
+			if testing.Short() {
+				reps = 6
+			}
+			for i := range reps {
 				r := []struct{ off, n int }{{0, size}, {size / 8, size / 4}, {size - 8<<20, 8 << 20}}[i%3]
 				_, err := v.ReadAt(got[:r.n], int64(r.off))
 				if err == nil || !strings.Contains(err.Error(), "did the file shrink") {
