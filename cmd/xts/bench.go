@@ -16,7 +16,7 @@ import (
 
 const benchUsage = `Usage: xts bench [flags]
 
-Measures AES-XTS throughput on this machine, in the spirit of the Linux
+Measures AES-XTS throughput (or, with --cipher, another cipher's) on this machine, in the spirit of the Linux
 kernel's tcrypt: one row per implementation available on this CPU (pinned
 with xts.WithImplementation) plus golang.org/x/crypto/xts as a baseline
 (x-crypto-xts), one column per message size, in MB/s (10^6 bytes/s). Bulk
@@ -50,6 +50,27 @@ for it ("4K aliasing"), and a call whose key or argument loads alias the
 previous call's output loses up to a third of its speed at 16 and 512
 bytes, by luck of placement. The bound is sampled before every row of
 every pass and its best sample kept. The defaults finish in under 30 s.
+
+--cipher times another block cipher in XTS: serpent, twofish, camellia
+or kuznyechik (rows: the generic engine, each assembly variant of the
+cipher this CPU runs, and golang.org/x/crypto/xts over the cipher's
+block), or a VeraCrypt cascade such as aes-twofish-serpent: the chain over
+512-byte data units on one core, beside each of its ciphers (its default
+implementation, over the same data units) and their combination
+1/(1/a + 1/b + ...), with the chain's ratio to it. No AES-round bound is
+shown for them. Cascades take 256-bit keys and message sizes that are
+multiples of 512, and have no bulk rows.
+
+libgcrypt's XTS is timed beside ours (AES, Serpent, Twofish, Camellia)
+when a harness built by scripts/gcrypt-sid.sh is found: --gcrypt names
+one or more (comma-separated), or else $XTS_GCRYPT_BENCH does, or else the
+script's default output (gcrypt-bench and gcrypt-bench-system in
+$XDG_CACHE_HOME/xts-gcrypt) is used when every implementation is timed.
+The harness runs as a subprocess once each pass, interleaved with our
+cells, each data unit with a fresh tweak; rows are named after the
+library's version (libgcrypt-1.12.4), and a ratio row compares the
+cipher's default implementation with each. A harness that was found
+rather than named and fails is left out with a warning.
 
 TSV output (--format tsv) is fixed, for scripts: the header
 impl	keybits	op	size	mbps	bound_pct

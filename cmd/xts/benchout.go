@@ -131,7 +131,7 @@ func (b *bench) writeTable(w io.Writer) {
 	switch {
 	case !b.o.isAES():
 		if b.o.isCascade() {
-			fmt.Fprintf(w, "%s: the chain on one core beside its ciphers, each on its default implementation over the same data units; %s = 1 / sum of 1/MB/s of the parts\n", b.o.cipher, cascadeName)
+			fmt.Fprintf(w, "%s: the chain on one core beside its ciphers, each on its default implementation over the same data units; %s = 1/(1/a + 1/b + ...) over the parts' MB/s\n", b.o.cipher, cascadeName)
 		}
 	case b.loopErr == nil:
 		fmt.Fprintf(w, "AES-round bound: 16 bytes x block-rounds/s / rounds, timed with %s (%d independent rounds per iteration)\n", b.loop.Name, peak.RoundsPerIter)
@@ -261,7 +261,7 @@ func (b *bench) block(w io.Writer, k int, match func(*benchRow) bool, sizes []in
 		if lastW > 0 {
 			fmt.Fprintf(&sb, "  %*s", lastW, l.last)
 		}
-		fmt.Fprintln(w, sb.String())
+		fmt.Fprintln(w, strings.TrimRight(sb.String(), " "))
 	}
 }
 
