@@ -16,8 +16,8 @@ import (
 
 const benchUsage = `Usage: xts bench [flags]
 
-Measures AES-XTS throughput (or, with --cipher, another cipher's) on this machine, in the spirit of the Linux
-kernel's tcrypt: one row per implementation available on this CPU (pinned
+Measures AES-XTS throughput (with --cipher, another cipher's) on this
+machine, in the spirit of the Linux kernel's tcrypt: one row per implementation available on this CPU (pinned
 with xts.WithImplementation) plus golang.org/x/crypto/xts as a baseline
 (x-crypto-xts), one column per message size, in MB/s (10^6 bytes/s). Bulk
 rows time EncryptSectors/DecryptSectors over a 1 MiB buffer on one core

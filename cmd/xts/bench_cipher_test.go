@@ -134,7 +134,6 @@ func TestBenchCipher(t *testing.T) {
 	}
 }
 
-
 // TestBenchCipherTable: the table names the cipher, has no bound column,
 // and ends a block with the ratio rows: ours over libgcrypt's, the
 // cascade over its combination.
