@@ -19,8 +19,9 @@ const benchUsage = `Usage: xts bench [flags]
 Measures AES-XTS throughput (with --cipher, another cipher's) on this
 machine, in the spirit of the Linux kernel's tcrypt: one row per
 implementation available on this CPU (pinned with xts.WithImplementation)
-plus golang.org/x/crypto/xts as a baseline (x-crypto-xts), one column per message size, in MB/s (10^6 bytes/s). Bulk
-rows time EncryptSectors/DecryptSectors over a 1 MiB buffer on one core
+plus golang.org/x/crypto/xts as a baseline (x-crypto-xts), one column
+per message size, in MB/s (10^6 bytes/s). Bulk rows time
+EncryptSectors/DecryptSectors over a 1 MiB buffer on one core
 (enc-sectors, dec-sectors) and over 8 MiB on every core
 (enc-sectors-parallel, dec-sectors-parallel), one column per sector size.
 
