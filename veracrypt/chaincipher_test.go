@@ -3,6 +3,7 @@ package veracrypt
 import (
 	"bytes"
 	"crypto/rand"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -66,4 +67,22 @@ func TestChainCipher(t *testing.T) {
 		}
 	}()
 	c.EncryptSectors(make([]byte, 600), make([]byte, 600), 0)
+}
+
+// A cascade's XTS over 512-byte data units, as a volume's data area
+// runs it.
+func ExampleNewChainCipher() {
+	key := make([]byte, KeySize("aes-twofish-serpent")) // 192 bytes
+	rand.Read(key)
+	c, err := NewChainCipher("aes-twofish-serpent", key)
+	if err != nil {
+		panic(err)
+	}
+	defer c.Wipe()
+	data := []byte(strings.Repeat("sixteen bytes!!!", 64)) // two data units
+	orig := bytes.Clone(data)
+	c.EncryptSectors(data, data, 100) // units 100 and 101, in place
+	c.DecryptSectors(data, data, 100)
+	fmt.Println(len(key), bytes.Equal(data, orig))
+	// Output: 192 true
 }
