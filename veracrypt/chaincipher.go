@@ -32,9 +32,9 @@ func NewChainCipher(name string, key []byte, opts ...xts.Option) (*ChainCipher, 
 	return &ChainCipher{c}, nil
 }
 
-// KeySize returns the key size NewChainCipher needs for a chain: 64 bytes
+// ChainKeySize returns the key size NewChainCipher needs for a chain: 64 bytes
 // per cipher.
-func KeySize(chain string) int { return chainKeySize(chain) }
+func ChainKeySize(chain string) int { return chainKeySize(chain) }
 
 // EncryptSectors encrypts src into dst as the 512-byte data units numbered
 // from unit (dst and src may be the same buffer). It panics unless

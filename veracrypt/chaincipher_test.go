@@ -19,7 +19,7 @@ func TestChainCipher(t *testing.T) {
 			canon, _ := CanonicalChain(name)
 			parts := strings.Split(canon, "-")
 			n := len(parts)
-			key := make([]byte, KeySize(canon))
+			key := make([]byte, ChainKeySize(canon))
 			rand.Read(key)
 			c, err := NewChainCipher(name, key, xts.WithoutParallelism())
 			if err != nil {
@@ -72,7 +72,7 @@ func TestChainCipher(t *testing.T) {
 // A cascade's XTS over 512-byte data units, as a volume's data area
 // runs it.
 func ExampleNewChainCipher() {
-	key := make([]byte, KeySize("aes-twofish-serpent")) // 192 bytes
+	key := make([]byte, ChainKeySize("aes-twofish-serpent")) // 192 bytes
 	rand.Read(key)
 	c, err := NewChainCipher("aes-twofish-serpent", key)
 	if err != nil {

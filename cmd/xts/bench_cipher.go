@@ -102,7 +102,7 @@ func cascadeOpFuncs(o *benchOptions, impl string) (enc, dec func(dst, src []byte
 		return func(dst, src []byte, n uint64) { f(dst, src, n*uint64(len(src)/512)) }
 	}
 	if impl == o.cipher {
-		key := make([]byte, veracrypt.KeySize(o.cipher))
+		key := make([]byte, veracrypt.ChainKeySize(o.cipher))
 		rand.Read(key)
 		c, err := veracrypt.NewChainCipher(o.cipher, key, xts.WithoutParallelism())
 		if err != nil {
