@@ -50,17 +50,13 @@ func (o *benchOptions) resolveCipher(name string) error {
 		for n := range benchCiphers {
 			names = append(names, n)
 		}
+		slices.Sort(names)
 		return usagef("--cipher %q: want one of %s or a VeraCrypt cascade (%s)", name,
-			strings.Join(sortedStrings(names), ", "), strings.Join(cascades(), ", "))
+			strings.Join(names, ", "), strings.Join(cascades(), ", "))
 	}
 	o.cipher = canon
 	o.parts = strings.Split(canon, "-")
 	return nil
-}
-
-func sortedStrings(s []string) []string {
-	slices.Sort(s)
-	return s
 }
 
 // cascades lists the VeraCrypt chains of more than one cipher.
