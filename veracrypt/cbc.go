@@ -274,25 +274,44 @@ func cbcVolumeSectors(h *Header) (*cbcSectors, error) {
 	return &cbcSectors{c: c, first: 1, ss: int(h.SectorSize)}, nil
 }
 
-// CryptsetupMode returns the cipher mode of the header's chain as
-// cryptsetup's tcryptDump prints it: "xts-plain64", "lrw-benbi", or for
-// TrueCrypt 1.0-4.0's CBC "cbc-tcw" (one cipher: dm-crypt's TCW IV),
-// "cbc-tcrypt" (Blowfish, and the outer-CBC cascades) or "cbci-tcrypt"
-// (the inner-CBC cascades with Blowfish).
-func (h *Header) CryptsetupMode() string {
+// Cryptsetup returns the header's cipher chain, cipher mode and key size
+// in bits as cryptsetup's tcryptDump prints them. For XTS and LRW: the
+// chain's cryptsetup name (CryptsetupChain), "xts-plain64" or
+// "lrw-benbi", 8*KeySize. For TrueCrypt 1.0-4.0's CBC, cryptsetup names
+// the chain by its keys' order (the reverse of TrueCrypt's name: "aes-
+// twofish" is its "twofish-aes") and Blowfish "blowfish_le"; the mode is
+// "cbc-tcw" for AES, Serpent, Twofish, CAST5 and Triple DES (dm-crypt's
+// TCW IV), "cbci-tcrypt" for the outer-CBC cascades and "cbc-tcrypt" for
+// Blowfish and its cascades; the key is the ciphers' keys, an IV seed of
+// the first cipher's block size and a 16-byte whitening seed.
+func (h *Header) Cryptsetup() (chain, mode string, keyBits int) {
 	switch h.Mode {
 	case "lrw":
-		return "lrw-benbi"
+		return CryptsetupChain(h.Cipher), "lrw-benbi", 8 * h.KeySize
 	case "cbc":
-		switch {
-		case cbcInner(h.Cipher):
-			return "cbci-tcrypt"
-		case strings.Contains(h.Cipher, "-") || h.Cipher == "blowfish":
-			return "cbc-tcrypt"
+		names := strings.Split(h.Cipher, "-")
+		slices.Reverse(names)
+		keys, bs := 0, 8
+		for i, n := range names {
+			keys += legacyCiphers[n].keySize
+			switch n {
+			case "blowfish":
+				names[i] = "blowfish_le"
+			case "aes", "serpent", "twofish":
+				bs = 16 // the IV seed of a chain with a 128-bit cipher
+			}
 		}
-		return "cbc-tcw"
+		switch {
+		case strings.Contains(h.Cipher, "blowfish"):
+			mode = "cbc-tcrypt"
+		case len(names) > 1:
+			mode = "cbci-tcrypt"
+		default:
+			mode = "cbc-tcw"
+		}
+		return strings.Join(names, "-"), mode, 8 * (keys + bs + 16)
 	}
-	return "xts-plain64"
+	return CryptsetupChain(h.Cipher), "xts-plain64", 8 * h.KeySize
 }
 
 // cbcCreateRefused returns the error of Create asked for a chain that

@@ -220,7 +220,77 @@ func TestCBCRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	if m := v.Header().CryptsetupMode(); m != "cbc-tcw" {
-		t.Errorf("mode %s", m)
+	if c, m, b := v.Header().Cryptsetup(); c != "des3_ede" || m != "cbc-tcw" || b != 384 {
+		t.Errorf("cryptsetup names %s %s %d", c, m, b)
 	}
+}
+
+// TestCBCCryptsetupNames: tcryptDump's names and key sizes of the CBC
+// chains, as cryptsetup's TCRYPT code lists them.
+func TestCBCCryptsetupNames(t *testing.T) {
+	tests := []struct {
+		chain, csChain, mode string
+		bits                 int
+	}{
+		{"aes", "aes", "cbc-tcw", 512},
+		{"serpent", "serpent", "cbc-tcw", 512},
+		{"cast5", "cast5", "cbc-tcw", 320},
+		{"des3_ede", "des3_ede", "cbc-tcw", 384},
+		{"blowfish", "blowfish_le", "cbc-tcrypt", 640},
+		{"aes-twofish", "twofish-aes", "cbci-tcrypt", 768},
+		{"serpent-twofish-aes", "aes-twofish-serpent", "cbci-tcrypt", 1024},
+		{"aes-blowfish", "blowfish_le-aes", "cbc-tcrypt", 960},
+		{"aes-blowfish-serpent", "serpent-blowfish_le-aes", "cbc-tcrypt", 1216},
+	}
+	for _, tc := range tests {
+		h := &Header{Mode: "cbc", Cipher: tc.chain, KeySize: cbcKeySize(tc.chain)}
+		c, m, b := h.Cryptsetup()
+		if c != tc.csChain || m != tc.mode || b != tc.bits {
+			t.Errorf("%s: %s %s %d, want %s %s %d", tc.chain, c, m, b, tc.csChain, tc.mode, tc.bits)
+		}
+	}
+	h := &Header{Mode: "xts", Cipher: "kuznyechik-serpent-camellia", KeySize: 192}
+	if c, m, b := h.Cryptsetup(); c != "camellia-serpent-kuznyechik" || m != "xts-plain64" || b != 1536 {
+		t.Errorf("xts: %s %s %d", c, m, b)
+	}
+}
+
+// FuzzCBC runs every CBC chain over arbitrary keys, sectors and headers:
+// a key of the wrong size is refused, never a panic; decryption undoes
+// encryption; and a decrypted block that parses as a header is one of
+// TrueCrypt's (the trials take nothing else for a CBC chain).
+func FuzzCBC(f *testing.F) {
+	f.Add(bytes.Repeat([]byte{7}, 152), make([]byte, 512), uint8(0), uint64(1))
+	f.Add([]byte("short key"), []byte("TRUE"), uint8(12), uint64(1<<63))
+	f.Fuzz(func(t *testing.T, key, data []byte, which uint8, sector uint64) {
+		name := cbcChains[int(which)%len(cbcChains)]
+		c, err := newCBCChain(name, key)
+		if len(key) < cbcKeySize(name) {
+			if err == nil {
+				t.Fatalf("%s: %d-byte key accepted", name, len(key))
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(data) &^ 511
+		ct := make([]byte, n)
+		c.crypt(ct, data[:n], sector, true)
+		back := make([]byte, n)
+		c.crypt(back, ct, sector, false)
+		if !bytes.Equal(back, data[:n]) {
+			t.Fatalf("%s: sectors do not round-trip", name)
+		}
+		blk := make([]byte, HeaderSize)
+		copy(blk, data)
+		dec := make([]byte, HeaderSize)
+		copy(dec, blk[:SaltSize])
+		if !cbcHeader(name, key, dec[SaltSize:], blk[SaltSize:]) {
+			t.Fatalf("%s: header refused a full key", name)
+		}
+		if h, err := ParseHeader(dec); err == nil && !h.TrueCrypt && h.Magic != "VERA" {
+			t.Fatalf("%s: header with magic %q parsed", name, h.Magic)
+		}
+	})
 }
