@@ -10,31 +10,36 @@ import (
 )
 
 // TrueCrypt 1.0 to 4.0 encrypted volumes and headers in CBC mode, with an
-// IV and a "whitening" value per sector. Its key (header key or master
-// key) is a 32-byte IV seed, then the ciphers' keys one after another, in
-// the order the chain's name lists them.
+// IV and a "whitening" value per sector. The key (header key or master
+// key) is a 32-byte IV seed, then the ciphers' keys one after another in
+// the order they encrypt (the last-named first).
 //
 // A header's 448 encrypted bytes: XOR every 8 bytes with bytes 8..15 of
 // the seed (the whitening), then CBC-decrypt with bytes 0..15 (0..7 for a
 // 64-bit block cipher) of the seed as the IV.
 //
-// A data sector (512 bytes, numbered from the volume's header, the data
-// area's first sector being 1): the
-// seed's first block-size bytes, each 64-bit half XORed with the sector
-// number (little-endian), are the IV; the 16 bytes after them, XORed the
-// same way and read as four 32-bit words w0..w3, give the 8-byte
-// whitening CRC32(w0)^CRC32(w3) ‖ CRC32(w1)^CRC32(w2) (little-endian),
-// XORed onto every 8 bytes of the encrypted sector. This is the "tcw" IV
-// mode of the kernel's dm-crypt.
+// A data sector (512 bytes, numbered from the volume's header: the data
+// area's first sector is 1): the seed's first block-size bytes, each
+// 64-bit half XORed with the sector number (little-endian), are the IV;
+// the 16 bytes after them, XORed the same way and read as four 32-bit
+// words w0..w3, give the 8-byte whitening CRC32(w0)^CRC32(w3) ‖
+// CRC32(w1)^CRC32(w2) (little-endian), XORed onto every 8 bytes of the
+// encrypted sector. This is the "tcw" IV mode of the kernel's dm-crypt.
 //
 // Cascades: in "outer CBC" the whole chain is one 128-bit block cipher in
 // CBC (its last-named cipher encrypting first); in "inner CBC" (the
 // chains with Blowfish, whose block is 64-bit) each cipher runs its own
-// CBC with its own IV and whitening over the sector, the last-named
-// first.
+// CBC pass, with the IV and whitening of its block size, over the sector,
+// the last-named first.
+//
+// What cryptsetup's images check: every chain's header (all 18 images),
+// and the data of AES, Twofish, CAST5 and Triple DES volumes, hidden
+// ones too. Those images keep no data for Blowfish and the cascades
+// (cryptsetup cannot map them), so their data path follows the same
+// scheme unchecked by an outside oracle.
 
-// cbcChains are the ciphers and cascades of TrueCrypt's CBC volumes, by
-// cryptsetup's names.
+// cbcChains are the ciphers and cascades of TrueCrypt's CBC volumes, in
+// TrueCrypt's naming (lower case, Triple DES as cryptsetup's "des3_ede").
 var cbcChains = []string{
 	"aes", "serpent", "twofish", "blowfish", "cast5", "des3_ede",
 	"aes-twofish", "aes-twofish-serpent", "serpent-aes", "serpent-twofish-aes", "twofish-serpent",
@@ -64,9 +69,11 @@ func isCBCChain(name string) (string, bool) {
 }
 
 // cbcChain is a cipher chain in TrueCrypt's CBC mode. enc lists the
-// ciphers in the order they encrypt.
+// ciphers in the order they encrypt; st the CBC passes, in that order
+// too.
 type cbcChain struct {
 	enc   []cipher.Block
+	st    []cbcStage
 	inner bool
 	seed  [32]byte
 }
@@ -91,18 +98,25 @@ func newCBCChain(name string, key []byte) (*cbcChain, error) {
 		c.enc = append(c.enc, b)
 		off += lc.keySize
 	}
-	if !c.inner {
+	if c.inner {
 		for _, b := range c.enc {
-			if b.BlockSize() != c.enc[0].BlockSize() {
-				return nil, fmt.Errorf("veracrypt: CBC %s mixes block sizes", name)
-			}
+			c.st = append(c.st, cbcStage{[]cipher.Block{b}, b.BlockSize()})
+		}
+		return c, nil
+	}
+	for _, b := range c.enc {
+		if b.BlockSize() != c.enc[0].BlockSize() {
+			return nil, fmt.Errorf("veracrypt: CBC %s mixes block sizes", name)
 		}
 	}
+	c.st = []cbcStage{{c.enc, c.enc[0].BlockSize()}}
 	return c, nil
 }
 
+// wipe clears the seed and drops the ciphers (the standard library's
+// and x/crypto's block ciphers keep their key schedules out of reach).
 func (c *cbcChain) wipe() {
-	c.enc = nil
+	c.enc, c.st = nil, nil
 	clear(c.seed[:])
 }
 
@@ -111,18 +125,6 @@ func (c *cbcChain) wipe() {
 type cbcStage struct {
 	enc []cipher.Block
 	bs  int
-}
-
-// stages returns the CBC passes in the order they encrypt.
-func (c *cbcChain) stages() []cbcStage {
-	if c.inner {
-		s := make([]cbcStage, len(c.enc))
-		for i, b := range c.enc {
-			s[i] = cbcStage{[]cipher.Block{b}, b.BlockSize()}
-		}
-		return s
-	}
-	return []cbcStage{{c.enc, c.enc[0].BlockSize()}}
 }
 
 // decryptCBC undoes one stage over buf (a multiple of bs bytes): the
@@ -169,7 +171,7 @@ func (s cbcStage) encrypt(buf, iv, w []byte) {
 // header decrypts (or encrypts) the 448 encrypted bytes of a header.
 func (c *cbcChain) header(dst, src []byte, encrypt bool) {
 	copy(dst, src)
-	st := c.stages()
+	st := c.st
 	iv, w := c.seed[:16], c.seed[8:16]
 	if encrypt {
 		for _, s := range st {
@@ -202,7 +204,7 @@ func (c *cbcChain) sectorIV(sector uint64, bs int) (iv [16]byte, w [8]byte) {
 // crypt runs the chain over whole 512-byte sectors of src, the first
 // numbered sector.
 func (c *cbcChain) crypt(dst, src []byte, sector uint64, encrypt bool) {
-	st := c.stages()
+	st := c.st
 	for off := 0; off+512 <= len(src); off, sector = off+512, sector+1 {
 		d := dst[off : off+512]
 		copy(d, src[off:off+512])

@@ -29,7 +29,8 @@ type Options struct {
 	PRF string
 	// Cipher limits the trials to one cipher chain, in VeraCrypt's or
 	// cryptsetup's naming ("aes", "serpent-twofish-aes"; see Chains and
-	// CanonicalChain); "" tries all.
+	// CanonicalChain), or TrueCrypt's name of a CBC chain ("cast5",
+	// "des3_ede", "blowfish", "aes-blowfish"); "" tries all.
 	Cipher string
 	// PIM is VeraCrypt's Personal Iterations Multiplier; 0 uses the
 	// default iteration counts (and Argon2id's default costs).
