@@ -6,6 +6,7 @@ import (
 	"crypto/cipher"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -293,4 +294,13 @@ func FuzzCBC(f *testing.F) {
 			t.Fatalf("%s: header with magic %q parsed", name, h.Magic)
 		}
 	})
+}
+
+// Header.Cryptsetup names a TrueCrypt 3.x AES-Twofish CBC volume's chain
+// as cryptsetup's tcryptDump does.
+func ExampleHeader_Cryptsetup() {
+	h := &Header{Mode: "cbc", Cipher: "aes-twofish", KeySize: 96}
+	chain, mode, bits := h.Cryptsetup()
+	fmt.Println(chain, mode, bits)
+	// Output: twofish-aes cbci-tcrypt 768
 }
