@@ -215,7 +215,9 @@ func dumpTcrypt(w io.Writer, name string, h *veracrypt.Header, key bool) {
 	fmt.Fprintf(w, "Cipher mode:\t%s\n", mode)
 	fmt.Fprintf(w, "MK bits:       \t%d\n", bits)
 	if key {
-		mk := h.MasterKey()
+		// The key area's first MK bits, as the line above counts them
+		// (for XTS and LRW the master key).
+		mk := append([]byte(nil), h.KeyArea[:min(bits/8, len(h.KeyArea))]...)
 		defer clear(mk)
 		fmt.Fprintf(w, "MK dump:\t")
 		hexLines(w, mk, "\t\t")
