@@ -130,8 +130,11 @@ type cbcStage struct {
 // decryptCBC undoes one stage over buf (a multiple of bs bytes): the
 // whitening w (8 bytes) off every 8 bytes, then CBC with iv.
 func (s cbcStage) decrypt(buf, iv, w []byte) {
-	for i := range buf {
-		buf[i] ^= w[i&7]
+	whiten(buf, w)
+	if len(s.enc) == 1 {
+		// crypto/cipher's CBC: AES's pipelined decryption.
+		cipher.NewCBCDecrypter(s.enc[0], iv[:s.bs]).CryptBlocks(buf, buf)
+		return
 	}
 	var prev, cur [16]byte
 	copy(prev[:], iv[:s.bs])
@@ -163,8 +166,15 @@ func (s cbcStage) encrypt(buf, iv, w []byte) {
 		prev = blk
 	}
 	// The chaining above reads each block before it is whitened.
-	for i := range buf {
-		buf[i] ^= w[i&7]
+	whiten(buf, w)
+}
+
+// whiten XORs the 8 bytes of w onto every 8 bytes of buf (a multiple of
+// 8 bytes long).
+func whiten(buf, w []byte) {
+	x := binary.LittleEndian.Uint64(w)
+	for i := 0; i+8 <= len(buf); i += 8 {
+		binary.LittleEndian.PutUint64(buf[i:], binary.LittleEndian.Uint64(buf[i:])^x)
 	}
 }
 
