@@ -278,9 +278,9 @@ func TestImageTrials(t *testing.T) {
 		{name: "vc_1-sha512-xts-aes", password: "aaaaaaaaaaaa", cipher: "aes"},
 		{name: "tc_4-sha512-xts-serpent-twofish-aes", password: "aaaaaaaaaaaa", o: Options{NoVeraCrypt: true}, cipher: "serpent-twofish-aes"},
 		{name: "tc_5-sha512-xts-aes-hidden", password: "bbbbbbbbbbbb", o: Options{Hidden: true, NoVeraCrypt: true}, cipher: "aes"},
-		{name: "vc_1-sha256-xts-aes", password: "aaaaaaaaaaab", o: Options{PRF: "sha256", NoBackupFallback: true}, err: true},
+		{name: "vc_1-sha256-xts-aes", password: "aaaaaaaaaaab", o: Options{PRF: "sha256"}, err: true},
 		{name: "tck_5-sha512-xts-aes", password: "aaaaaaaaaaaa", o: Options{NoVeraCrypt: true}, err: true},
-		{name: "vcpim_1_1234-sha256-xts-aes", password: "cccccccccccccccccccc", o: Options{PRF: "sha256", PIM: 1233, NoBackupFallback: true}, err: true},
+		{name: "vcpim_1_1234-sha256-xts-aes", password: "cccccccccccccccccccc", o: Options{PRF: "sha256", PIM: 1233}, err: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
