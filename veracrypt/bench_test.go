@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -220,11 +222,15 @@ func deriveAlone(p *prf, password, salt []byte) []byte {
 // derives each PRF's 192-byte header key alone on one goroutine, then
 // opens a volume made with VeraCrypt's defaults (SHA-512, AES) with a
 // wrong password (refused) and with the right one. The metrics are
-// medians over the iterations: each PRF's derivation (s), their sum,
-// the wrong password's time and its ratio to the sum (goal <= 0.6 on two
+// medians over the iterations: each PRF's derivation, their sum, the
+// wrong password's time and its ratio to the sum (goal <= 0.6 on two
 // cores), the right password's time and its ratio to SHA-512's derivation
-// (goal <= 1.2), and the process CPU time of each trial. Run with
-// -benchtime Nx; an iteration takes about 20 s on a Zen 5 core.
+// (goal <= 1.2). Each is measured twice: wall time (-s), and CPU time
+// (-cpu-s: the derivations' thread CPU time; for a trial the largest
+// thread CPU time of its workers, which is what its wall time would be
+// on otherwise idle cores, and which a machine loaded by other work
+// disturbs far less than wall time). Run with -benchtime Nx; an
+// iteration takes about 25 s of CPU on a Zen 5 core.
 func BenchmarkTrials(b *testing.B) {
 	dev := newMemDev(512 << 10)
 	pw := []byte("correct horse")
@@ -238,30 +244,74 @@ func BenchmarkTrials(b *testing.B) {
 			vc = append(vc, p)
 		}
 	}
-	derive, deriveCPU := make(map[string][]float64), make(map[string][]float64)
-	var sum, sumCPU, wrong, wrongCPU, right, rightCPU, wrongRatio, rightRatio []float64
-	timed := func(f func()) (wall, cpu float64) {
-		c0, t0 := processCPU(), time.Now()
-		f()
-		return time.Since(t0).Seconds(), (processCPU() - c0).Seconds()
-	}
-	for b.Loop() {
-		total, totalCPU := 0.0, 0.0
-		for _, p := range vc {
-			w, c := timed(func() { clear(deriveAlone(p, pw, salt)) })
-			derive[p.name] = append(derive[p.name], w)
-			deriveCPU[p.name] = append(deriveCPU[p.name], c)
-			total += w
-			totalCPU += c
+	var (
+		mu      sync.Mutex
+		workers []float64
+	)
+	trialWorkerHook = func() func() {
+		runtime.LockOSThread()
+		c0 := threadCPU()
+		return func() {
+			c := (threadCPU() - c0).Seconds()
+			runtime.UnlockOSThread()
+			mu.Lock()
+			workers = append(workers, c)
+			mu.Unlock()
 		}
-		sum, sumCPU = append(sum, total), append(sumCPU, totalCPU)
-		w, c := timed(func() {
+	}
+	defer func() { trialWorkerHook = nil }()
+	// trial times f, and returns its wall time and its workers' largest
+	// CPU time.
+	trial := func(f func()) (wall, cpu float64) {
+		mu.Lock()
+		workers = nil
+		mu.Unlock()
+		t0 := time.Now()
+		f()
+		wall = time.Since(t0).Seconds()
+		want := min(runtime.GOMAXPROCS(0), 2*len(prfs))
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			mu.Lock()
+			n := len(workers)
+			mu.Unlock()
+			if n >= want {
+				break
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return wall, slices.Max(append(workers, 0))
+	}
+	alone := func(p *prf) (wall, cpu float64) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		c0, t0 := threadCPU(), time.Now()
+		clear(deriveAlone(p, pw, salt))
+		return time.Since(t0).Seconds(), (threadCPU() - c0).Seconds()
+	}
+	m := map[string][]float64{}
+	add := func(name string, v float64) { m[name] = append(m[name], v) }
+	for b.Loop() {
+		var sum, sumCPU float64
+		for _, p := range vc {
+			w, c := alone(p)
+			add(p.name+"-s", w)
+			add(p.name+"-cpu-s", c)
+			sum, sumCPU = sum+w, sumCPU+c
+		}
+		add("sum-s", sum)
+		add("sum-cpu-s", sumCPU)
+		w, c := trial(func() {
 			if _, err := Open(dev, []byte("wrong horse"), nil); !errors.Is(err, ErrPassword) {
 				b.Fatalf("wrong password: %v", err)
 			}
 		})
-		wrong, wrongCPU, wrongRatio = append(wrong, w), append(wrongCPU, c), append(wrongRatio, w/total)
-		w, c = timed(func() {
+		add("wrong-s", w)
+		add("wrong-cpu-s", c)
+		add("wrong/sum", w/sum)
+		add("wrong/sum-cpu", c/sumCPU)
+		b.Logf("round: sum %.2fs (cpu %.2fs) wrong %.2fs (workers' cpu %.2fs: %.2f)", sum, sumCPU, w, c, workers)
+		w, c = trial(func() {
 			v, err := Open(dev, pw, nil)
 			if err != nil {
 				b.Fatal(err)
@@ -271,22 +321,15 @@ func BenchmarkTrials(b *testing.B) {
 			}
 			v.Close()
 		})
-		right, rightCPU = append(right, w), append(rightCPU, c)
-		rightRatio = append(rightRatio, w/derive["sha512"][len(derive["sha512"])-1])
-		b.Logf("round: sum %.2fs (cpu %.2fs) wrong %.2fs (cpu %.2fs) right %.2fs (cpu %.2fs)", total, totalCPU, wrong[len(wrong)-1], wrongCPU[len(wrongCPU)-1], w, c)
+		add("right-s", w)
+		add("right-cpu-s", c)
+		add("right/sha512", w/m["sha512-s"][len(m["sha512-s"])-1])
+		add("right/sha512-cpu", c/m["sha512-cpu-s"][len(m["sha512-cpu-s"])-1])
+		b.Logf("       right %.2fs (workers' cpu %.2fs: %.2f)", w, c, workers)
 	}
-	for _, p := range vc {
-		b.ReportMetric(median(derive[p.name]), p.name+"-s")
-		b.ReportMetric(median(deriveCPU[p.name]), p.name+"-cpu-s")
+	for name, v := range m {
+		b.ReportMetric(median(v), name)
 	}
-	b.ReportMetric(median(sum), "sum-s")
-	b.ReportMetric(median(sumCPU), "sum-cpu-s")
-	b.ReportMetric(median(wrong), "wrong-s")
-	b.ReportMetric(median(wrongCPU), "wrong-cpu-s")
-	b.ReportMetric(median(wrongRatio), "wrong/sum")
-	b.ReportMetric(median(right), "right-s")
-	b.ReportMetric(median(rightCPU), "right-cpu-s")
-	b.ReportMetric(median(rightRatio), "right/sha512")
 	b.ReportMetric(0, "ns/op")
 }
 
