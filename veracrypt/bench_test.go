@@ -229,7 +229,9 @@ func deriveAlone(p *prf, password, salt []byte) []byte {
 // (-cpu-s: the derivations' thread CPU time; for a trial the largest
 // thread CPU time of its workers, which is what its wall time would be
 // on otherwise idle cores, and which a machine loaded by other work
-// disturbs far less than wall time). Run with -benchtime Nx; an
+// disturbs far less than wall time; -cpu-mean-s is the workers' mean,
+// what each would get if the split followed CPU time rather than the
+// wall time a loaded machine hands out unevenly). Run with -benchtime Nx; an
 // iteration takes about 25 s of CPU on a Zen 5 core.
 func BenchmarkTrials(b *testing.B) {
 	dev := newMemDev(512 << 10)
@@ -310,6 +312,14 @@ func BenchmarkTrials(b *testing.B) {
 		add("wrong-cpu-s", c)
 		add("wrong/sum", w/sum)
 		add("wrong/sum-cpu", c/sumCPU)
+		// The workers' mean CPU time: what a split by CPU time rather than
+		// by wall time (which a loaded machine skews) would give each.
+		mean := 0.0
+		for _, x := range workers {
+			mean += x / float64(len(workers))
+		}
+		add("wrong-cpu-mean-s", mean)
+		add("wrong/sum-cpu-mean", mean/sumCPU)
 		b.Logf("round: sum %.2fs (cpu %.2fs) wrong %.2fs (workers' cpu %.2fs: %.2f)", sum, sumCPU, w, c, workers)
 		w, c = trial(func() {
 			v, err := Open(dev, pw, nil)
