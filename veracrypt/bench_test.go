@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -219,20 +218,21 @@ func deriveAlone(p *prf, password, salt []byte) []byte {
 
 // BenchmarkTrials measures the default trial (no PRF named, default
 // costs) against each VeraCrypt PRF's single derivation: every iteration
-// derives each PRF's 192-byte header key alone on one goroutine, then
-// opens a volume made with VeraCrypt's defaults (SHA-512, AES) with a
-// wrong password (refused) and with the right one. The metrics are
-// medians over the iterations: each PRF's derivation, their sum, the
-// wrong password's time and its ratio to the sum (goal <= 0.6 on two
-// cores), the right password's time and its ratio to SHA-512's derivation
-// (goal <= 1.2). Each is measured twice: wall time (-s), and CPU time
-// (-cpu-s: the derivations' thread CPU time; for a trial the largest
-// thread CPU time of its workers, which is what its wall time would be
-// on otherwise idle cores, and which a machine loaded by other work
-// disturbs far less than wall time; -cpu-mean-s is the workers' mean,
-// what each would get if the split followed CPU time rather than the
-// wall time a loaded machine hands out unevenly). Run with -benchtime Nx; an
-// iteration takes about 25 s of CPU on a Zen 5 core.
+// derives each PRF's 192-byte header key alone (one goroutine; Argon2id
+// runs its lane on a goroutine of its own), then opens a volume made with
+// VeraCrypt's defaults (SHA-512, AES) with a wrong password (refused) and
+// with the right one. The metrics are medians over the iterations: each
+// PRF's derivation, their sum, the wrong password's time and its ratio to
+// the sum (goal <= 0.6 on two cores), the right password's time and its
+// ratio to SHA-512's derivation (goal <= 1.2). Each is measured as wall
+// time (-s) and as the process's CPU time (-cpu-s), which a machine
+// loaded by other work disturbs far less; for the trials, which run on
+// GOMAXPROCS cores, -cpu-s/GOMAXPROCS (the "/cores" ratios) is what the
+// wall time would be on otherwise idle cores if the work were split
+// evenly (the split follows the units' wall times, so on idle cores it
+// is even to within one unit: at most a RIPEMD-160 block, 0.3 s, at the
+// end). Run with -benchtime Nx; an iteration takes about 25 s of CPU on
+// a Zen 5 core.
 func BenchmarkTrials(b *testing.B) {
 	dev := newMemDev(512 << 10)
 	pw := []byte("correct horse")
@@ -246,64 +246,28 @@ func BenchmarkTrials(b *testing.B) {
 			vc = append(vc, p)
 		}
 	}
-	var (
-		mu      sync.Mutex
-		workers []float64
-	)
-	trialWorkerHook = func() func() {
-		runtime.LockOSThread()
-		c0 := threadCPU()
-		return func() {
-			c := (threadCPU() - c0).Seconds()
-			runtime.UnlockOSThread()
-			mu.Lock()
-			workers = append(workers, c)
-			mu.Unlock()
-		}
-	}
-	defer func() { trialWorkerHook = nil }()
-	// trial times f, and returns its wall time and its workers' largest
-	// CPU time.
-	trial := func(f func()) (wall, cpu float64) {
-		mu.Lock()
-		workers = nil
-		mu.Unlock()
-		t0 := time.Now()
+	timed := func(f func()) (wall, cpu float64) {
+		c0, t0 := processCPU(), time.Now()
 		f()
-		wall = time.Since(t0).Seconds()
-		want := min(runtime.GOMAXPROCS(0), 2*len(prfs))
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-			mu.Lock()
-			n := len(workers)
-			mu.Unlock()
-			if n >= want {
-				break
-			}
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		return wall, slices.Max(append(workers, 0))
+		return time.Since(t0).Seconds(), (processCPU() - c0).Seconds()
 	}
-	alone := func(p *prf) (wall, cpu float64) {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		c0, t0 := threadCPU(), time.Now()
-		clear(deriveAlone(p, pw, salt))
-		return time.Since(t0).Seconds(), (threadCPU() - c0).Seconds()
-	}
+	cores := float64(runtime.GOMAXPROCS(0))
 	m := map[string][]float64{}
 	add := func(name string, v float64) { m[name] = append(m[name], v) }
+	last := func(name string) float64 { return m[name][len(m[name])-1] }
 	for b.Loop() {
 		var sum, sumCPU float64
 		for _, p := range vc {
-			w, c := alone(p)
+			runtime.GC() // not in the next timing
+			w, c := timed(func() { clear(deriveAlone(p, pw, salt)) })
 			add(p.name+"-s", w)
 			add(p.name+"-cpu-s", c)
 			sum, sumCPU = sum+w, sumCPU+c
 		}
 		add("sum-s", sum)
 		add("sum-cpu-s", sumCPU)
-		w, c := trial(func() {
+		runtime.GC()
+		w, c := timed(func() {
 			if _, err := Open(dev, []byte("wrong horse"), nil); !errors.Is(err, ErrPassword) {
 				b.Fatalf("wrong password: %v", err)
 			}
@@ -311,17 +275,10 @@ func BenchmarkTrials(b *testing.B) {
 		add("wrong-s", w)
 		add("wrong-cpu-s", c)
 		add("wrong/sum", w/sum)
-		add("wrong/sum-cpu", c/sumCPU)
-		// The workers' mean CPU time: what a split by CPU time rather than
-		// by wall time (which a loaded machine skews) would give each.
-		mean := 0.0
-		for _, x := range workers {
-			mean += x / float64(len(workers))
-		}
-		add("wrong-cpu-mean-s", mean)
-		add("wrong/sum-cpu-mean", mean/sumCPU)
-		b.Logf("round: sum %.2fs (cpu %.2fs) wrong %.2fs (workers' cpu %.2fs: %.2f)", sum, sumCPU, w, c, workers)
-		w, c = trial(func() {
+		add("wrong-cpu/cores/sum-cpu", c/cores/sumCPU)
+		b.Logf("round: sum %.2fs (cpu %.2fs) wrong %.2fs (cpu %.2fs)", sum, sumCPU, w, c)
+		runtime.GC()
+		w, c = timed(func() {
 			v, err := Open(dev, pw, nil)
 			if err != nil {
 				b.Fatal(err)
@@ -333,9 +290,9 @@ func BenchmarkTrials(b *testing.B) {
 		})
 		add("right-s", w)
 		add("right-cpu-s", c)
-		add("right/sha512", w/m["sha512-s"][len(m["sha512-s"])-1])
-		add("right/sha512-cpu", c/m["sha512-cpu-s"][len(m["sha512-cpu-s"])-1])
-		b.Logf("       right %.2fs (workers' cpu %.2fs: %.2f)", w, c, workers)
+		add("right/sha512", w/last("sha512-s"))
+		add("right-cpu/cores/sha512-cpu", c/cores/last("sha512-cpu-s"))
+		b.Logf("       right %.2fs (cpu %.2fs); sha512 alone %.2fs (cpu %.2fs)", w, c, last("sha512-s"), last("sha512-cpu-s"))
 	}
 	for name, v := range m {
 		b.ReportMetric(median(v), name)

@@ -151,11 +151,6 @@ func trialUnits(trials []*trial, workers int) []unit {
 	return append(units[:firstVC:firstVC], append(late, units[firstVC:]...)...)
 }
 
-// trialWorkerHook, when a benchmark sets it, is called on each trial
-// worker's goroutine as it starts, and the function it returns as it
-// ends (to measure each worker's CPU time).
-var trialWorkerHook func() func()
-
 // runTrials runs the jobs on the header block over up to GOMAXPROCS
 // goroutines and returns the header found, or nil and the last error
 // preparing a job gave. It returns as soon as a header decrypts.
@@ -224,9 +219,6 @@ func runTrials(block, password []byte, keyfiles [][]byte, pim int, system bool, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if h := trialWorkerHook; h != nil {
-				defer h()()
-			}
 			work()
 		}()
 	}
