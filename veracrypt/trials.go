@@ -16,9 +16,13 @@ import (
 // SHA-256 or BLAKE2s, 10 of RIPEMD-160, each block a full run of the
 // iterations. The unit of work handed to a core is therefore one PBKDF2
 // output block, not one PRF: the blocks are independent, so a job's
-// blocks run on several cores at once and the cores finish together
-// (with whole PRFs as units, Streebog's 3 blocks alone outlast the
-// others' share). Argon2id (one lane) cannot be split: its unit is the
+// blocks run on several cores at once (a SHA-512 cascade's 3-block key is
+// ready after 2 blocks' time), and no PRF is a tail that one core runs
+// alone while the other idles (Streebog's 3 blocks are 4.5 s of CPU on a
+// Zen 5, a third of every derivation together; with whole PRFs as units
+// the finish depends on when it happens to start). Argon2id (one lane,
+// which internal/argon2 runs on a goroutine of its own while the worker
+// waits: one core, not two) cannot be split: its unit is the
 // whole key, handed out right after the likeliest PRF's blocks so that it
 // runs beside the rest rather than after it.
 //
