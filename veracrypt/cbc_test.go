@@ -186,7 +186,7 @@ func TestCBCCorruptHeader(t *testing.T) {
 		dev := imageCopy(t, dir, "tc_1-sha1-cbc-cast5")
 		dev.b[off] ^= 0x40
 		orig := bytes.Clone(dev.b)
-		_, err := Open(dev, []byte("aaaaaaaaaaaa"), &Options{PRF: "sha1", NoVeraCrypt: true, NoBackupFallback: true})
+		_, err := Open(dev, []byte("aaaaaaaaaaaa"), &Options{PRF: "sha1", NoVeraCrypt: true})
 		if err == nil || !strings.HasPrefix(err.Error(), "veracrypt: ") {
 			t.Errorf("byte %d flipped: %v, want an error", off, err)
 		}
@@ -213,7 +213,7 @@ func TestCBCRefusals(t *testing.T) {
 	}
 	dir := imagesDir(t)
 	dev := imageCopy(t, dir, "tc_1-sha1-cbc-des3_ede")
-	if _, err := Open(dev, []byte("aaaaaaaaaaaa"), &Options{PRF: "sha1", Cipher: "cast5", NoBackupFallback: true}); !errors.Is(err, ErrPassword) {
+	if _, err := Open(dev, []byte("aaaaaaaaaaaa"), &Options{PRF: "sha1", Cipher: "cast5"}); !errors.Is(err, ErrPassword) {
 		t.Errorf("wrong -c: %v", err)
 	}
 	v, err := Open(dev, []byte("aaaaaaaaaaaa"), &Options{PRF: "sha1", Cipher: "DES3_EDE"})

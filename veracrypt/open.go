@@ -4,11 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/fastxts/xts"
 	"github.com/fastxts/xts/internal/volume"
@@ -46,10 +43,15 @@ type Options struct {
 	// the device given (the whole drive image).
 	System bool
 	// Backup opens with the backup header (in the last 128 KiB of the
-	// host) instead of the primary one. Without it, Open tries the backup
-	// header when the primary does not decrypt (as VeraCrypt does), unless
-	// NoBackupFallback is set.
-	Backup, NoBackupFallback bool
+	// host, or for a hidden volume 64 KiB before the end) instead of the
+	// primary one, as cryptsetup's --tcrypt-backup does.
+	Backup bool
+	// TryBackup tries the backup header when the primary one does not
+	// decrypt: for a volume whose primary header is damaged. It is off by
+	// default, as in cryptsetup: an encrypted header that is damaged
+	// cannot be told from a wrong password, so the fallback would double
+	// the time every wrong password takes to be refused.
+	TryBackup bool
 	// NoVeraCrypt tries TrueCrypt headers only; NoTrueCrypt VeraCrypt
 	// headers only.
 	NoVeraCrypt, NoTrueCrypt bool
@@ -88,9 +90,9 @@ func (o *Options) location(devSize int64) (int64, error) {
 }
 
 // unlock runs the trials on the 512-byte header block and returns the
-// decrypted header. Every (TrueCrypt/VeraCrypt, PRF) pair is a job; jobs
-// run on up to GOMAXPROCS goroutines, likeliest first, and the first
-// header that decrypts stops the others.
+// decrypted header. Every (TrueCrypt/VeraCrypt, PRF) pair is a job (see
+// runTrials for how the jobs share the cores); the first header that
+// decrypts stops the others.
 func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, cipherName string, system, noVC, noTC bool) (*Header, error) {
 	if len(block) != HeaderSize {
 		return nil, fmt.Errorf("veracrypt: header block of %d bytes", len(block))
@@ -121,15 +123,43 @@ func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, 
 	if len(chains) == 0 && len(legacy) == 0 {
 		return nil, errors.New("veracrypt: no cipher chain in this build")
 	}
-	// The candidates: every chain in XTS mode, and for TrueCrypt headers
-	// the LRW chains, shortest keys first (PBKDF2 blocks are derived as
-	// they are needed).
-	type candidate struct {
-		chain   string
-		lrw     bool
-		keySize int
-		cbc     bool // TrueCrypt 1.0-4.0's CBC (cbc.go)
+	cands := trialCandidates(chains, legacy)
+	jobs, skipped := trialJobs(password, pim, prfName, system, noVC, noTC)
+	if len(jobs) == 0 {
+		if len(skipped) > 0 {
+			return nil, fmt.Errorf("veracrypt: no key derivation to try: %s not in this build yet", strings.Join(skipped, ", "))
+		}
+		if len(password) > MaxPassword {
+			return nil, fmt.Errorf("veracrypt: a password is at most %d bytes, have %d", MaxPassword, len(password))
+		}
+		return nil, fmt.Errorf("veracrypt: no key derivation matches %q", prfName)
 	}
+	found, lastErr := runTrials(block, password, keyfiles, pim, system, jobs, cands)
+	if found != nil {
+		return found, nil
+	}
+	if lastErr != nil && len(jobs) == 1 {
+		return nil, lastErr
+	}
+	if len(skipped) > 0 {
+		return nil, fmt.Errorf("%w; not tried: %s (not in this build yet)", ErrPassword, strings.Join(skipped, ", "))
+	}
+	return nil, ErrPassword
+}
+
+// A candidate is a cipher chain and mode a header may be encrypted with.
+type candidate struct {
+	chain   string
+	lrw     bool
+	keySize int
+	cbc     bool // TrueCrypt 1.0-4.0's CBC (cbc.go)
+}
+
+// trialCandidates returns the candidates: every chain in XTS mode, and
+// for TrueCrypt headers the LRW chains and the CBC chains of legacy
+// (cbcCandidates), shortest keys first (the header key's blocks are
+// derived as they are needed).
+func trialCandidates(chains, legacy []string) []candidate {
 	var cands []candidate
 	for _, cn := range chains {
 		cands = append(cands, candidate{chain: cn, keySize: chainKeySize(cn)})
@@ -141,14 +171,24 @@ func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, 
 		cands = append(cands, candidate{chain: cn, cbc: true, keySize: cbcKeySize(cn)})
 	}
 	slices.SortStableFunc(cands, func(a, b candidate) int { return a.keySize - b.keySize })
+	return cands
+}
 
-	type job struct {
-		p  *prf
-		tc bool
-	}
-	var jobs []job
-	var skipped []string
-	for _, tc := range []bool{false, true} {
+// applies reports whether the candidate is tried for job j's headers.
+func (cd candidate) applies(j job) bool { return !(cd.lrw || cd.cbc) || j.tc }
+
+// A job is one key derivation to try: a PRF, for TrueCrypt's or
+// VeraCrypt's headers.
+type job struct {
+	p  *prf
+	tc bool
+}
+
+// trialJobs returns the jobs that the options allow, TrueCrypt's first
+// (their derivations are cheap), then VeraCrypt's likeliest first, and
+// the PRFs this build lacks.
+func trialJobs(password []byte, pim int, prfName string, system, noVC, noTC bool) (jobs []job, skipped []string) {
+	for _, tc := range []bool{true, false} {
 		if (tc && noTC) || (!tc && noVC) {
 			continue
 		}
@@ -169,125 +209,45 @@ func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, 
 			jobs = append(jobs, job{p, tc})
 		}
 	}
-	if len(jobs) == 0 {
-		if len(skipped) > 0 {
-			return nil, fmt.Errorf("veracrypt: no key derivation to try: %s not in this build yet", strings.Join(skipped, ", "))
-		}
-		if len(password) > MaxPassword {
-			return nil, fmt.Errorf("veracrypt: a password is at most %d bytes, have %d", MaxPassword, len(password))
-		}
-		return nil, fmt.Errorf("veracrypt: no key derivation matches %q", prfName)
-	}
-	// TrueCrypt's derivations are cheap: run them first.
-	slices.SortStableFunc(jobs, func(a, b job) int {
-		if a.tc == b.tc {
-			return 0
-		}
-		if a.tc {
-			return -1
-		}
-		return 1
-	})
+	return jobs, skipped
+}
 
-	var (
-		stop    atomic.Bool
-		next    atomic.Int64
-		mu      sync.Mutex
-		found   *Header
-		wg      sync.WaitGroup
-		lastErr error
-	)
-	salt := block[:SaltSize]
-	try := func(j job) {
-		pw, err := passwordFor(password, keyfiles, j.tc)
+// tryCandidate decrypts the header block with the candidate and key (at
+// least cd.keySize bytes) into dec (HeaderSize bytes, the salt already
+// in place), and returns the header when it parses as job j's.
+func tryCandidate(j job, cd candidate, key, block, dec []byte) *Header {
+	key = key[:cd.keySize]
+	if cd.cbc {
+		if !cbcHeader(cd.chain, key, dec[SaltSize:], block[SaltSize:]) {
+			return nil
+		}
+	} else if cd.lrw {
+		c, err := newLRWChain(cd.chain, key)
 		if err != nil {
-			mu.Lock()
-			lastErr = err
-			mu.Unlock()
-			return
+			return nil
 		}
-		defer clear(pw)
-		iter, mem := j.p.iterations(pim, system, j.tc)
-		d := &deriver{p: j.p, password: pw, salt: salt, iter: iter, mem: mem, stop: &stop}
-		defer d.wipe()
-		dec := make([]byte, HeaderSize)
-		defer clear(dec)
-		copy(dec, salt)
-		for _, cd := range cands {
-			if (cd.lrw || cd.cbc) && !j.tc {
-				continue
-			}
-			key := d.get(cd.keySize)
-			if key == nil {
-				return
-			}
-			if cd.cbc {
-				if !cbcHeader(cd.chain, key, dec[SaltSize:], block[SaltSize:]) {
-					continue
-				}
-			} else if cd.lrw {
-				c, err := newLRWChain(cd.chain, key)
-				if err != nil {
-					continue
-				}
-				c.header(dec[SaltSize:], block[SaltSize:], false)
-				c.wipe()
-			} else {
-				c, err := newChain(cd.chain, key, xts.AllowEqualKeyHalves(), xts.WithoutParallelism())
-				if err != nil {
-					continue
-				}
-				c.header(dec[SaltSize:], block[SaltSize:], false)
-				c.wipe()
-			}
-			h, err := ParseHeader(dec)
-			if err != nil || h.TrueCrypt != j.tc {
-				continue
-			}
-			h.PRF, h.Iterations, h.Cipher, h.KeySize, h.Mode = j.p.name, iter, cd.chain, cd.keySize, "xts"
-			if cd.lrw {
-				h.Mode = "lrw"
-			}
-			if cd.cbc {
-				h.Mode = "cbc"
-			}
-			if mem > 0 {
-				h.Memory = mem
-			}
-			mu.Lock()
-			if found == nil {
-				found = h
-			}
-			mu.Unlock()
-			stop.Store(true)
-			return
+		c.header(dec[SaltSize:], block[SaltSize:], false)
+		c.wipe()
+	} else {
+		c, err := newChain(cd.chain, key, xts.AllowEqualKeyHalves(), xts.WithoutParallelism())
+		if err != nil {
+			return nil
 		}
+		c.header(dec[SaltSize:], block[SaltSize:], false)
+		c.wipe()
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(jobs))
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !stop.Load() {
-				i := int(next.Add(1)) - 1
-				if i >= len(jobs) {
-					return
-				}
-				try(jobs[i])
-			}
-		}()
+	h, err := ParseHeader(dec)
+	if err != nil || h.TrueCrypt != j.tc {
+		return nil
 	}
-	wg.Wait()
-	if found != nil {
-		return found, nil
+	h.Cipher, h.KeySize, h.Mode = cd.chain, cd.keySize, "xts"
+	if cd.lrw {
+		h.Mode = "lrw"
 	}
-	if lastErr != nil && len(jobs) == 1 {
-		return nil, lastErr
+	if cd.cbc {
+		h.Mode = "cbc"
 	}
-	if len(skipped) > 0 {
-		return nil, fmt.Errorf("%w; not tried: %s (not in this build yet)", ErrPassword, strings.Join(skipped, ", "))
-	}
-	return nil, ErrPassword
+	return h
 }
 
 // Volume is an open VeraCrypt or TrueCrypt volume: the decrypted data
@@ -363,7 +323,8 @@ func ReadHeader(dev io.ReaderAt, password []byte, o *Options) (*Header, error) {
 }
 
 // findHeader runs the trials of Open on the header o names, then on the
-// legacy TrueCrypt hidden header and the backup header as fallbacks.
+// legacy TrueCrypt hidden header, and with o.TryBackup the backup header,
+// as fallbacks.
 func findHeader(dev io.ReaderAt, size int64, password []byte, o *Options) (*Header, error) {
 	off, err := o.location(size)
 	if err != nil {
@@ -386,7 +347,7 @@ func findHeader(dev io.ReaderAt, size int64, password []byte, o *Options) (*Head
 		}
 	}
 	backup := o.Backup
-	if errors.Is(err, ErrPassword) && !o.Backup && !o.System && !o.NoBackupFallback {
+	if errors.Is(err, ErrPassword) && o.TryBackup && !o.Backup && !o.System {
 		bo := *o
 		bo.Backup = true
 		boff, _ := bo.location(size)
@@ -495,7 +456,7 @@ func newVolume(dev io.ReaderAt, size int64, h *Header, readOnly bool, guard func
 func protectGuard(dev io.ReaderAt, size int64, outer *Header, o *Options) (func(off, n int64) error, error) {
 	p := o.Protect
 	ho := &Options{PRF: p.PRF, PIM: p.PIM, Keyfiles: p.Keyfiles, Hidden: true, Backup: o.Backup,
-		NoVeraCrypt: o.NoVeraCrypt, NoTrueCrypt: o.NoTrueCrypt, NoBackupFallback: o.NoBackupFallback}
+		NoVeraCrypt: o.NoVeraCrypt, NoTrueCrypt: o.NoTrueCrypt, TryBackup: o.TryBackup}
 	hh, err := findHeader(dev, size, p.Password, ho)
 	if err != nil {
 		return nil, fmt.Errorf("veracrypt: hidden volume protection: %w", err)

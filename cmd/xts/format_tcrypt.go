@@ -70,7 +70,7 @@ func (o *tcryptOptions) flags(fs *cmdFlags) {
 	fs.BoolVar(&o.queryPIM, "veracrypt-query-pim", false, "ask for the PIM (a line after the password)")
 	fs.BoolVar(&o.hidden, "tcrypt-hidden", false, "open the hidden volume")
 	fs.BoolVar(&o.system, "tcrypt-system", false, "a system-encrypted drive or partition (the header in the last sector of the first track)")
-	fs.BoolVar(&o.backup, "tcrypt-backup", false, "use the backup header (at the end of the volume)")
+	fs.BoolVar(&o.backup, "tcrypt-backup", false, "use the backup header (at the end of the volume) instead of the primary one, as for a damaged primary header; without it only the primary header is tried, as in cryptsetup")
 	fs.BoolVar(&o.noVeraCrypt, "disable-veracrypt", false, "try TrueCrypt headers only")
 	fs.StringVar(&o.hash, "hash", "", "try only the PRFs whose name contains `PRF` (sha512, sha256, whirlpool, ripemd160, blake2s, stribog512, argon2id, sha1)")
 	fs.alias("h", "hash")
