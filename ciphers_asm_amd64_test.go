@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fastxts/xts/serpent"
+	"github.com/fastxts/xts/twofish"
 )
 
 // The tests every assembly engine of a block cipher other than AES goes
@@ -31,6 +32,7 @@ type otherCipherTest struct {
 // family registered without a row here fails TestOtherCipherTestsComplete.
 var otherCipherTests = []otherCipherTest{
 	{"Serpent", serpent.NewCipher, []int{32, 48, 64}},
+	{"Twofish", twofish.NewCipher, []int{32, 48, 64}},
 }
 
 // TestOtherCipherTestsComplete: every registered family is tested.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fastxts/xts/serpent"
+	"github.com/fastxts/xts/twofish"
 )
 
 // benchCiphers are the block ciphers other than AES that
@@ -15,6 +16,7 @@ var benchCiphers = []struct {
 	newCipher func([]byte) (cipher.Block, error)
 }{
 	{"Serpent", serpent.NewCipher},
+	{"Twofish", twofish.NewCipher},
 }
 
 // BenchmarkCipherXTS:
