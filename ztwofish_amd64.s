@@ -1801,6 +1801,13 @@ loop:
 	// Return the next tweak; zero every vector and mask register used.
 	MOVQ   SI, lo+72(FP)
 	MOVQ   DI, hi+80(FP)
+	KXORQ  K1, K1, K1
+	KXORQ  K2, K2, K2
+	KXORQ  K3, K3, K3
+	KXORQ  K4, K4, K4
+	KXORQ  K5, K5, K5
+	KXORQ  K6, K6, K6
+	KXORQ  K7, K7, K7
 	VPXORD X0, X0, X0
 	VPXORD X1, X1, X1
 	VPXORD X2, X2, X2
@@ -1833,13 +1840,6 @@ loop:
 	VPXORD X29, X29, X29
 	VPXORD X30, X30, X30
 	VPXORD X31, X31, X31
-	KXORQ  K1, K1, K1
-	KXORQ  K2, K2, K2
-	KXORQ  K3, K3, K3
-	KXORQ  K4, K4, K4
-	KXORQ  K5, K5, K5
-	KXORQ  K6, K6, K6
-	KXORQ  K7, K7, K7
 	VZEROUPPER
 	RET
 
@@ -3216,6 +3216,13 @@ loop:
 	// Return the next tweak; zero every vector and mask register used.
 	MOVQ   SI, lo+72(FP)
 	MOVQ   DI, hi+80(FP)
+	KXORQ  K1, K1, K1
+	KXORQ  K2, K2, K2
+	KXORQ  K3, K3, K3
+	KXORQ  K4, K4, K4
+	KXORQ  K5, K5, K5
+	KXORQ  K6, K6, K6
+	KXORQ  K7, K7, K7
 	VPXORD X0, X0, X0
 	VPXORD X1, X1, X1
 	VPXORD X2, X2, X2
@@ -3248,12 +3255,5 @@ loop:
 	VPXORD X29, X29, X29
 	VPXORD X30, X30, X30
 	VPXORD X31, X31, X31
-	KXORQ  K1, K1, K1
-	KXORQ  K2, K2, K2
-	KXORQ  K3, K3, K3
-	KXORQ  K4, K4, K4
-	KXORQ  K5, K5, K5
-	KXORQ  K6, K6, K6
-	KXORQ  K7, K7, K7
 	VZEROUPPER
 	RET

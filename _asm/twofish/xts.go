@@ -225,12 +225,13 @@ func genTwofishXTS(name string, dec bool) {
 	Comment("Return the next tweak; zero every vector and mask register used.")
 	Store(lo, Return("lo"))
 	Store(hi, Return("hi"))
+	// The masks held the top bits of S-box indices: data.
+	for _, k := range []reg.Register{reg.K1, reg.K2, reg.K3, reg.K4, reg.K5, reg.K6, reg.K7} {
+		KXORQ(k, k, k)
+	}
 	for _, z := range zregs {
 		x := z.AsX() // an EVEX write zeroes the whole zmm register
 		VPXORD(x, x, x)
-	}
-	for _, k := range []reg.Register{reg.K1, reg.K2, reg.K3, reg.K4, reg.K5, reg.K6, reg.K7} {
-		KXORQ(k, k, k)
 	}
 	VZEROUPPER()
 	RET()
