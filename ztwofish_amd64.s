@@ -428,6 +428,9 @@ GLOBL twofishMulEF<>(SB), RODATA|NOPTR, $8
 DATA twofishMul5B<>+0(SB)/8, $0x050b162953a24182
 GLOBL twofishMul5B<>(SB), RODATA|NOPTR, $8
 
+DATA twofishSign<>+0(SB)/8, $0x8080808080808080
+GLOBL twofishSign<>(SB), RODATA|NOPTR, $8
+
 // func twofishXTSEncryptAVX512(ks *[296]uint32, dst []byte, src []byte, tweakLo uint64, tweakHi uint64) (lo uint64, hi uint64)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, AVX512VL, GFNI, VPCLMULQDQ
 TEXT ·twofishXTSEncryptAVX512(SB), NOSPLIT, $0-88
@@ -581,22 +584,26 @@ loop:
 	VPERMI2B            Z5, Z1, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -625,18 +632,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         36(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         32(AX), Z8, Z8
-	VPADDD.BCST         36(AX), Z14, Z14
 	VPXORD              Z8, Z2, Z2
 	VPRORD              $0x01, Z2, Z2
 	VPROLD              $0x01, Z3, Z3
 	VPXORD              Z14, Z3, Z3
+	VPADDD.BCST         36(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         32(AX), Z9, Z9
-	VPADDD.BCST         36(AX), Z15, Z15
 	VPXORD              Z9, Z6, Z6
 	VPRORD              $0x01, Z6, Z6
 	VPROLD              $0x01, Z7, Z7
@@ -655,22 +662,26 @@ loop:
 	VPERMI2B            Z7, Z3, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -699,18 +710,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         44(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         40(AX), Z8, Z8
-	VPADDD.BCST         44(AX), Z14, Z14
 	VPXORD              Z8, Z0, Z0
 	VPRORD              $0x01, Z0, Z0
 	VPROLD              $0x01, Z1, Z1
 	VPXORD              Z14, Z1, Z1
+	VPADDD.BCST         44(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         40(AX), Z9, Z9
-	VPADDD.BCST         44(AX), Z15, Z15
 	VPXORD              Z9, Z4, Z4
 	VPRORD              $0x01, Z4, Z4
 	VPROLD              $0x01, Z5, Z5
@@ -729,22 +740,26 @@ loop:
 	VPERMI2B            Z5, Z1, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -773,18 +788,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         52(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         48(AX), Z8, Z8
-	VPADDD.BCST         52(AX), Z14, Z14
 	VPXORD              Z8, Z2, Z2
 	VPRORD              $0x01, Z2, Z2
 	VPROLD              $0x01, Z3, Z3
 	VPXORD              Z14, Z3, Z3
+	VPADDD.BCST         52(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         48(AX), Z9, Z9
-	VPADDD.BCST         52(AX), Z15, Z15
 	VPXORD              Z9, Z6, Z6
 	VPRORD              $0x01, Z6, Z6
 	VPROLD              $0x01, Z7, Z7
@@ -803,22 +818,26 @@ loop:
 	VPERMI2B            Z7, Z3, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -847,18 +866,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         60(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         56(AX), Z8, Z8
-	VPADDD.BCST         60(AX), Z14, Z14
 	VPXORD              Z8, Z0, Z0
 	VPRORD              $0x01, Z0, Z0
 	VPROLD              $0x01, Z1, Z1
 	VPXORD              Z14, Z1, Z1
+	VPADDD.BCST         60(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         56(AX), Z9, Z9
-	VPADDD.BCST         60(AX), Z15, Z15
 	VPXORD              Z9, Z4, Z4
 	VPRORD              $0x01, Z4, Z4
 	VPROLD              $0x01, Z5, Z5
@@ -877,22 +896,26 @@ loop:
 	VPERMI2B            Z5, Z1, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -921,18 +944,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         68(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         64(AX), Z8, Z8
-	VPADDD.BCST         68(AX), Z14, Z14
 	VPXORD              Z8, Z2, Z2
 	VPRORD              $0x01, Z2, Z2
 	VPROLD              $0x01, Z3, Z3
 	VPXORD              Z14, Z3, Z3
+	VPADDD.BCST         68(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         64(AX), Z9, Z9
-	VPADDD.BCST         68(AX), Z15, Z15
 	VPXORD              Z9, Z6, Z6
 	VPRORD              $0x01, Z6, Z6
 	VPROLD              $0x01, Z7, Z7
@@ -951,22 +974,26 @@ loop:
 	VPERMI2B            Z7, Z3, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -995,18 +1022,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         76(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         72(AX), Z8, Z8
-	VPADDD.BCST         76(AX), Z14, Z14
 	VPXORD              Z8, Z0, Z0
 	VPRORD              $0x01, Z0, Z0
 	VPROLD              $0x01, Z1, Z1
 	VPXORD              Z14, Z1, Z1
+	VPADDD.BCST         76(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         72(AX), Z9, Z9
-	VPADDD.BCST         76(AX), Z15, Z15
 	VPXORD              Z9, Z4, Z4
 	VPRORD              $0x01, Z4, Z4
 	VPROLD              $0x01, Z5, Z5
@@ -1025,22 +1052,26 @@ loop:
 	VPERMI2B            Z5, Z1, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -1069,18 +1100,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         84(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         80(AX), Z8, Z8
-	VPADDD.BCST         84(AX), Z14, Z14
 	VPXORD              Z8, Z2, Z2
 	VPRORD              $0x01, Z2, Z2
 	VPROLD              $0x01, Z3, Z3
 	VPXORD              Z14, Z3, Z3
+	VPADDD.BCST         84(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         80(AX), Z9, Z9
-	VPADDD.BCST         84(AX), Z15, Z15
 	VPXORD              Z9, Z6, Z6
 	VPRORD              $0x01, Z6, Z6
 	VPROLD              $0x01, Z7, Z7
@@ -1099,22 +1130,26 @@ loop:
 	VPERMI2B            Z7, Z3, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -1143,18 +1178,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         92(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         88(AX), Z8, Z8
-	VPADDD.BCST         92(AX), Z14, Z14
 	VPXORD              Z8, Z0, Z0
 	VPRORD              $0x01, Z0, Z0
 	VPROLD              $0x01, Z1, Z1
 	VPXORD              Z14, Z1, Z1
+	VPADDD.BCST         92(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         88(AX), Z9, Z9
-	VPADDD.BCST         92(AX), Z15, Z15
 	VPXORD              Z9, Z4, Z4
 	VPRORD              $0x01, Z4, Z4
 	VPROLD              $0x01, Z5, Z5
@@ -1173,22 +1208,26 @@ loop:
 	VPERMI2B            Z5, Z1, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -1217,18 +1256,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         100(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         96(AX), Z8, Z8
-	VPADDD.BCST         100(AX), Z14, Z14
 	VPXORD              Z8, Z2, Z2
 	VPRORD              $0x01, Z2, Z2
 	VPROLD              $0x01, Z3, Z3
 	VPXORD              Z14, Z3, Z3
+	VPADDD.BCST         100(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         96(AX), Z9, Z9
-	VPADDD.BCST         100(AX), Z15, Z15
 	VPXORD              Z9, Z6, Z6
 	VPRORD              $0x01, Z6, Z6
 	VPROLD              $0x01, Z7, Z7
@@ -1247,22 +1286,26 @@ loop:
 	VPERMI2B            Z7, Z3, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -1291,18 +1334,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         108(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         104(AX), Z8, Z8
-	VPADDD.BCST         108(AX), Z14, Z14
 	VPXORD              Z8, Z0, Z0
 	VPRORD              $0x01, Z0, Z0
 	VPROLD              $0x01, Z1, Z1
 	VPXORD              Z14, Z1, Z1
+	VPADDD.BCST         108(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         104(AX), Z9, Z9
-	VPADDD.BCST         108(AX), Z15, Z15
 	VPXORD              Z9, Z4, Z4
 	VPRORD              $0x01, Z4, Z4
 	VPROLD              $0x01, Z5, Z5
@@ -1321,22 +1364,26 @@ loop:
 	VPERMI2B            Z5, Z1, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -1365,18 +1412,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         116(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         112(AX), Z8, Z8
-	VPADDD.BCST         116(AX), Z14, Z14
 	VPXORD              Z8, Z2, Z2
 	VPRORD              $0x01, Z2, Z2
 	VPROLD              $0x01, Z3, Z3
 	VPXORD              Z14, Z3, Z3
+	VPADDD.BCST         116(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         112(AX), Z9, Z9
-	VPADDD.BCST         116(AX), Z15, Z15
 	VPXORD              Z9, Z6, Z6
 	VPRORD              $0x01, Z6, Z6
 	VPROLD              $0x01, Z7, Z7
@@ -1395,22 +1442,26 @@ loop:
 	VPERMI2B            Z7, Z3, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -1439,18 +1490,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         124(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         120(AX), Z8, Z8
-	VPADDD.BCST         124(AX), Z14, Z14
 	VPXORD              Z8, Z0, Z0
 	VPRORD              $0x01, Z0, Z0
 	VPROLD              $0x01, Z1, Z1
 	VPXORD              Z14, Z1, Z1
+	VPADDD.BCST         124(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         120(AX), Z9, Z9
-	VPADDD.BCST         124(AX), Z15, Z15
 	VPXORD              Z9, Z4, Z4
 	VPRORD              $0x01, Z4, Z4
 	VPROLD              $0x01, Z5, Z5
@@ -1469,22 +1520,26 @@ loop:
 	VPERMI2B            Z5, Z1, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -1513,18 +1568,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         132(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         128(AX), Z8, Z8
-	VPADDD.BCST         132(AX), Z14, Z14
 	VPXORD              Z8, Z2, Z2
 	VPRORD              $0x01, Z2, Z2
 	VPROLD              $0x01, Z3, Z3
 	VPXORD              Z14, Z3, Z3
+	VPADDD.BCST         132(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         128(AX), Z9, Z9
-	VPADDD.BCST         132(AX), Z15, Z15
 	VPXORD              Z9, Z6, Z6
 	VPRORD              $0x01, Z6, Z6
 	VPROLD              $0x01, Z7, Z7
@@ -1543,22 +1598,26 @@ loop:
 	VPERMI2B            Z7, Z3, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -1587,18 +1646,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         140(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         136(AX), Z8, Z8
-	VPADDD.BCST         140(AX), Z14, Z14
 	VPXORD              Z8, Z0, Z0
 	VPRORD              $0x01, Z0, Z0
 	VPROLD              $0x01, Z1, Z1
 	VPXORD              Z14, Z1, Z1
+	VPADDD.BCST         140(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         136(AX), Z9, Z9
-	VPADDD.BCST         140(AX), Z15, Z15
 	VPXORD              Z9, Z4, Z4
 	VPRORD              $0x01, Z4, Z4
 	VPROLD              $0x01, Z5, Z5
@@ -1617,22 +1676,26 @@ loop:
 	VPERMI2B            Z5, Z1, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -1661,18 +1724,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         148(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         144(AX), Z8, Z8
-	VPADDD.BCST         148(AX), Z14, Z14
 	VPXORD              Z8, Z2, Z2
 	VPRORD              $0x01, Z2, Z2
 	VPROLD              $0x01, Z3, Z3
 	VPXORD              Z14, Z3, Z3
+	VPADDD.BCST         148(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         144(AX), Z9, Z9
-	VPADDD.BCST         148(AX), Z15, Z15
 	VPXORD              Z9, Z6, Z6
 	VPRORD              $0x01, Z6, Z6
 	VPROLD              $0x01, Z7, Z7
@@ -1691,22 +1754,26 @@ loop:
 	VPERMI2B            Z7, Z3, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -1735,18 +1802,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         156(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         152(AX), Z8, Z8
-	VPADDD.BCST         156(AX), Z14, Z14
 	VPXORD              Z8, Z0, Z0
 	VPRORD              $0x01, Z0, Z0
 	VPROLD              $0x01, Z1, Z1
 	VPXORD              Z14, Z1, Z1
+	VPADDD.BCST         156(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         152(AX), Z9, Z9
-	VPADDD.BCST         156(AX), Z15, Z15
 	VPXORD              Z9, Z4, Z4
 	VPRORD              $0x01, Z4, Z4
 	VPROLD              $0x01, Z5, Z5
@@ -1798,16 +1865,9 @@ loop:
 	DECQ        BX
 	JNZ         loop
 
-	// Return the next tweak; zero every vector and mask register used.
+	// Return the next tweak; zero every vector register.
 	MOVQ   SI, lo+72(FP)
 	MOVQ   DI, hi+80(FP)
-	KXORQ  K1, K1, K1
-	KXORQ  K2, K2, K2
-	KXORQ  K3, K3, K3
-	KXORQ  K4, K4, K4
-	KXORQ  K5, K5, K5
-	KXORQ  K6, K6, K6
-	KXORQ  K7, K7, K7
 	VPXORD X0, X0, X0
 	VPXORD X1, X1, X1
 	VPXORD X2, X2, X2
@@ -1996,22 +2056,26 @@ loop:
 	VPERMI2B            Z5, Z1, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -2040,18 +2104,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         156(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         152(AX), Z8, Z8
-	VPADDD.BCST         156(AX), Z14, Z14
 	VPROLD              $0x01, Z2, Z2
 	VPXORD              Z8, Z2, Z2
 	VPXORD              Z14, Z3, Z3
 	VPRORD              $0x01, Z3, Z3
+	VPADDD.BCST         156(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         152(AX), Z9, Z9
-	VPADDD.BCST         156(AX), Z15, Z15
 	VPROLD              $0x01, Z6, Z6
 	VPXORD              Z9, Z6, Z6
 	VPXORD              Z15, Z7, Z7
@@ -2070,22 +2134,26 @@ loop:
 	VPERMI2B            Z7, Z3, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -2114,18 +2182,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         148(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         144(AX), Z8, Z8
-	VPADDD.BCST         148(AX), Z14, Z14
 	VPROLD              $0x01, Z0, Z0
 	VPXORD              Z8, Z0, Z0
 	VPXORD              Z14, Z1, Z1
 	VPRORD              $0x01, Z1, Z1
+	VPADDD.BCST         148(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         144(AX), Z9, Z9
-	VPADDD.BCST         148(AX), Z15, Z15
 	VPROLD              $0x01, Z4, Z4
 	VPXORD              Z9, Z4, Z4
 	VPXORD              Z15, Z5, Z5
@@ -2144,22 +2212,26 @@ loop:
 	VPERMI2B            Z5, Z1, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -2188,18 +2260,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         140(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         136(AX), Z8, Z8
-	VPADDD.BCST         140(AX), Z14, Z14
 	VPROLD              $0x01, Z2, Z2
 	VPXORD              Z8, Z2, Z2
 	VPXORD              Z14, Z3, Z3
 	VPRORD              $0x01, Z3, Z3
+	VPADDD.BCST         140(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         136(AX), Z9, Z9
-	VPADDD.BCST         140(AX), Z15, Z15
 	VPROLD              $0x01, Z6, Z6
 	VPXORD              Z9, Z6, Z6
 	VPXORD              Z15, Z7, Z7
@@ -2218,22 +2290,26 @@ loop:
 	VPERMI2B            Z7, Z3, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -2262,18 +2338,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         132(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         128(AX), Z8, Z8
-	VPADDD.BCST         132(AX), Z14, Z14
 	VPROLD              $0x01, Z0, Z0
 	VPXORD              Z8, Z0, Z0
 	VPXORD              Z14, Z1, Z1
 	VPRORD              $0x01, Z1, Z1
+	VPADDD.BCST         132(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         128(AX), Z9, Z9
-	VPADDD.BCST         132(AX), Z15, Z15
 	VPROLD              $0x01, Z4, Z4
 	VPXORD              Z9, Z4, Z4
 	VPXORD              Z15, Z5, Z5
@@ -2292,22 +2368,26 @@ loop:
 	VPERMI2B            Z5, Z1, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -2336,18 +2416,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         124(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         120(AX), Z8, Z8
-	VPADDD.BCST         124(AX), Z14, Z14
 	VPROLD              $0x01, Z2, Z2
 	VPXORD              Z8, Z2, Z2
 	VPXORD              Z14, Z3, Z3
 	VPRORD              $0x01, Z3, Z3
+	VPADDD.BCST         124(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         120(AX), Z9, Z9
-	VPADDD.BCST         124(AX), Z15, Z15
 	VPROLD              $0x01, Z6, Z6
 	VPXORD              Z9, Z6, Z6
 	VPXORD              Z15, Z7, Z7
@@ -2366,22 +2446,26 @@ loop:
 	VPERMI2B            Z7, Z3, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -2410,18 +2494,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         116(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         112(AX), Z8, Z8
-	VPADDD.BCST         116(AX), Z14, Z14
 	VPROLD              $0x01, Z0, Z0
 	VPXORD              Z8, Z0, Z0
 	VPXORD              Z14, Z1, Z1
 	VPRORD              $0x01, Z1, Z1
+	VPADDD.BCST         116(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         112(AX), Z9, Z9
-	VPADDD.BCST         116(AX), Z15, Z15
 	VPROLD              $0x01, Z4, Z4
 	VPXORD              Z9, Z4, Z4
 	VPXORD              Z15, Z5, Z5
@@ -2440,22 +2524,26 @@ loop:
 	VPERMI2B            Z5, Z1, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -2484,18 +2572,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         108(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         104(AX), Z8, Z8
-	VPADDD.BCST         108(AX), Z14, Z14
 	VPROLD              $0x01, Z2, Z2
 	VPXORD              Z8, Z2, Z2
 	VPXORD              Z14, Z3, Z3
 	VPRORD              $0x01, Z3, Z3
+	VPADDD.BCST         108(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         104(AX), Z9, Z9
-	VPADDD.BCST         108(AX), Z15, Z15
 	VPROLD              $0x01, Z6, Z6
 	VPXORD              Z9, Z6, Z6
 	VPXORD              Z15, Z7, Z7
@@ -2514,22 +2602,26 @@ loop:
 	VPERMI2B            Z7, Z3, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -2558,18 +2650,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         100(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         96(AX), Z8, Z8
-	VPADDD.BCST         100(AX), Z14, Z14
 	VPROLD              $0x01, Z0, Z0
 	VPXORD              Z8, Z0, Z0
 	VPXORD              Z14, Z1, Z1
 	VPRORD              $0x01, Z1, Z1
+	VPADDD.BCST         100(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         96(AX), Z9, Z9
-	VPADDD.BCST         100(AX), Z15, Z15
 	VPROLD              $0x01, Z4, Z4
 	VPXORD              Z9, Z4, Z4
 	VPXORD              Z15, Z5, Z5
@@ -2588,22 +2680,26 @@ loop:
 	VPERMI2B            Z5, Z1, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -2632,18 +2728,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         92(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         88(AX), Z8, Z8
-	VPADDD.BCST         92(AX), Z14, Z14
 	VPROLD              $0x01, Z2, Z2
 	VPXORD              Z8, Z2, Z2
 	VPXORD              Z14, Z3, Z3
 	VPRORD              $0x01, Z3, Z3
+	VPADDD.BCST         92(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         88(AX), Z9, Z9
-	VPADDD.BCST         92(AX), Z15, Z15
 	VPROLD              $0x01, Z6, Z6
 	VPXORD              Z9, Z6, Z6
 	VPXORD              Z15, Z7, Z7
@@ -2662,22 +2758,26 @@ loop:
 	VPERMI2B            Z7, Z3, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -2706,18 +2806,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         84(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         80(AX), Z8, Z8
-	VPADDD.BCST         84(AX), Z14, Z14
 	VPROLD              $0x01, Z0, Z0
 	VPXORD              Z8, Z0, Z0
 	VPXORD              Z14, Z1, Z1
 	VPRORD              $0x01, Z1, Z1
+	VPADDD.BCST         84(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         80(AX), Z9, Z9
-	VPADDD.BCST         84(AX), Z15, Z15
 	VPROLD              $0x01, Z4, Z4
 	VPXORD              Z9, Z4, Z4
 	VPXORD              Z15, Z5, Z5
@@ -2736,22 +2836,26 @@ loop:
 	VPERMI2B            Z5, Z1, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -2780,18 +2884,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         76(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         72(AX), Z8, Z8
-	VPADDD.BCST         76(AX), Z14, Z14
 	VPROLD              $0x01, Z2, Z2
 	VPXORD              Z8, Z2, Z2
 	VPXORD              Z14, Z3, Z3
 	VPRORD              $0x01, Z3, Z3
+	VPADDD.BCST         76(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         72(AX), Z9, Z9
-	VPADDD.BCST         76(AX), Z15, Z15
 	VPROLD              $0x01, Z6, Z6
 	VPXORD              Z9, Z6, Z6
 	VPXORD              Z15, Z7, Z7
@@ -2810,22 +2914,26 @@ loop:
 	VPERMI2B            Z7, Z3, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -2854,18 +2962,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         68(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         64(AX), Z8, Z8
-	VPADDD.BCST         68(AX), Z14, Z14
 	VPROLD              $0x01, Z0, Z0
 	VPXORD              Z8, Z0, Z0
 	VPXORD              Z14, Z1, Z1
 	VPRORD              $0x01, Z1, Z1
+	VPADDD.BCST         68(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         64(AX), Z9, Z9
-	VPADDD.BCST         68(AX), Z15, Z15
 	VPROLD              $0x01, Z4, Z4
 	VPXORD              Z9, Z4, Z4
 	VPXORD              Z15, Z5, Z5
@@ -2884,22 +2992,26 @@ loop:
 	VPERMI2B            Z5, Z1, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -2928,18 +3040,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         60(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         56(AX), Z8, Z8
-	VPADDD.BCST         60(AX), Z14, Z14
 	VPROLD              $0x01, Z2, Z2
 	VPXORD              Z8, Z2, Z2
 	VPXORD              Z14, Z3, Z3
 	VPRORD              $0x01, Z3, Z3
+	VPADDD.BCST         60(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         56(AX), Z9, Z9
-	VPADDD.BCST         60(AX), Z15, Z15
 	VPROLD              $0x01, Z6, Z6
 	VPXORD              Z9, Z6, Z6
 	VPXORD              Z15, Z7, Z7
@@ -2958,22 +3070,26 @@ loop:
 	VPERMI2B            Z7, Z3, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -3002,18 +3118,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         52(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         48(AX), Z8, Z8
-	VPADDD.BCST         52(AX), Z14, Z14
 	VPROLD              $0x01, Z0, Z0
 	VPXORD              Z8, Z0, Z0
 	VPXORD              Z14, Z1, Z1
 	VPRORD              $0x01, Z1, Z1
+	VPADDD.BCST         52(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         48(AX), Z9, Z9
-	VPADDD.BCST         52(AX), Z15, Z15
 	VPROLD              $0x01, Z4, Z4
 	VPXORD              Z9, Z4, Z4
 	VPXORD              Z15, Z5, Z5
@@ -3032,22 +3148,26 @@ loop:
 	VPERMI2B            Z5, Z1, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -3076,18 +3196,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         44(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         40(AX), Z8, Z8
-	VPADDD.BCST         44(AX), Z14, Z14
 	VPROLD              $0x01, Z2, Z2
 	VPXORD              Z8, Z2, Z2
 	VPXORD              Z14, Z3, Z3
 	VPRORD              $0x01, Z3, Z3
+	VPADDD.BCST         44(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         40(AX), Z9, Z9
-	VPADDD.BCST         44(AX), Z15, Z15
 	VPROLD              $0x01, Z6, Z6
 	VPXORD              Z9, Z6, Z6
 	VPXORD              Z15, Z7, Z7
@@ -3106,22 +3226,26 @@ loop:
 	VPERMI2B            Z7, Z3, Z9
 	VSHUFI64X2          $0x44, Z9, Z8, Z12
 	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VPMOVB2M            Z10, K1
-	KNOTQ               K1, K2
-	VPERMI2B            Z17, Z16, K2, Z10
-	VPERMI2B            Z19, Z18, K1, Z10
-	VPMOVB2M            Z11, K3
-	KNOTQ               K3, K4
-	VPERMI2B            Z21, Z20, K4, Z11
-	VPERMI2B            Z23, Z22, K3, Z11
-	VPMOVB2M            Z12, K5
-	KNOTQ               K5, K6
-	VPERMI2B            Z25, Z24, K6, Z12
-	VPERMI2B            Z27, Z26, K5, Z12
-	VPMOVB2M            Z13, K7
-	KNOTQ               K7, K1
-	VPERMI2B            Z29, Z28, K1, Z13
-	VPERMI2B            Z31, Z30, K7, Z13
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
+	VMOVDQA64           Z10, Z8
+	VPERMI2B            Z17, Z16, Z10
+	VPERMI2B            Z19, Z18, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z10
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
+	VMOVDQA64           Z11, Z14
+	VPERMI2B            Z21, Z20, Z11
+	VPERMI2B            Z23, Z22, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z11
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
+	VMOVDQA64           Z12, Z8
+	VPERMI2B            Z25, Z24, Z12
+	VPERMI2B            Z27, Z26, Z8
+	VPTERNLOGD          $0xd8, Z9, Z8, Z12
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
+	VMOVDQA64           Z13, Z14
+	VPERMI2B            Z29, Z28, Z13
+	VPERMI2B            Z31, Z30, Z14
+	VPTERNLOGD          $0xd8, Z15, Z14, Z13
 	VPXORD              Z13, Z12, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
 	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
@@ -3150,18 +3274,18 @@ loop:
 	VPERMI2B            Z11, Z10, Z9
 	VMOVDQU64           twofishScatter<>+64(SB), Z15
 	VPERMI2B            Z13, Z12, Z15
+	VPADDD.BCST         36(AX), Z14, Z10
 	VPADDD              Z14, Z8, Z8
-	VPADDD              Z8, Z14, Z14
+	VPADDD              Z10, Z8, Z14
 	VPADDD.BCST         32(AX), Z8, Z8
-	VPADDD.BCST         36(AX), Z14, Z14
 	VPROLD              $0x01, Z0, Z0
 	VPXORD              Z8, Z0, Z0
 	VPXORD              Z14, Z1, Z1
 	VPRORD              $0x01, Z1, Z1
+	VPADDD.BCST         36(AX), Z15, Z11
 	VPADDD              Z15, Z9, Z9
-	VPADDD              Z9, Z15, Z15
+	VPADDD              Z11, Z9, Z15
 	VPADDD.BCST         32(AX), Z9, Z9
-	VPADDD.BCST         36(AX), Z15, Z15
 	VPROLD              $0x01, Z4, Z4
 	VPXORD              Z9, Z4, Z4
 	VPXORD              Z15, Z5, Z5
@@ -3213,16 +3337,9 @@ loop:
 	DECQ        BX
 	JNZ         loop
 
-	// Return the next tweak; zero every vector and mask register used.
+	// Return the next tweak; zero every vector register.
 	MOVQ   SI, lo+72(FP)
 	MOVQ   DI, hi+80(FP)
-	KXORQ  K1, K1, K1
-	KXORQ  K2, K2, K2
-	KXORQ  K3, K3, K3
-	KXORQ  K4, K4, K4
-	KXORQ  K5, K5, K5
-	KXORQ  K6, K6, K6
-	KXORQ  K7, K7, K7
 	VPXORD X0, X0, X0
 	VPXORD X1, X1, X1
 	VPXORD X2, X2, X2

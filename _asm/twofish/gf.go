@@ -66,3 +66,7 @@ func checkMatrix(m uint64, c byte) bool {
 	}
 	return true
 }
+
+// signMatrix is the GF2P8AFFINEQB matrix whose every row is 0x80: each
+// result bit is the input's bit 7.
+const signMatrix = 0x8080808080808080

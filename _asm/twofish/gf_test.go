@@ -51,3 +51,16 @@ func TestMulMatrix(t *testing.T) {
 		t.Errorf("1+1/x^2 = %#x, 1+1/x+1/x^2 = %#x; want 0x5b, 0xef", 1^ix2, 1^ix^ix2)
 	}
 }
+
+// TestSignMatrix: the select mask is 0xFF exactly for bytes >= 0x80.
+func TestSignMatrix(t *testing.T) {
+	for x := range 256 {
+		want := byte(0)
+		if x >= 0x80 {
+			want = 0xFF
+		}
+		if got := affine(signMatrix, byte(x)); got != want {
+			t.Fatalf("sign(%#x) = %#x, want %#x", x, got, want)
+		}
+	}
+}

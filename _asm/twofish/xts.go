@@ -20,7 +20,7 @@ const (
 // of each lane and the per-lane shift counts that turn T (in every lane)
 // into T·x^lane; the VPERMI2B indices of the byte gathers; the GFNI
 // matrices of the MDS multipliers.
-var polyMem, shlMem, shrMem, gatherMem, scatterMem, mulEF, mul5B Mem
+var polyMem, shlMem, shrMem, gatherMem, scatterMem, mulEF, mul5B, signMat Mem
 
 // gatherPairs are the byte pairs (u, v) of the four forward gathers: from
 // two word registers A, B (16 dwords each) a gather makes
@@ -72,6 +72,9 @@ func genTwofishData() {
 	DATA(0, U64(mulMatrix(0xEF)))
 	mul5B = GLOBL("twofishMul5B", RODATA|NOPTR)
 	DATA(0, U64(mulMatrix(0x5B)))
+	// Every row selects bit 7: each byte becomes 0xFF or 0 by its top bit.
+	signMat = GLOBL("twofishSign", RODATA|NOPTR)
+	DATA(0, U64(signMatrix))
 }
 
 var zregs = []reg.VecPhysical{
@@ -87,7 +90,6 @@ var zregs = []reg.VecPhysical{
 var (
 	tmp   = zregs[8:16]
 	sbox  = zregs[16:32]
-	masks = [4][2]reg.Register{{reg.K1, reg.K2}, {reg.K3, reg.K4}, {reg.K5, reg.K6}, {reg.K7, reg.K1}}
 )
 
 // mulx multiplies each lane of tw by x^k in GF(2^128) (0 < k < 64) with
@@ -222,13 +224,9 @@ func genTwofishXTS(name string, dec bool) {
 	DECQ(n)
 	JNZ(LabelRef("loop"))
 
-	Comment("Return the next tweak; zero every vector and mask register used.")
+	Comment("Return the next tweak; zero every vector register.")
 	Store(lo, Return("lo"))
 	Store(hi, Return("hi"))
-	// The masks held the top bits of S-box indices: data.
-	for _, k := range []reg.Register{reg.K1, reg.K2, reg.K3, reg.K4, reg.K5, reg.K6, reg.K7} {
-		KXORQ(k, k, k)
-	}
 	for _, z := range zregs {
 		x := z.AsX() // an EVEX write zeroes the whole zmm register
 		VPXORD(x, x, x)
@@ -257,16 +255,22 @@ func round(R *[4][2]reg.VecPhysical, ks reg.Register, r int, dec bool) {
 	VSHUFI64X2(U8(0x44), t[1], t[0], y[2])
 	VSHUFI64X2(U8(0xEE), t[1], t[0], y[3])
 
-	// S-boxes: entries 0-127 where the index's top bit is clear, 128-255
-	// where it is set (VPERMI2B reads the low 7 bits; merge masking keeps
-	// the other bytes' indices for the second lookup).
+	// S-boxes: VPERMI2B reads an index's low 7 bits, so one lookup in
+	// entries 0-127 and one in 128-255 (on a copy of the indices), then a
+	// bitwise select by the index's top bit, which a GFNI affine map
+	// spreads over its byte. The two lookups and the select mask run side
+	// by side: a shorter chain than a masked lookup after a mask move.
 	for j := range 4 {
-		k, nk := masks[j][0], masks[j][1]
+		hi, sel := t[0], t[1]
+		if j%2 == 1 {
+			hi, sel = t[6], t[7]
+		}
 		s := sbox[4*j : 4*j+4]
-		VPMOVB2M(y[j], k)
-		KNOTQ(k, nk)
-		VPERMI2B(s[1], s[0], nk, y[j])
-		VPERMI2B(s[3], s[2], k, y[j])
+		VGF2P8AFFINEQB_BCST(U8(0), signMat, y[j], sel)
+		VMOVDQA64(y[j], hi)
+		VPERMI2B(s[1], s[0], y[j])
+		VPERMI2B(s[3], s[2], hi)
+		VPTERNLOGD(U8(0xD8), sel, hi, y[j]) // sel ? hi : y
 	}
 
 	// MDS: z0 = y0 + EF·y1 + 5B·(y2+y3), z1 = 5B·y0 + EF·(y1+y2) + y3,
@@ -300,6 +304,7 @@ func round(R *[4][2]reg.VecPhysical, ks reg.Register, r int, dec bool) {
 	VSHUFI64X2(U8(0xEE), z[3], z[2], m[3])
 	T0 := [2]reg.VecPhysical{t[0], t[1]}
 	T1 := [2]reg.VecPhysical{t[6], t[7]}
+	u := [2]reg.VecPhysical{t[2], t[3]} // free once the scatters are done
 	for h := range 2 {
 		VMOVDQU64(scatterMem.Offset(64*h), T0[h])
 		VPERMI2B(m[1], m[0], T0[h])
@@ -310,11 +315,12 @@ func round(R *[4][2]reg.VecPhysical, ks reg.Register, r int, dec bool) {
 	// PHT and the Feistel step.
 	k0 := Mem{Base: ks, Disp: 4 * (2*r + 8)}
 	k1 := Mem{Base: ks, Disp: 4 * (2*r + 9)}
+	// F0 = (T0+T1) + K0 and F1 = (T0+T1) + (T1+K1): two adds deep.
 	for h := range 2 {
+		VPADDD_BCST(k1, T1[h], u[h])
 		VPADDD(T1[h], T0[h], T0[h])
-		VPADDD(T0[h], T1[h], T1[h])
+		VPADDD(u[h], T0[h], T1[h])
 		VPADDD_BCST(k0, T0[h], T0[h])
-		VPADDD_BCST(k1, T1[h], T1[h])
 		r2, r3 := R[2][h], R[3][h]
 		if !dec {
 			VPXORD(T0[h], r2, r2)
