@@ -447,121 +447,202 @@ TEXT ·twofishXTSEncryptAVX512(SB), NOSPLIT, $0-88
 	RET
 
 start:
-	// The S-boxes stay in Z16-Z31 for the whole call.
-	VMOVDQU64 160(AX), Z16
-	VMOVDQU64 224(AX), Z17
-	VMOVDQU64 288(AX), Z18
-	VMOVDQU64 352(AX), Z19
-	VMOVDQU64 416(AX), Z20
-	VMOVDQU64 480(AX), Z21
-	VMOVDQU64 544(AX), Z22
-	VMOVDQU64 608(AX), Z23
-	VMOVDQU64 672(AX), Z24
-	VMOVDQU64 736(AX), Z25
-	VMOVDQU64 800(AX), Z26
-	VMOVDQU64 864(AX), Z27
-	VMOVDQU64 928(AX), Z28
-	VMOVDQU64 992(AX), Z29
-	VMOVDQU64 1056(AX), Z30
-	VMOVDQU64 1120(AX), Z31
+	// Half of each S-box stays in Z24-Z31 for the whole call.
+	VMOVDQU64 160(AX), Z24
+	VMOVDQU64 288(AX), Z25
+	VMOVDQU64 416(AX), Z26
+	VMOVDQU64 544(AX), Z27
+	VMOVDQU64 672(AX), Z28
+	VMOVDQU64 800(AX), Z29
+	VMOVDQU64 928(AX), Z30
+	VMOVDQU64 1056(AX), Z31
+	MOVQ      BX, R8
+	ANDQ      $0x01, R8
+	SHRQ      $0x01, BX
+	JZ        tail
 
 loop:
-	// Tweaks: Z12 = T·x^0..3 from (lo, hi); dst takes T·x^0..31,
-	// Z0-Z7 the source blocks XOR their tweaks.
-	VMOVQ      SI, X12
-	VPINSRQ    $0x01, DI, X12, X12
-	VSHUFI64X2 $0x00, Z12, Z12, Z12
-	VPSRLVQ    twofishTweakShr<>+0(SB), Z12, Z14
-	VPSLLVQ    twofishTweakShl<>+0(SB), Z12, Z12
-	VPSLLDQ    $0x08, Z14, Z15
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z14, Z14
-	VPTERNLOGD $0x96, Z14, Z15, Z12
-	VPXORD     (DX), Z12, Z0
-	VMOVDQU64  Z12, (CX)
-	VMOVDQA64  Z12, Z13
-	VPSRLQ     $0x3c, Z13, Z14
-	VPSLLQ     $0x04, Z13, Z13
-	VPSLLDQ    $0x08, Z14, Z15
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z14, Z14
-	VPTERNLOGD $0x96, Z14, Z15, Z13
-	VPXORD     64(DX), Z13, Z1
-	VMOVDQU64  Z13, 64(CX)
-	VMOVDQA64  Z12, Z13
-	VPSRLQ     $0x38, Z13, Z14
-	VPSLLQ     $0x08, Z13, Z13
-	VPSLLDQ    $0x08, Z14, Z15
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z14, Z14
-	VPTERNLOGD $0x96, Z14, Z15, Z13
-	VPXORD     128(DX), Z13, Z2
-	VMOVDQU64  Z13, 128(CX)
-	VMOVDQA64  Z12, Z13
-	VPSRLQ     $0x34, Z13, Z14
-	VPSLLQ     $0x0c, Z13, Z13
-	VPSLLDQ    $0x08, Z14, Z15
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z14, Z14
-	VPTERNLOGD $0x96, Z14, Z15, Z13
-	VPXORD     192(DX), Z13, Z3
-	VMOVDQU64  Z13, 192(CX)
-	VMOVDQA64  Z12, Z13
-	VPSRLQ     $0x30, Z13, Z14
-	VPSLLQ     $0x10, Z13, Z13
-	VPSLLDQ    $0x08, Z14, Z15
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z14, Z14
-	VPTERNLOGD $0x96, Z14, Z15, Z13
-	VPXORD     256(DX), Z13, Z4
-	VMOVDQU64  Z13, 256(CX)
-	VMOVDQA64  Z12, Z13
-	VPSRLQ     $0x2c, Z13, Z14
-	VPSLLQ     $0x14, Z13, Z13
-	VPSLLDQ    $0x08, Z14, Z15
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z14, Z14
-	VPTERNLOGD $0x96, Z14, Z15, Z13
-	VPXORD     320(DX), Z13, Z5
-	VMOVDQU64  Z13, 320(CX)
-	VMOVDQA64  Z12, Z13
-	VPSRLQ     $0x28, Z13, Z14
-	VPSLLQ     $0x18, Z13, Z13
-	VPSLLDQ    $0x08, Z14, Z15
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z14, Z14
-	VPTERNLOGD $0x96, Z14, Z15, Z13
-	VPXORD     384(DX), Z13, Z6
-	VMOVDQU64  Z13, 384(CX)
-	VMOVDQA64  Z12, Z13
-	VPSRLQ     $0x24, Z13, Z14
-	VPSLLQ     $0x1c, Z13, Z13
-	VPSLLDQ    $0x08, Z14, Z15
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z14, Z14
-	VPTERNLOGD $0x96, Z14, Z15, Z13
-	VPXORD     448(DX), Z13, Z7
-	VMOVDQU64  Z13, 448(CX)
+	// Tweaks: T·x^0..3 from (lo, hi); dst takes T·x^0..63,
+	// the state registers the source blocks XOR their tweaks.
+	VMOVQ      SI, X20
+	VPINSRQ    $0x01, DI, X20, X20
+	VSHUFI64X2 $0x00, Z20, Z20, Z20
+	VPSRLVQ    twofishTweakShr<>+0(SB), Z20, Z22
+	VPSLLVQ    twofishTweakShl<>+0(SB), Z20, Z20
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z20
+	VPXORD     (DX), Z20, Z0
+	VMOVDQU64  Z20, (CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x3c, Z21, Z22
+	VPSLLQ     $0x04, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     64(DX), Z21, Z1
+	VMOVDQU64  Z21, 64(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x38, Z21, Z22
+	VPSLLQ     $0x08, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     128(DX), Z21, Z2
+	VMOVDQU64  Z21, 128(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x34, Z21, Z22
+	VPSLLQ     $0x0c, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     192(DX), Z21, Z3
+	VMOVDQU64  Z21, 192(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x30, Z21, Z22
+	VPSLLQ     $0x10, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     256(DX), Z21, Z4
+	VMOVDQU64  Z21, 256(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x2c, Z21, Z22
+	VPSLLQ     $0x14, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     320(DX), Z21, Z5
+	VMOVDQU64  Z21, 320(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x28, Z21, Z22
+	VPSLLQ     $0x18, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     384(DX), Z21, Z6
+	VMOVDQU64  Z21, 384(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x24, Z21, Z22
+	VPSLLQ     $0x1c, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     448(DX), Z21, Z7
+	VMOVDQU64  Z21, 448(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x20, Z21, Z22
+	VPSLLQ     $0x20, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     512(DX), Z21, Z8
+	VMOVDQU64  Z21, 512(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x1c, Z21, Z22
+	VPSLLQ     $0x24, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     576(DX), Z21, Z9
+	VMOVDQU64  Z21, 576(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x18, Z21, Z22
+	VPSLLQ     $0x28, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     640(DX), Z21, Z10
+	VMOVDQU64  Z21, 640(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x14, Z21, Z22
+	VPSLLQ     $0x2c, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     704(DX), Z21, Z11
+	VMOVDQU64  Z21, 704(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x10, Z21, Z22
+	VPSLLQ     $0x30, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     768(DX), Z21, Z12
+	VMOVDQU64  Z21, 768(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x0c, Z21, Z22
+	VPSLLQ     $0x34, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     832(DX), Z21, Z13
+	VMOVDQU64  Z21, 832(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x08, Z21, Z22
+	VPSLLQ     $0x38, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     896(DX), Z21, Z14
+	VMOVDQU64  Z21, 896(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x04, Z21, Z22
+	VPSLLQ     $0x3c, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     960(DX), Z21, Z15
+	VMOVDQU64  Z21, 960(CX)
 
-	// The next group's tweak: T·x^32.
-	VMOVDQA64  Z12, Z13
-	VPSRLQ     $0x20, Z13, Z14
-	VPSLLQ     $0x20, Z13, Z13
-	VPSLLDQ    $0x08, Z14, Z15
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z14, Z14
-	VPTERNLOGD $0x96, Z14, Z15, Z13
-	VMOVQ      X13, SI
-	VPEXTRQ    $0x01, X13, DI
+	// The next tweak: T·x^64.
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x20, Z21, Z22
+	VPSLLQ     $0x20, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPSRLQ     $0x20, Z21, Z22
+	VPSLLQ     $0x20, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VMOVQ      X21, SI
+	VPEXTRQ    $0x01, X21, DI
 
-	// Words: R[w][h] holds word w of blocks 16h..16h+15; whitening.
-	VPUNPCKLDQ  Z1, Z0, Z8
-	VPUNPCKHDQ  Z1, Z0, Z9
-	VPUNPCKLDQ  Z3, Z2, Z10
-	VPUNPCKHDQ  Z3, Z2, Z11
-	VPUNPCKLQDQ Z10, Z8, Z0
-	VPUNPCKHQDQ Z10, Z8, Z1
-	VPUNPCKLQDQ Z11, Z9, Z2
-	VPUNPCKHQDQ Z11, Z9, Z3
-	VPUNPCKLDQ  Z5, Z4, Z8
-	VPUNPCKHDQ  Z5, Z4, Z9
-	VPUNPCKLDQ  Z7, Z6, Z10
-	VPUNPCKHDQ  Z7, Z6, Z11
-	VPUNPCKLQDQ Z10, Z8, Z4
-	VPUNPCKHQDQ Z10, Z8, Z5
-	VPUNPCKLQDQ Z11, Z9, Z6
-	VPUNPCKHQDQ Z11, Z9, Z7
+	// Words: R[w][h] holds word w of blocks 16h..16h+15 of a group; whitening.
+	VPUNPCKLDQ  Z1, Z0, Z16
+	VPUNPCKHDQ  Z1, Z0, Z17
+	VPUNPCKLDQ  Z3, Z2, Z18
+	VPUNPCKHDQ  Z3, Z2, Z19
+	VPUNPCKLQDQ Z18, Z16, Z0
+	VPUNPCKHQDQ Z18, Z16, Z1
+	VPUNPCKLQDQ Z19, Z17, Z2
+	VPUNPCKHQDQ Z19, Z17, Z3
+	VPUNPCKLDQ  Z5, Z4, Z16
+	VPUNPCKHDQ  Z5, Z4, Z17
+	VPUNPCKLDQ  Z7, Z6, Z18
+	VPUNPCKHDQ  Z7, Z6, Z19
+	VPUNPCKLQDQ Z18, Z16, Z4
+	VPUNPCKHQDQ Z18, Z16, Z5
+	VPUNPCKLQDQ Z19, Z17, Z6
+	VPUNPCKHQDQ Z19, Z17, Z7
+	VPUNPCKLDQ  Z9, Z8, Z16
+	VPUNPCKHDQ  Z9, Z8, Z17
+	VPUNPCKLDQ  Z11, Z10, Z18
+	VPUNPCKHDQ  Z11, Z10, Z19
+	VPUNPCKLQDQ Z18, Z16, Z8
+	VPUNPCKHQDQ Z18, Z16, Z9
+	VPUNPCKLQDQ Z19, Z17, Z10
+	VPUNPCKHQDQ Z19, Z17, Z11
+	VPUNPCKLDQ  Z13, Z12, Z16
+	VPUNPCKHDQ  Z13, Z12, Z17
+	VPUNPCKLDQ  Z15, Z14, Z18
+	VPUNPCKHDQ  Z15, Z14, Z19
+	VPUNPCKLQDQ Z18, Z16, Z12
+	VPUNPCKHQDQ Z18, Z16, Z13
+	VPUNPCKLQDQ Z19, Z17, Z14
+	VPUNPCKHQDQ Z19, Z17, Z15
 	VPXORD.BCST (AX), Z0, Z0
 	VPXORD.BCST (AX), Z4, Z4
 	VPXORD.BCST 4(AX), Z1, Z1
@@ -570,1268 +651,2524 @@ loop:
 	VPXORD.BCST 8(AX), Z6, Z6
 	VPXORD.BCST 12(AX), Z3, Z3
 	VPXORD.BCST 12(AX), Z7, Z7
+	VPXORD.BCST (AX), Z8, Z8
+	VPXORD.BCST (AX), Z12, Z12
+	VPXORD.BCST 4(AX), Z9, Z9
+	VPXORD.BCST 4(AX), Z13, Z13
+	VPXORD.BCST 8(AX), Z10, Z10
+	VPXORD.BCST 8(AX), Z14, Z14
+	VPXORD.BCST 12(AX), Z11, Z11
+	VPXORD.BCST 12(AX), Z15, Z15
 
-	// Round 0.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         36(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         32(AX), Z8, Z8
-	VPXORD              Z8, Z2, Z2
+	// Round 0, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         36(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         32(AX), Z16, Z16
+	VPXORD              Z16, Z2, Z2
 	VPRORD              $0x01, Z2, Z2
 	VPROLD              $0x01, Z3, Z3
-	VPXORD              Z14, Z3, Z3
-	VPADDD.BCST         36(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         32(AX), Z9, Z9
-	VPXORD              Z9, Z6, Z6
+	VPXORD              Z22, Z3, Z3
+	VPADDD.BCST         36(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         32(AX), Z17, Z17
+	VPXORD              Z17, Z6, Z6
 	VPRORD              $0x01, Z6, Z6
 	VPROLD              $0x01, Z7, Z7
-	VPXORD              Z15, Z7, Z7
+	VPXORD              Z23, Z7, Z7
 
-	// Round 1.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         44(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         40(AX), Z8, Z8
-	VPXORD              Z8, Z0, Z0
+	// Round 0, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         36(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         32(AX), Z16, Z16
+	VPXORD              Z16, Z10, Z10
+	VPRORD              $0x01, Z10, Z10
+	VPROLD              $0x01, Z11, Z11
+	VPXORD              Z22, Z11, Z11
+	VPADDD.BCST         36(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         32(AX), Z17, Z17
+	VPXORD              Z17, Z14, Z14
+	VPRORD              $0x01, Z14, Z14
+	VPROLD              $0x01, Z15, Z15
+	VPXORD              Z23, Z15, Z15
+
+	// Round 1, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         44(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         40(AX), Z16, Z16
+	VPXORD              Z16, Z0, Z0
 	VPRORD              $0x01, Z0, Z0
 	VPROLD              $0x01, Z1, Z1
-	VPXORD              Z14, Z1, Z1
-	VPADDD.BCST         44(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         40(AX), Z9, Z9
-	VPXORD              Z9, Z4, Z4
+	VPXORD              Z22, Z1, Z1
+	VPADDD.BCST         44(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         40(AX), Z17, Z17
+	VPXORD              Z17, Z4, Z4
 	VPRORD              $0x01, Z4, Z4
 	VPROLD              $0x01, Z5, Z5
-	VPXORD              Z15, Z5, Z5
+	VPXORD              Z23, Z5, Z5
 
-	// Round 2.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         52(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         48(AX), Z8, Z8
-	VPXORD              Z8, Z2, Z2
+	// Round 1, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         44(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         40(AX), Z16, Z16
+	VPXORD              Z16, Z8, Z8
+	VPRORD              $0x01, Z8, Z8
+	VPROLD              $0x01, Z9, Z9
+	VPXORD              Z22, Z9, Z9
+	VPADDD.BCST         44(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         40(AX), Z17, Z17
+	VPXORD              Z17, Z12, Z12
+	VPRORD              $0x01, Z12, Z12
+	VPROLD              $0x01, Z13, Z13
+	VPXORD              Z23, Z13, Z13
+
+	// Round 2, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         52(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         48(AX), Z16, Z16
+	VPXORD              Z16, Z2, Z2
 	VPRORD              $0x01, Z2, Z2
 	VPROLD              $0x01, Z3, Z3
-	VPXORD              Z14, Z3, Z3
-	VPADDD.BCST         52(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         48(AX), Z9, Z9
-	VPXORD              Z9, Z6, Z6
+	VPXORD              Z22, Z3, Z3
+	VPADDD.BCST         52(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         48(AX), Z17, Z17
+	VPXORD              Z17, Z6, Z6
 	VPRORD              $0x01, Z6, Z6
 	VPROLD              $0x01, Z7, Z7
-	VPXORD              Z15, Z7, Z7
+	VPXORD              Z23, Z7, Z7
 
-	// Round 3.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         60(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         56(AX), Z8, Z8
-	VPXORD              Z8, Z0, Z0
+	// Round 2, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         52(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         48(AX), Z16, Z16
+	VPXORD              Z16, Z10, Z10
+	VPRORD              $0x01, Z10, Z10
+	VPROLD              $0x01, Z11, Z11
+	VPXORD              Z22, Z11, Z11
+	VPADDD.BCST         52(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         48(AX), Z17, Z17
+	VPXORD              Z17, Z14, Z14
+	VPRORD              $0x01, Z14, Z14
+	VPROLD              $0x01, Z15, Z15
+	VPXORD              Z23, Z15, Z15
+
+	// Round 3, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         60(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         56(AX), Z16, Z16
+	VPXORD              Z16, Z0, Z0
 	VPRORD              $0x01, Z0, Z0
 	VPROLD              $0x01, Z1, Z1
-	VPXORD              Z14, Z1, Z1
-	VPADDD.BCST         60(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         56(AX), Z9, Z9
-	VPXORD              Z9, Z4, Z4
+	VPXORD              Z22, Z1, Z1
+	VPADDD.BCST         60(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         56(AX), Z17, Z17
+	VPXORD              Z17, Z4, Z4
 	VPRORD              $0x01, Z4, Z4
 	VPROLD              $0x01, Z5, Z5
-	VPXORD              Z15, Z5, Z5
+	VPXORD              Z23, Z5, Z5
 
-	// Round 4.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         68(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         64(AX), Z8, Z8
-	VPXORD              Z8, Z2, Z2
+	// Round 3, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         60(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         56(AX), Z16, Z16
+	VPXORD              Z16, Z8, Z8
+	VPRORD              $0x01, Z8, Z8
+	VPROLD              $0x01, Z9, Z9
+	VPXORD              Z22, Z9, Z9
+	VPADDD.BCST         60(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         56(AX), Z17, Z17
+	VPXORD              Z17, Z12, Z12
+	VPRORD              $0x01, Z12, Z12
+	VPROLD              $0x01, Z13, Z13
+	VPXORD              Z23, Z13, Z13
+
+	// Round 4, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         68(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         64(AX), Z16, Z16
+	VPXORD              Z16, Z2, Z2
 	VPRORD              $0x01, Z2, Z2
 	VPROLD              $0x01, Z3, Z3
-	VPXORD              Z14, Z3, Z3
-	VPADDD.BCST         68(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         64(AX), Z9, Z9
-	VPXORD              Z9, Z6, Z6
+	VPXORD              Z22, Z3, Z3
+	VPADDD.BCST         68(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         64(AX), Z17, Z17
+	VPXORD              Z17, Z6, Z6
 	VPRORD              $0x01, Z6, Z6
 	VPROLD              $0x01, Z7, Z7
-	VPXORD              Z15, Z7, Z7
+	VPXORD              Z23, Z7, Z7
 
-	// Round 5.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         76(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         72(AX), Z8, Z8
-	VPXORD              Z8, Z0, Z0
+	// Round 4, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         68(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         64(AX), Z16, Z16
+	VPXORD              Z16, Z10, Z10
+	VPRORD              $0x01, Z10, Z10
+	VPROLD              $0x01, Z11, Z11
+	VPXORD              Z22, Z11, Z11
+	VPADDD.BCST         68(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         64(AX), Z17, Z17
+	VPXORD              Z17, Z14, Z14
+	VPRORD              $0x01, Z14, Z14
+	VPROLD              $0x01, Z15, Z15
+	VPXORD              Z23, Z15, Z15
+
+	// Round 5, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         76(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         72(AX), Z16, Z16
+	VPXORD              Z16, Z0, Z0
 	VPRORD              $0x01, Z0, Z0
 	VPROLD              $0x01, Z1, Z1
-	VPXORD              Z14, Z1, Z1
-	VPADDD.BCST         76(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         72(AX), Z9, Z9
-	VPXORD              Z9, Z4, Z4
+	VPXORD              Z22, Z1, Z1
+	VPADDD.BCST         76(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         72(AX), Z17, Z17
+	VPXORD              Z17, Z4, Z4
 	VPRORD              $0x01, Z4, Z4
 	VPROLD              $0x01, Z5, Z5
-	VPXORD              Z15, Z5, Z5
+	VPXORD              Z23, Z5, Z5
 
-	// Round 6.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         84(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         80(AX), Z8, Z8
-	VPXORD              Z8, Z2, Z2
+	// Round 5, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         76(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         72(AX), Z16, Z16
+	VPXORD              Z16, Z8, Z8
+	VPRORD              $0x01, Z8, Z8
+	VPROLD              $0x01, Z9, Z9
+	VPXORD              Z22, Z9, Z9
+	VPADDD.BCST         76(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         72(AX), Z17, Z17
+	VPXORD              Z17, Z12, Z12
+	VPRORD              $0x01, Z12, Z12
+	VPROLD              $0x01, Z13, Z13
+	VPXORD              Z23, Z13, Z13
+
+	// Round 6, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         84(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         80(AX), Z16, Z16
+	VPXORD              Z16, Z2, Z2
 	VPRORD              $0x01, Z2, Z2
 	VPROLD              $0x01, Z3, Z3
-	VPXORD              Z14, Z3, Z3
-	VPADDD.BCST         84(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         80(AX), Z9, Z9
-	VPXORD              Z9, Z6, Z6
+	VPXORD              Z22, Z3, Z3
+	VPADDD.BCST         84(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         80(AX), Z17, Z17
+	VPXORD              Z17, Z6, Z6
 	VPRORD              $0x01, Z6, Z6
 	VPROLD              $0x01, Z7, Z7
-	VPXORD              Z15, Z7, Z7
+	VPXORD              Z23, Z7, Z7
 
-	// Round 7.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         92(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         88(AX), Z8, Z8
-	VPXORD              Z8, Z0, Z0
+	// Round 6, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         84(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         80(AX), Z16, Z16
+	VPXORD              Z16, Z10, Z10
+	VPRORD              $0x01, Z10, Z10
+	VPROLD              $0x01, Z11, Z11
+	VPXORD              Z22, Z11, Z11
+	VPADDD.BCST         84(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         80(AX), Z17, Z17
+	VPXORD              Z17, Z14, Z14
+	VPRORD              $0x01, Z14, Z14
+	VPROLD              $0x01, Z15, Z15
+	VPXORD              Z23, Z15, Z15
+
+	// Round 7, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         92(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         88(AX), Z16, Z16
+	VPXORD              Z16, Z0, Z0
 	VPRORD              $0x01, Z0, Z0
 	VPROLD              $0x01, Z1, Z1
-	VPXORD              Z14, Z1, Z1
-	VPADDD.BCST         92(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         88(AX), Z9, Z9
-	VPXORD              Z9, Z4, Z4
+	VPXORD              Z22, Z1, Z1
+	VPADDD.BCST         92(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         88(AX), Z17, Z17
+	VPXORD              Z17, Z4, Z4
 	VPRORD              $0x01, Z4, Z4
 	VPROLD              $0x01, Z5, Z5
-	VPXORD              Z15, Z5, Z5
+	VPXORD              Z23, Z5, Z5
 
-	// Round 8.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         100(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         96(AX), Z8, Z8
-	VPXORD              Z8, Z2, Z2
+	// Round 7, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         92(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         88(AX), Z16, Z16
+	VPXORD              Z16, Z8, Z8
+	VPRORD              $0x01, Z8, Z8
+	VPROLD              $0x01, Z9, Z9
+	VPXORD              Z22, Z9, Z9
+	VPADDD.BCST         92(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         88(AX), Z17, Z17
+	VPXORD              Z17, Z12, Z12
+	VPRORD              $0x01, Z12, Z12
+	VPROLD              $0x01, Z13, Z13
+	VPXORD              Z23, Z13, Z13
+
+	// Round 8, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         100(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         96(AX), Z16, Z16
+	VPXORD              Z16, Z2, Z2
 	VPRORD              $0x01, Z2, Z2
 	VPROLD              $0x01, Z3, Z3
-	VPXORD              Z14, Z3, Z3
-	VPADDD.BCST         100(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         96(AX), Z9, Z9
-	VPXORD              Z9, Z6, Z6
+	VPXORD              Z22, Z3, Z3
+	VPADDD.BCST         100(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         96(AX), Z17, Z17
+	VPXORD              Z17, Z6, Z6
 	VPRORD              $0x01, Z6, Z6
 	VPROLD              $0x01, Z7, Z7
-	VPXORD              Z15, Z7, Z7
+	VPXORD              Z23, Z7, Z7
 
-	// Round 9.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         108(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         104(AX), Z8, Z8
-	VPXORD              Z8, Z0, Z0
+	// Round 8, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         100(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         96(AX), Z16, Z16
+	VPXORD              Z16, Z10, Z10
+	VPRORD              $0x01, Z10, Z10
+	VPROLD              $0x01, Z11, Z11
+	VPXORD              Z22, Z11, Z11
+	VPADDD.BCST         100(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         96(AX), Z17, Z17
+	VPXORD              Z17, Z14, Z14
+	VPRORD              $0x01, Z14, Z14
+	VPROLD              $0x01, Z15, Z15
+	VPXORD              Z23, Z15, Z15
+
+	// Round 9, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         108(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         104(AX), Z16, Z16
+	VPXORD              Z16, Z0, Z0
 	VPRORD              $0x01, Z0, Z0
 	VPROLD              $0x01, Z1, Z1
-	VPXORD              Z14, Z1, Z1
-	VPADDD.BCST         108(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         104(AX), Z9, Z9
-	VPXORD              Z9, Z4, Z4
+	VPXORD              Z22, Z1, Z1
+	VPADDD.BCST         108(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         104(AX), Z17, Z17
+	VPXORD              Z17, Z4, Z4
 	VPRORD              $0x01, Z4, Z4
 	VPROLD              $0x01, Z5, Z5
-	VPXORD              Z15, Z5, Z5
+	VPXORD              Z23, Z5, Z5
 
-	// Round 10.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         116(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         112(AX), Z8, Z8
-	VPXORD              Z8, Z2, Z2
+	// Round 9, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         108(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         104(AX), Z16, Z16
+	VPXORD              Z16, Z8, Z8
+	VPRORD              $0x01, Z8, Z8
+	VPROLD              $0x01, Z9, Z9
+	VPXORD              Z22, Z9, Z9
+	VPADDD.BCST         108(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         104(AX), Z17, Z17
+	VPXORD              Z17, Z12, Z12
+	VPRORD              $0x01, Z12, Z12
+	VPROLD              $0x01, Z13, Z13
+	VPXORD              Z23, Z13, Z13
+
+	// Round 10, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         116(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         112(AX), Z16, Z16
+	VPXORD              Z16, Z2, Z2
 	VPRORD              $0x01, Z2, Z2
 	VPROLD              $0x01, Z3, Z3
-	VPXORD              Z14, Z3, Z3
-	VPADDD.BCST         116(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         112(AX), Z9, Z9
-	VPXORD              Z9, Z6, Z6
+	VPXORD              Z22, Z3, Z3
+	VPADDD.BCST         116(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         112(AX), Z17, Z17
+	VPXORD              Z17, Z6, Z6
 	VPRORD              $0x01, Z6, Z6
 	VPROLD              $0x01, Z7, Z7
-	VPXORD              Z15, Z7, Z7
+	VPXORD              Z23, Z7, Z7
 
-	// Round 11.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         124(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         120(AX), Z8, Z8
-	VPXORD              Z8, Z0, Z0
+	// Round 10, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         116(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         112(AX), Z16, Z16
+	VPXORD              Z16, Z10, Z10
+	VPRORD              $0x01, Z10, Z10
+	VPROLD              $0x01, Z11, Z11
+	VPXORD              Z22, Z11, Z11
+	VPADDD.BCST         116(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         112(AX), Z17, Z17
+	VPXORD              Z17, Z14, Z14
+	VPRORD              $0x01, Z14, Z14
+	VPROLD              $0x01, Z15, Z15
+	VPXORD              Z23, Z15, Z15
+
+	// Round 11, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         124(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         120(AX), Z16, Z16
+	VPXORD              Z16, Z0, Z0
 	VPRORD              $0x01, Z0, Z0
 	VPROLD              $0x01, Z1, Z1
-	VPXORD              Z14, Z1, Z1
-	VPADDD.BCST         124(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         120(AX), Z9, Z9
-	VPXORD              Z9, Z4, Z4
+	VPXORD              Z22, Z1, Z1
+	VPADDD.BCST         124(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         120(AX), Z17, Z17
+	VPXORD              Z17, Z4, Z4
 	VPRORD              $0x01, Z4, Z4
 	VPROLD              $0x01, Z5, Z5
-	VPXORD              Z15, Z5, Z5
+	VPXORD              Z23, Z5, Z5
 
-	// Round 12.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         132(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         128(AX), Z8, Z8
-	VPXORD              Z8, Z2, Z2
+	// Round 11, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         124(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         120(AX), Z16, Z16
+	VPXORD              Z16, Z8, Z8
+	VPRORD              $0x01, Z8, Z8
+	VPROLD              $0x01, Z9, Z9
+	VPXORD              Z22, Z9, Z9
+	VPADDD.BCST         124(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         120(AX), Z17, Z17
+	VPXORD              Z17, Z12, Z12
+	VPRORD              $0x01, Z12, Z12
+	VPROLD              $0x01, Z13, Z13
+	VPXORD              Z23, Z13, Z13
+
+	// Round 12, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         132(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         128(AX), Z16, Z16
+	VPXORD              Z16, Z2, Z2
 	VPRORD              $0x01, Z2, Z2
 	VPROLD              $0x01, Z3, Z3
-	VPXORD              Z14, Z3, Z3
-	VPADDD.BCST         132(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         128(AX), Z9, Z9
-	VPXORD              Z9, Z6, Z6
+	VPXORD              Z22, Z3, Z3
+	VPADDD.BCST         132(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         128(AX), Z17, Z17
+	VPXORD              Z17, Z6, Z6
 	VPRORD              $0x01, Z6, Z6
 	VPROLD              $0x01, Z7, Z7
-	VPXORD              Z15, Z7, Z7
+	VPXORD              Z23, Z7, Z7
 
-	// Round 13.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         140(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         136(AX), Z8, Z8
-	VPXORD              Z8, Z0, Z0
+	// Round 12, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         132(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         128(AX), Z16, Z16
+	VPXORD              Z16, Z10, Z10
+	VPRORD              $0x01, Z10, Z10
+	VPROLD              $0x01, Z11, Z11
+	VPXORD              Z22, Z11, Z11
+	VPADDD.BCST         132(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         128(AX), Z17, Z17
+	VPXORD              Z17, Z14, Z14
+	VPRORD              $0x01, Z14, Z14
+	VPROLD              $0x01, Z15, Z15
+	VPXORD              Z23, Z15, Z15
+
+	// Round 13, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         140(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         136(AX), Z16, Z16
+	VPXORD              Z16, Z0, Z0
 	VPRORD              $0x01, Z0, Z0
 	VPROLD              $0x01, Z1, Z1
-	VPXORD              Z14, Z1, Z1
-	VPADDD.BCST         140(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         136(AX), Z9, Z9
-	VPXORD              Z9, Z4, Z4
+	VPXORD              Z22, Z1, Z1
+	VPADDD.BCST         140(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         136(AX), Z17, Z17
+	VPXORD              Z17, Z4, Z4
 	VPRORD              $0x01, Z4, Z4
 	VPROLD              $0x01, Z5, Z5
-	VPXORD              Z15, Z5, Z5
+	VPXORD              Z23, Z5, Z5
 
-	// Round 14.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         148(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         144(AX), Z8, Z8
-	VPXORD              Z8, Z2, Z2
+	// Round 13, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         140(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         136(AX), Z16, Z16
+	VPXORD              Z16, Z8, Z8
+	VPRORD              $0x01, Z8, Z8
+	VPROLD              $0x01, Z9, Z9
+	VPXORD              Z22, Z9, Z9
+	VPADDD.BCST         140(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         136(AX), Z17, Z17
+	VPXORD              Z17, Z12, Z12
+	VPRORD              $0x01, Z12, Z12
+	VPROLD              $0x01, Z13, Z13
+	VPXORD              Z23, Z13, Z13
+
+	// Round 14, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         148(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         144(AX), Z16, Z16
+	VPXORD              Z16, Z2, Z2
 	VPRORD              $0x01, Z2, Z2
 	VPROLD              $0x01, Z3, Z3
-	VPXORD              Z14, Z3, Z3
-	VPADDD.BCST         148(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         144(AX), Z9, Z9
-	VPXORD              Z9, Z6, Z6
+	VPXORD              Z22, Z3, Z3
+	VPADDD.BCST         148(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         144(AX), Z17, Z17
+	VPXORD              Z17, Z6, Z6
 	VPRORD              $0x01, Z6, Z6
 	VPROLD              $0x01, Z7, Z7
-	VPXORD              Z15, Z7, Z7
+	VPXORD              Z23, Z7, Z7
 
-	// Round 15.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         156(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         152(AX), Z8, Z8
-	VPXORD              Z8, Z0, Z0
+	// Round 14, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         148(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         144(AX), Z16, Z16
+	VPXORD              Z16, Z10, Z10
+	VPRORD              $0x01, Z10, Z10
+	VPROLD              $0x01, Z11, Z11
+	VPXORD              Z22, Z11, Z11
+	VPADDD.BCST         148(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         144(AX), Z17, Z17
+	VPXORD              Z17, Z14, Z14
+	VPRORD              $0x01, Z14, Z14
+	VPROLD              $0x01, Z15, Z15
+	VPXORD              Z23, Z15, Z15
+
+	// Round 15, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         156(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         152(AX), Z16, Z16
+	VPXORD              Z16, Z0, Z0
 	VPRORD              $0x01, Z0, Z0
 	VPROLD              $0x01, Z1, Z1
-	VPXORD              Z14, Z1, Z1
-	VPADDD.BCST         156(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         152(AX), Z9, Z9
-	VPXORD              Z9, Z4, Z4
+	VPXORD              Z22, Z1, Z1
+	VPADDD.BCST         156(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         152(AX), Z17, Z17
+	VPXORD              Z17, Z4, Z4
 	VPRORD              $0x01, Z4, Z4
 	VPROLD              $0x01, Z5, Z5
-	VPXORD              Z15, Z5, Z5
+	VPXORD              Z23, Z5, Z5
+
+	// Round 15, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         156(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         152(AX), Z16, Z16
+	VPXORD              Z16, Z8, Z8
+	VPRORD              $0x01, Z8, Z8
+	VPROLD              $0x01, Z9, Z9
+	VPXORD              Z22, Z9, Z9
+	VPADDD.BCST         156(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         152(AX), Z17, Z17
+	VPXORD              Z17, Z12, Z12
+	VPRORD              $0x01, Z12, Z12
+	VPROLD              $0x01, Z13, Z13
+	VPXORD              Z23, Z13, Z13
 
 	// Undo the last swap, whiten, back to blocks, XOR the tweaks, store.
 	VPXORD.BCST 16(AX), Z2, Z2
 	VPXORD.BCST 20(AX), Z3, Z3
 	VPXORD.BCST 24(AX), Z0, Z0
 	VPXORD.BCST 28(AX), Z1, Z1
-	VPUNPCKLDQ  Z3, Z2, Z8
-	VPUNPCKHDQ  Z3, Z2, Z9
-	VPUNPCKLDQ  Z1, Z0, Z10
-	VPUNPCKHDQ  Z1, Z0, Z11
-	VPUNPCKLQDQ Z10, Z8, Z2
-	VPUNPCKHQDQ Z10, Z8, Z3
-	VPUNPCKLQDQ Z11, Z9, Z0
-	VPUNPCKHQDQ Z11, Z9, Z1
+	VPUNPCKLDQ  Z3, Z2, Z16
+	VPUNPCKHDQ  Z3, Z2, Z17
+	VPUNPCKLDQ  Z1, Z0, Z18
+	VPUNPCKHDQ  Z1, Z0, Z19
+	VPUNPCKLQDQ Z18, Z16, Z2
+	VPUNPCKHQDQ Z18, Z16, Z3
+	VPUNPCKLQDQ Z19, Z17, Z0
+	VPUNPCKHQDQ Z19, Z17, Z1
 	VPXORD      (CX), Z2, Z2
 	VMOVDQU64   Z2, (CX)
 	VPXORD      64(CX), Z3, Z3
@@ -1844,14 +3181,14 @@ loop:
 	VPXORD.BCST 20(AX), Z7, Z7
 	VPXORD.BCST 24(AX), Z4, Z4
 	VPXORD.BCST 28(AX), Z5, Z5
-	VPUNPCKLDQ  Z7, Z6, Z8
-	VPUNPCKHDQ  Z7, Z6, Z9
-	VPUNPCKLDQ  Z5, Z4, Z10
-	VPUNPCKHDQ  Z5, Z4, Z11
-	VPUNPCKLQDQ Z10, Z8, Z6
-	VPUNPCKHQDQ Z10, Z8, Z7
-	VPUNPCKLQDQ Z11, Z9, Z4
-	VPUNPCKHQDQ Z11, Z9, Z5
+	VPUNPCKLDQ  Z7, Z6, Z16
+	VPUNPCKHDQ  Z7, Z6, Z17
+	VPUNPCKLDQ  Z5, Z4, Z18
+	VPUNPCKHDQ  Z5, Z4, Z19
+	VPUNPCKLQDQ Z18, Z16, Z6
+	VPUNPCKHQDQ Z18, Z16, Z7
+	VPUNPCKLQDQ Z19, Z17, Z4
+	VPUNPCKHQDQ Z19, Z17, Z5
 	VPXORD      256(CX), Z6, Z6
 	VMOVDQU64   Z6, 256(CX)
 	VPXORD      320(CX), Z7, Z7
@@ -1860,11 +3197,1452 @@ loop:
 	VMOVDQU64   Z4, 384(CX)
 	VPXORD      448(CX), Z5, Z5
 	VMOVDQU64   Z5, 448(CX)
-	ADDQ        $0x00000200, DX
-	ADDQ        $0x00000200, CX
+	VPXORD.BCST 16(AX), Z10, Z10
+	VPXORD.BCST 20(AX), Z11, Z11
+	VPXORD.BCST 24(AX), Z8, Z8
+	VPXORD.BCST 28(AX), Z9, Z9
+	VPUNPCKLDQ  Z11, Z10, Z16
+	VPUNPCKHDQ  Z11, Z10, Z17
+	VPUNPCKLDQ  Z9, Z8, Z18
+	VPUNPCKHDQ  Z9, Z8, Z19
+	VPUNPCKLQDQ Z18, Z16, Z10
+	VPUNPCKHQDQ Z18, Z16, Z11
+	VPUNPCKLQDQ Z19, Z17, Z8
+	VPUNPCKHQDQ Z19, Z17, Z9
+	VPXORD      512(CX), Z10, Z10
+	VMOVDQU64   Z10, 512(CX)
+	VPXORD      576(CX), Z11, Z11
+	VMOVDQU64   Z11, 576(CX)
+	VPXORD      640(CX), Z8, Z8
+	VMOVDQU64   Z8, 640(CX)
+	VPXORD      704(CX), Z9, Z9
+	VMOVDQU64   Z9, 704(CX)
+	VPXORD.BCST 16(AX), Z14, Z14
+	VPXORD.BCST 20(AX), Z15, Z15
+	VPXORD.BCST 24(AX), Z12, Z12
+	VPXORD.BCST 28(AX), Z13, Z13
+	VPUNPCKLDQ  Z15, Z14, Z16
+	VPUNPCKHDQ  Z15, Z14, Z17
+	VPUNPCKLDQ  Z13, Z12, Z18
+	VPUNPCKHDQ  Z13, Z12, Z19
+	VPUNPCKLQDQ Z18, Z16, Z14
+	VPUNPCKHQDQ Z18, Z16, Z15
+	VPUNPCKLQDQ Z19, Z17, Z12
+	VPUNPCKHQDQ Z19, Z17, Z13
+	VPXORD      768(CX), Z14, Z14
+	VMOVDQU64   Z14, 768(CX)
+	VPXORD      832(CX), Z15, Z15
+	VMOVDQU64   Z15, 832(CX)
+	VPXORD      896(CX), Z12, Z12
+	VMOVDQU64   Z12, 896(CX)
+	VPXORD      960(CX), Z13, Z13
+	VMOVDQU64   Z13, 960(CX)
+	ADDQ        $0x00000400, DX
+	ADDQ        $0x00000400, CX
 	DECQ        BX
 	JNZ         loop
 
+tail:
+	// An odd group of 32 blocks alone.
+	TESTQ R8, R8
+	JZ    done
+
+	// Tweaks: T·x^0..3 from (lo, hi); dst takes T·x^0..31,
+	// the state registers the source blocks XOR their tweaks.
+	VMOVQ      SI, X20
+	VPINSRQ    $0x01, DI, X20, X20
+	VSHUFI64X2 $0x00, Z20, Z20, Z20
+	VPSRLVQ    twofishTweakShr<>+0(SB), Z20, Z22
+	VPSLLVQ    twofishTweakShl<>+0(SB), Z20, Z20
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z20
+	VPXORD     (DX), Z20, Z0
+	VMOVDQU64  Z20, (CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x3c, Z21, Z22
+	VPSLLQ     $0x04, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     64(DX), Z21, Z1
+	VMOVDQU64  Z21, 64(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x38, Z21, Z22
+	VPSLLQ     $0x08, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     128(DX), Z21, Z2
+	VMOVDQU64  Z21, 128(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x34, Z21, Z22
+	VPSLLQ     $0x0c, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     192(DX), Z21, Z3
+	VMOVDQU64  Z21, 192(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x30, Z21, Z22
+	VPSLLQ     $0x10, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     256(DX), Z21, Z4
+	VMOVDQU64  Z21, 256(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x2c, Z21, Z22
+	VPSLLQ     $0x14, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     320(DX), Z21, Z5
+	VMOVDQU64  Z21, 320(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x28, Z21, Z22
+	VPSLLQ     $0x18, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     384(DX), Z21, Z6
+	VMOVDQU64  Z21, 384(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x24, Z21, Z22
+	VPSLLQ     $0x1c, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     448(DX), Z21, Z7
+	VMOVDQU64  Z21, 448(CX)
+
+	// The next tweak: T·x^32.
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x20, Z21, Z22
+	VPSLLQ     $0x20, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VMOVQ      X21, SI
+	VPEXTRQ    $0x01, X21, DI
+
+	// Words: R[w][h] holds word w of blocks 16h..16h+15 of a group; whitening.
+	VPUNPCKLDQ  Z1, Z0, Z16
+	VPUNPCKHDQ  Z1, Z0, Z17
+	VPUNPCKLDQ  Z3, Z2, Z18
+	VPUNPCKHDQ  Z3, Z2, Z19
+	VPUNPCKLQDQ Z18, Z16, Z0
+	VPUNPCKHQDQ Z18, Z16, Z1
+	VPUNPCKLQDQ Z19, Z17, Z2
+	VPUNPCKHQDQ Z19, Z17, Z3
+	VPUNPCKLDQ  Z5, Z4, Z16
+	VPUNPCKHDQ  Z5, Z4, Z17
+	VPUNPCKLDQ  Z7, Z6, Z18
+	VPUNPCKHDQ  Z7, Z6, Z19
+	VPUNPCKLQDQ Z18, Z16, Z4
+	VPUNPCKHQDQ Z18, Z16, Z5
+	VPUNPCKLQDQ Z19, Z17, Z6
+	VPUNPCKHQDQ Z19, Z17, Z7
+	VPXORD.BCST (AX), Z0, Z0
+	VPXORD.BCST (AX), Z4, Z4
+	VPXORD.BCST 4(AX), Z1, Z1
+	VPXORD.BCST 4(AX), Z5, Z5
+	VPXORD.BCST 8(AX), Z2, Z2
+	VPXORD.BCST 8(AX), Z6, Z6
+	VPXORD.BCST 12(AX), Z3, Z3
+	VPXORD.BCST 12(AX), Z7, Z7
+
+	// Round 0, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         36(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         32(AX), Z16, Z16
+	VPXORD              Z16, Z2, Z2
+	VPRORD              $0x01, Z2, Z2
+	VPROLD              $0x01, Z3, Z3
+	VPXORD              Z22, Z3, Z3
+	VPADDD.BCST         36(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         32(AX), Z17, Z17
+	VPXORD              Z17, Z6, Z6
+	VPRORD              $0x01, Z6, Z6
+	VPROLD              $0x01, Z7, Z7
+	VPXORD              Z23, Z7, Z7
+
+	// Round 1, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         44(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         40(AX), Z16, Z16
+	VPXORD              Z16, Z0, Z0
+	VPRORD              $0x01, Z0, Z0
+	VPROLD              $0x01, Z1, Z1
+	VPXORD              Z22, Z1, Z1
+	VPADDD.BCST         44(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         40(AX), Z17, Z17
+	VPXORD              Z17, Z4, Z4
+	VPRORD              $0x01, Z4, Z4
+	VPROLD              $0x01, Z5, Z5
+	VPXORD              Z23, Z5, Z5
+
+	// Round 2, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         52(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         48(AX), Z16, Z16
+	VPXORD              Z16, Z2, Z2
+	VPRORD              $0x01, Z2, Z2
+	VPROLD              $0x01, Z3, Z3
+	VPXORD              Z22, Z3, Z3
+	VPADDD.BCST         52(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         48(AX), Z17, Z17
+	VPXORD              Z17, Z6, Z6
+	VPRORD              $0x01, Z6, Z6
+	VPROLD              $0x01, Z7, Z7
+	VPXORD              Z23, Z7, Z7
+
+	// Round 3, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         60(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         56(AX), Z16, Z16
+	VPXORD              Z16, Z0, Z0
+	VPRORD              $0x01, Z0, Z0
+	VPROLD              $0x01, Z1, Z1
+	VPXORD              Z22, Z1, Z1
+	VPADDD.BCST         60(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         56(AX), Z17, Z17
+	VPXORD              Z17, Z4, Z4
+	VPRORD              $0x01, Z4, Z4
+	VPROLD              $0x01, Z5, Z5
+	VPXORD              Z23, Z5, Z5
+
+	// Round 4, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         68(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         64(AX), Z16, Z16
+	VPXORD              Z16, Z2, Z2
+	VPRORD              $0x01, Z2, Z2
+	VPROLD              $0x01, Z3, Z3
+	VPXORD              Z22, Z3, Z3
+	VPADDD.BCST         68(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         64(AX), Z17, Z17
+	VPXORD              Z17, Z6, Z6
+	VPRORD              $0x01, Z6, Z6
+	VPROLD              $0x01, Z7, Z7
+	VPXORD              Z23, Z7, Z7
+
+	// Round 5, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         76(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         72(AX), Z16, Z16
+	VPXORD              Z16, Z0, Z0
+	VPRORD              $0x01, Z0, Z0
+	VPROLD              $0x01, Z1, Z1
+	VPXORD              Z22, Z1, Z1
+	VPADDD.BCST         76(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         72(AX), Z17, Z17
+	VPXORD              Z17, Z4, Z4
+	VPRORD              $0x01, Z4, Z4
+	VPROLD              $0x01, Z5, Z5
+	VPXORD              Z23, Z5, Z5
+
+	// Round 6, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         84(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         80(AX), Z16, Z16
+	VPXORD              Z16, Z2, Z2
+	VPRORD              $0x01, Z2, Z2
+	VPROLD              $0x01, Z3, Z3
+	VPXORD              Z22, Z3, Z3
+	VPADDD.BCST         84(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         80(AX), Z17, Z17
+	VPXORD              Z17, Z6, Z6
+	VPRORD              $0x01, Z6, Z6
+	VPROLD              $0x01, Z7, Z7
+	VPXORD              Z23, Z7, Z7
+
+	// Round 7, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         92(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         88(AX), Z16, Z16
+	VPXORD              Z16, Z0, Z0
+	VPRORD              $0x01, Z0, Z0
+	VPROLD              $0x01, Z1, Z1
+	VPXORD              Z22, Z1, Z1
+	VPADDD.BCST         92(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         88(AX), Z17, Z17
+	VPXORD              Z17, Z4, Z4
+	VPRORD              $0x01, Z4, Z4
+	VPROLD              $0x01, Z5, Z5
+	VPXORD              Z23, Z5, Z5
+
+	// Round 8, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         100(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         96(AX), Z16, Z16
+	VPXORD              Z16, Z2, Z2
+	VPRORD              $0x01, Z2, Z2
+	VPROLD              $0x01, Z3, Z3
+	VPXORD              Z22, Z3, Z3
+	VPADDD.BCST         100(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         96(AX), Z17, Z17
+	VPXORD              Z17, Z6, Z6
+	VPRORD              $0x01, Z6, Z6
+	VPROLD              $0x01, Z7, Z7
+	VPXORD              Z23, Z7, Z7
+
+	// Round 9, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         108(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         104(AX), Z16, Z16
+	VPXORD              Z16, Z0, Z0
+	VPRORD              $0x01, Z0, Z0
+	VPROLD              $0x01, Z1, Z1
+	VPXORD              Z22, Z1, Z1
+	VPADDD.BCST         108(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         104(AX), Z17, Z17
+	VPXORD              Z17, Z4, Z4
+	VPRORD              $0x01, Z4, Z4
+	VPROLD              $0x01, Z5, Z5
+	VPXORD              Z23, Z5, Z5
+
+	// Round 10, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         116(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         112(AX), Z16, Z16
+	VPXORD              Z16, Z2, Z2
+	VPRORD              $0x01, Z2, Z2
+	VPROLD              $0x01, Z3, Z3
+	VPXORD              Z22, Z3, Z3
+	VPADDD.BCST         116(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         112(AX), Z17, Z17
+	VPXORD              Z17, Z6, Z6
+	VPRORD              $0x01, Z6, Z6
+	VPROLD              $0x01, Z7, Z7
+	VPXORD              Z23, Z7, Z7
+
+	// Round 11, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         124(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         120(AX), Z16, Z16
+	VPXORD              Z16, Z0, Z0
+	VPRORD              $0x01, Z0, Z0
+	VPROLD              $0x01, Z1, Z1
+	VPXORD              Z22, Z1, Z1
+	VPADDD.BCST         124(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         120(AX), Z17, Z17
+	VPXORD              Z17, Z4, Z4
+	VPRORD              $0x01, Z4, Z4
+	VPROLD              $0x01, Z5, Z5
+	VPXORD              Z23, Z5, Z5
+
+	// Round 12, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         132(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         128(AX), Z16, Z16
+	VPXORD              Z16, Z2, Z2
+	VPRORD              $0x01, Z2, Z2
+	VPROLD              $0x01, Z3, Z3
+	VPXORD              Z22, Z3, Z3
+	VPADDD.BCST         132(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         128(AX), Z17, Z17
+	VPXORD              Z17, Z6, Z6
+	VPRORD              $0x01, Z6, Z6
+	VPROLD              $0x01, Z7, Z7
+	VPXORD              Z23, Z7, Z7
+
+	// Round 13, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         140(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         136(AX), Z16, Z16
+	VPXORD              Z16, Z0, Z0
+	VPRORD              $0x01, Z0, Z0
+	VPROLD              $0x01, Z1, Z1
+	VPXORD              Z22, Z1, Z1
+	VPADDD.BCST         140(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         136(AX), Z17, Z17
+	VPXORD              Z17, Z4, Z4
+	VPRORD              $0x01, Z4, Z4
+	VPROLD              $0x01, Z5, Z5
+	VPXORD              Z23, Z5, Z5
+
+	// Round 14, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         148(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         144(AX), Z16, Z16
+	VPXORD              Z16, Z2, Z2
+	VPRORD              $0x01, Z2, Z2
+	VPROLD              $0x01, Z3, Z3
+	VPXORD              Z22, Z3, Z3
+	VPADDD.BCST         148(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         144(AX), Z17, Z17
+	VPXORD              Z17, Z6, Z6
+	VPRORD              $0x01, Z6, Z6
+	VPROLD              $0x01, Z7, Z7
+	VPXORD              Z23, Z7, Z7
+
+	// Round 15, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         156(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         152(AX), Z16, Z16
+	VPXORD              Z16, Z0, Z0
+	VPRORD              $0x01, Z0, Z0
+	VPROLD              $0x01, Z1, Z1
+	VPXORD              Z22, Z1, Z1
+	VPADDD.BCST         156(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         152(AX), Z17, Z17
+	VPXORD              Z17, Z4, Z4
+	VPRORD              $0x01, Z4, Z4
+	VPROLD              $0x01, Z5, Z5
+	VPXORD              Z23, Z5, Z5
+
+	// Undo the last swap, whiten, back to blocks, XOR the tweaks, store.
+	VPXORD.BCST 16(AX), Z2, Z2
+	VPXORD.BCST 20(AX), Z3, Z3
+	VPXORD.BCST 24(AX), Z0, Z0
+	VPXORD.BCST 28(AX), Z1, Z1
+	VPUNPCKLDQ  Z3, Z2, Z16
+	VPUNPCKHDQ  Z3, Z2, Z17
+	VPUNPCKLDQ  Z1, Z0, Z18
+	VPUNPCKHDQ  Z1, Z0, Z19
+	VPUNPCKLQDQ Z18, Z16, Z2
+	VPUNPCKHQDQ Z18, Z16, Z3
+	VPUNPCKLQDQ Z19, Z17, Z0
+	VPUNPCKHQDQ Z19, Z17, Z1
+	VPXORD      (CX), Z2, Z2
+	VMOVDQU64   Z2, (CX)
+	VPXORD      64(CX), Z3, Z3
+	VMOVDQU64   Z3, 64(CX)
+	VPXORD      128(CX), Z0, Z0
+	VMOVDQU64   Z0, 128(CX)
+	VPXORD      192(CX), Z1, Z1
+	VMOVDQU64   Z1, 192(CX)
+	VPXORD.BCST 16(AX), Z6, Z6
+	VPXORD.BCST 20(AX), Z7, Z7
+	VPXORD.BCST 24(AX), Z4, Z4
+	VPXORD.BCST 28(AX), Z5, Z5
+	VPUNPCKLDQ  Z7, Z6, Z16
+	VPUNPCKHDQ  Z7, Z6, Z17
+	VPUNPCKLDQ  Z5, Z4, Z18
+	VPUNPCKHDQ  Z5, Z4, Z19
+	VPUNPCKLQDQ Z18, Z16, Z6
+	VPUNPCKHQDQ Z18, Z16, Z7
+	VPUNPCKLQDQ Z19, Z17, Z4
+	VPUNPCKHQDQ Z19, Z17, Z5
+	VPXORD      256(CX), Z6, Z6
+	VMOVDQU64   Z6, 256(CX)
+	VPXORD      320(CX), Z7, Z7
+	VMOVDQU64   Z7, 320(CX)
+	VPXORD      384(CX), Z4, Z4
+	VMOVDQU64   Z4, 384(CX)
+	VPXORD      448(CX), Z5, Z5
+	VMOVDQU64   Z5, 448(CX)
+
+done:
 	// Return the next tweak; zero every vector register.
 	MOVQ   SI, lo+72(FP)
 	MOVQ   DI, hi+80(FP)
@@ -1919,121 +4697,202 @@ TEXT ·twofishXTSDecryptAVX512(SB), NOSPLIT, $0-88
 	RET
 
 start:
-	// The S-boxes stay in Z16-Z31 for the whole call.
-	VMOVDQU64 160(AX), Z16
-	VMOVDQU64 224(AX), Z17
-	VMOVDQU64 288(AX), Z18
-	VMOVDQU64 352(AX), Z19
-	VMOVDQU64 416(AX), Z20
-	VMOVDQU64 480(AX), Z21
-	VMOVDQU64 544(AX), Z22
-	VMOVDQU64 608(AX), Z23
-	VMOVDQU64 672(AX), Z24
-	VMOVDQU64 736(AX), Z25
-	VMOVDQU64 800(AX), Z26
-	VMOVDQU64 864(AX), Z27
-	VMOVDQU64 928(AX), Z28
-	VMOVDQU64 992(AX), Z29
-	VMOVDQU64 1056(AX), Z30
-	VMOVDQU64 1120(AX), Z31
+	// Half of each S-box stays in Z24-Z31 for the whole call.
+	VMOVDQU64 160(AX), Z24
+	VMOVDQU64 288(AX), Z25
+	VMOVDQU64 416(AX), Z26
+	VMOVDQU64 544(AX), Z27
+	VMOVDQU64 672(AX), Z28
+	VMOVDQU64 800(AX), Z29
+	VMOVDQU64 928(AX), Z30
+	VMOVDQU64 1056(AX), Z31
+	MOVQ      BX, R8
+	ANDQ      $0x01, R8
+	SHRQ      $0x01, BX
+	JZ        tail
 
 loop:
-	// Tweaks: Z12 = T·x^0..3 from (lo, hi); dst takes T·x^0..31,
-	// Z0-Z7 the source blocks XOR their tweaks.
-	VMOVQ      SI, X12
-	VPINSRQ    $0x01, DI, X12, X12
-	VSHUFI64X2 $0x00, Z12, Z12, Z12
-	VPSRLVQ    twofishTweakShr<>+0(SB), Z12, Z14
-	VPSLLVQ    twofishTweakShl<>+0(SB), Z12, Z12
-	VPSLLDQ    $0x08, Z14, Z15
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z14, Z14
-	VPTERNLOGD $0x96, Z14, Z15, Z12
-	VPXORD     (DX), Z12, Z0
-	VMOVDQU64  Z12, (CX)
-	VMOVDQA64  Z12, Z13
-	VPSRLQ     $0x3c, Z13, Z14
-	VPSLLQ     $0x04, Z13, Z13
-	VPSLLDQ    $0x08, Z14, Z15
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z14, Z14
-	VPTERNLOGD $0x96, Z14, Z15, Z13
-	VPXORD     64(DX), Z13, Z1
-	VMOVDQU64  Z13, 64(CX)
-	VMOVDQA64  Z12, Z13
-	VPSRLQ     $0x38, Z13, Z14
-	VPSLLQ     $0x08, Z13, Z13
-	VPSLLDQ    $0x08, Z14, Z15
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z14, Z14
-	VPTERNLOGD $0x96, Z14, Z15, Z13
-	VPXORD     128(DX), Z13, Z2
-	VMOVDQU64  Z13, 128(CX)
-	VMOVDQA64  Z12, Z13
-	VPSRLQ     $0x34, Z13, Z14
-	VPSLLQ     $0x0c, Z13, Z13
-	VPSLLDQ    $0x08, Z14, Z15
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z14, Z14
-	VPTERNLOGD $0x96, Z14, Z15, Z13
-	VPXORD     192(DX), Z13, Z3
-	VMOVDQU64  Z13, 192(CX)
-	VMOVDQA64  Z12, Z13
-	VPSRLQ     $0x30, Z13, Z14
-	VPSLLQ     $0x10, Z13, Z13
-	VPSLLDQ    $0x08, Z14, Z15
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z14, Z14
-	VPTERNLOGD $0x96, Z14, Z15, Z13
-	VPXORD     256(DX), Z13, Z4
-	VMOVDQU64  Z13, 256(CX)
-	VMOVDQA64  Z12, Z13
-	VPSRLQ     $0x2c, Z13, Z14
-	VPSLLQ     $0x14, Z13, Z13
-	VPSLLDQ    $0x08, Z14, Z15
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z14, Z14
-	VPTERNLOGD $0x96, Z14, Z15, Z13
-	VPXORD     320(DX), Z13, Z5
-	VMOVDQU64  Z13, 320(CX)
-	VMOVDQA64  Z12, Z13
-	VPSRLQ     $0x28, Z13, Z14
-	VPSLLQ     $0x18, Z13, Z13
-	VPSLLDQ    $0x08, Z14, Z15
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z14, Z14
-	VPTERNLOGD $0x96, Z14, Z15, Z13
-	VPXORD     384(DX), Z13, Z6
-	VMOVDQU64  Z13, 384(CX)
-	VMOVDQA64  Z12, Z13
-	VPSRLQ     $0x24, Z13, Z14
-	VPSLLQ     $0x1c, Z13, Z13
-	VPSLLDQ    $0x08, Z14, Z15
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z14, Z14
-	VPTERNLOGD $0x96, Z14, Z15, Z13
-	VPXORD     448(DX), Z13, Z7
-	VMOVDQU64  Z13, 448(CX)
+	// Tweaks: T·x^0..3 from (lo, hi); dst takes T·x^0..63,
+	// the state registers the source blocks XOR their tweaks.
+	VMOVQ      SI, X20
+	VPINSRQ    $0x01, DI, X20, X20
+	VSHUFI64X2 $0x00, Z20, Z20, Z20
+	VPSRLVQ    twofishTweakShr<>+0(SB), Z20, Z22
+	VPSLLVQ    twofishTweakShl<>+0(SB), Z20, Z20
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z20
+	VPXORD     (DX), Z20, Z0
+	VMOVDQU64  Z20, (CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x3c, Z21, Z22
+	VPSLLQ     $0x04, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     64(DX), Z21, Z1
+	VMOVDQU64  Z21, 64(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x38, Z21, Z22
+	VPSLLQ     $0x08, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     128(DX), Z21, Z2
+	VMOVDQU64  Z21, 128(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x34, Z21, Z22
+	VPSLLQ     $0x0c, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     192(DX), Z21, Z3
+	VMOVDQU64  Z21, 192(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x30, Z21, Z22
+	VPSLLQ     $0x10, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     256(DX), Z21, Z4
+	VMOVDQU64  Z21, 256(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x2c, Z21, Z22
+	VPSLLQ     $0x14, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     320(DX), Z21, Z5
+	VMOVDQU64  Z21, 320(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x28, Z21, Z22
+	VPSLLQ     $0x18, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     384(DX), Z21, Z6
+	VMOVDQU64  Z21, 384(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x24, Z21, Z22
+	VPSLLQ     $0x1c, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     448(DX), Z21, Z7
+	VMOVDQU64  Z21, 448(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x20, Z21, Z22
+	VPSLLQ     $0x20, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     512(DX), Z21, Z8
+	VMOVDQU64  Z21, 512(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x1c, Z21, Z22
+	VPSLLQ     $0x24, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     576(DX), Z21, Z9
+	VMOVDQU64  Z21, 576(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x18, Z21, Z22
+	VPSLLQ     $0x28, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     640(DX), Z21, Z10
+	VMOVDQU64  Z21, 640(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x14, Z21, Z22
+	VPSLLQ     $0x2c, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     704(DX), Z21, Z11
+	VMOVDQU64  Z21, 704(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x10, Z21, Z22
+	VPSLLQ     $0x30, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     768(DX), Z21, Z12
+	VMOVDQU64  Z21, 768(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x0c, Z21, Z22
+	VPSLLQ     $0x34, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     832(DX), Z21, Z13
+	VMOVDQU64  Z21, 832(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x08, Z21, Z22
+	VPSLLQ     $0x38, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     896(DX), Z21, Z14
+	VMOVDQU64  Z21, 896(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x04, Z21, Z22
+	VPSLLQ     $0x3c, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     960(DX), Z21, Z15
+	VMOVDQU64  Z21, 960(CX)
 
-	// The next group's tweak: T·x^32.
-	VMOVDQA64  Z12, Z13
-	VPSRLQ     $0x20, Z13, Z14
-	VPSLLQ     $0x20, Z13, Z13
-	VPSLLDQ    $0x08, Z14, Z15
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z14, Z14
-	VPTERNLOGD $0x96, Z14, Z15, Z13
-	VMOVQ      X13, SI
-	VPEXTRQ    $0x01, X13, DI
+	// The next tweak: T·x^64.
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x20, Z21, Z22
+	VPSLLQ     $0x20, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPSRLQ     $0x20, Z21, Z22
+	VPSLLQ     $0x20, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VMOVQ      X21, SI
+	VPEXTRQ    $0x01, X21, DI
 
-	// Words: R[w][h] holds word w of blocks 16h..16h+15; whitening.
-	VPUNPCKLDQ  Z1, Z0, Z8
-	VPUNPCKHDQ  Z1, Z0, Z9
-	VPUNPCKLDQ  Z3, Z2, Z10
-	VPUNPCKHDQ  Z3, Z2, Z11
-	VPUNPCKLQDQ Z10, Z8, Z0
-	VPUNPCKHQDQ Z10, Z8, Z1
-	VPUNPCKLQDQ Z11, Z9, Z2
-	VPUNPCKHQDQ Z11, Z9, Z3
-	VPUNPCKLDQ  Z5, Z4, Z8
-	VPUNPCKHDQ  Z5, Z4, Z9
-	VPUNPCKLDQ  Z7, Z6, Z10
-	VPUNPCKHDQ  Z7, Z6, Z11
-	VPUNPCKLQDQ Z10, Z8, Z4
-	VPUNPCKHQDQ Z10, Z8, Z5
-	VPUNPCKLQDQ Z11, Z9, Z6
-	VPUNPCKHQDQ Z11, Z9, Z7
+	// Words: R[w][h] holds word w of blocks 16h..16h+15 of a group; whitening.
+	VPUNPCKLDQ  Z1, Z0, Z16
+	VPUNPCKHDQ  Z1, Z0, Z17
+	VPUNPCKLDQ  Z3, Z2, Z18
+	VPUNPCKHDQ  Z3, Z2, Z19
+	VPUNPCKLQDQ Z18, Z16, Z0
+	VPUNPCKHQDQ Z18, Z16, Z1
+	VPUNPCKLQDQ Z19, Z17, Z2
+	VPUNPCKHQDQ Z19, Z17, Z3
+	VPUNPCKLDQ  Z5, Z4, Z16
+	VPUNPCKHDQ  Z5, Z4, Z17
+	VPUNPCKLDQ  Z7, Z6, Z18
+	VPUNPCKHDQ  Z7, Z6, Z19
+	VPUNPCKLQDQ Z18, Z16, Z4
+	VPUNPCKHQDQ Z18, Z16, Z5
+	VPUNPCKLQDQ Z19, Z17, Z6
+	VPUNPCKHQDQ Z19, Z17, Z7
+	VPUNPCKLDQ  Z9, Z8, Z16
+	VPUNPCKHDQ  Z9, Z8, Z17
+	VPUNPCKLDQ  Z11, Z10, Z18
+	VPUNPCKHDQ  Z11, Z10, Z19
+	VPUNPCKLQDQ Z18, Z16, Z8
+	VPUNPCKHQDQ Z18, Z16, Z9
+	VPUNPCKLQDQ Z19, Z17, Z10
+	VPUNPCKHQDQ Z19, Z17, Z11
+	VPUNPCKLDQ  Z13, Z12, Z16
+	VPUNPCKHDQ  Z13, Z12, Z17
+	VPUNPCKLDQ  Z15, Z14, Z18
+	VPUNPCKHDQ  Z15, Z14, Z19
+	VPUNPCKLQDQ Z18, Z16, Z12
+	VPUNPCKHQDQ Z18, Z16, Z13
+	VPUNPCKLQDQ Z19, Z17, Z14
+	VPUNPCKHQDQ Z19, Z17, Z15
 	VPXORD.BCST 16(AX), Z0, Z0
 	VPXORD.BCST 16(AX), Z4, Z4
 	VPXORD.BCST 20(AX), Z1, Z1
@@ -2042,1268 +4901,2524 @@ loop:
 	VPXORD.BCST 24(AX), Z6, Z6
 	VPXORD.BCST 28(AX), Z3, Z3
 	VPXORD.BCST 28(AX), Z7, Z7
+	VPXORD.BCST 16(AX), Z8, Z8
+	VPXORD.BCST 16(AX), Z12, Z12
+	VPXORD.BCST 20(AX), Z9, Z9
+	VPXORD.BCST 20(AX), Z13, Z13
+	VPXORD.BCST 24(AX), Z10, Z10
+	VPXORD.BCST 24(AX), Z14, Z14
+	VPXORD.BCST 28(AX), Z11, Z11
+	VPXORD.BCST 28(AX), Z15, Z15
 
-	// Round 15.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         156(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         152(AX), Z8, Z8
+	// Round 15, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         156(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         152(AX), Z16, Z16
 	VPROLD              $0x01, Z2, Z2
-	VPXORD              Z8, Z2, Z2
-	VPXORD              Z14, Z3, Z3
+	VPXORD              Z16, Z2, Z2
+	VPXORD              Z22, Z3, Z3
 	VPRORD              $0x01, Z3, Z3
-	VPADDD.BCST         156(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         152(AX), Z9, Z9
+	VPADDD.BCST         156(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         152(AX), Z17, Z17
 	VPROLD              $0x01, Z6, Z6
-	VPXORD              Z9, Z6, Z6
-	VPXORD              Z15, Z7, Z7
+	VPXORD              Z17, Z6, Z6
+	VPXORD              Z23, Z7, Z7
 	VPRORD              $0x01, Z7, Z7
 
-	// Round 14.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         148(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         144(AX), Z8, Z8
+	// Round 15, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         156(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         152(AX), Z16, Z16
+	VPROLD              $0x01, Z10, Z10
+	VPXORD              Z16, Z10, Z10
+	VPXORD              Z22, Z11, Z11
+	VPRORD              $0x01, Z11, Z11
+	VPADDD.BCST         156(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         152(AX), Z17, Z17
+	VPROLD              $0x01, Z14, Z14
+	VPXORD              Z17, Z14, Z14
+	VPXORD              Z23, Z15, Z15
+	VPRORD              $0x01, Z15, Z15
+
+	// Round 14, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         148(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         144(AX), Z16, Z16
 	VPROLD              $0x01, Z0, Z0
-	VPXORD              Z8, Z0, Z0
-	VPXORD              Z14, Z1, Z1
+	VPXORD              Z16, Z0, Z0
+	VPXORD              Z22, Z1, Z1
 	VPRORD              $0x01, Z1, Z1
-	VPADDD.BCST         148(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         144(AX), Z9, Z9
+	VPADDD.BCST         148(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         144(AX), Z17, Z17
 	VPROLD              $0x01, Z4, Z4
-	VPXORD              Z9, Z4, Z4
-	VPXORD              Z15, Z5, Z5
+	VPXORD              Z17, Z4, Z4
+	VPXORD              Z23, Z5, Z5
 	VPRORD              $0x01, Z5, Z5
 
-	// Round 13.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         140(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         136(AX), Z8, Z8
+	// Round 14, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         148(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         144(AX), Z16, Z16
+	VPROLD              $0x01, Z8, Z8
+	VPXORD              Z16, Z8, Z8
+	VPXORD              Z22, Z9, Z9
+	VPRORD              $0x01, Z9, Z9
+	VPADDD.BCST         148(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         144(AX), Z17, Z17
+	VPROLD              $0x01, Z12, Z12
+	VPXORD              Z17, Z12, Z12
+	VPXORD              Z23, Z13, Z13
+	VPRORD              $0x01, Z13, Z13
+
+	// Round 13, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         140(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         136(AX), Z16, Z16
 	VPROLD              $0x01, Z2, Z2
-	VPXORD              Z8, Z2, Z2
-	VPXORD              Z14, Z3, Z3
+	VPXORD              Z16, Z2, Z2
+	VPXORD              Z22, Z3, Z3
 	VPRORD              $0x01, Z3, Z3
-	VPADDD.BCST         140(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         136(AX), Z9, Z9
+	VPADDD.BCST         140(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         136(AX), Z17, Z17
 	VPROLD              $0x01, Z6, Z6
-	VPXORD              Z9, Z6, Z6
-	VPXORD              Z15, Z7, Z7
+	VPXORD              Z17, Z6, Z6
+	VPXORD              Z23, Z7, Z7
 	VPRORD              $0x01, Z7, Z7
 
-	// Round 12.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         132(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         128(AX), Z8, Z8
+	// Round 13, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         140(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         136(AX), Z16, Z16
+	VPROLD              $0x01, Z10, Z10
+	VPXORD              Z16, Z10, Z10
+	VPXORD              Z22, Z11, Z11
+	VPRORD              $0x01, Z11, Z11
+	VPADDD.BCST         140(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         136(AX), Z17, Z17
+	VPROLD              $0x01, Z14, Z14
+	VPXORD              Z17, Z14, Z14
+	VPXORD              Z23, Z15, Z15
+	VPRORD              $0x01, Z15, Z15
+
+	// Round 12, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         132(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         128(AX), Z16, Z16
 	VPROLD              $0x01, Z0, Z0
-	VPXORD              Z8, Z0, Z0
-	VPXORD              Z14, Z1, Z1
+	VPXORD              Z16, Z0, Z0
+	VPXORD              Z22, Z1, Z1
 	VPRORD              $0x01, Z1, Z1
-	VPADDD.BCST         132(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         128(AX), Z9, Z9
+	VPADDD.BCST         132(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         128(AX), Z17, Z17
 	VPROLD              $0x01, Z4, Z4
-	VPXORD              Z9, Z4, Z4
-	VPXORD              Z15, Z5, Z5
+	VPXORD              Z17, Z4, Z4
+	VPXORD              Z23, Z5, Z5
 	VPRORD              $0x01, Z5, Z5
 
-	// Round 11.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         124(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         120(AX), Z8, Z8
+	// Round 12, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         132(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         128(AX), Z16, Z16
+	VPROLD              $0x01, Z8, Z8
+	VPXORD              Z16, Z8, Z8
+	VPXORD              Z22, Z9, Z9
+	VPRORD              $0x01, Z9, Z9
+	VPADDD.BCST         132(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         128(AX), Z17, Z17
+	VPROLD              $0x01, Z12, Z12
+	VPXORD              Z17, Z12, Z12
+	VPXORD              Z23, Z13, Z13
+	VPRORD              $0x01, Z13, Z13
+
+	// Round 11, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         124(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         120(AX), Z16, Z16
 	VPROLD              $0x01, Z2, Z2
-	VPXORD              Z8, Z2, Z2
-	VPXORD              Z14, Z3, Z3
+	VPXORD              Z16, Z2, Z2
+	VPXORD              Z22, Z3, Z3
 	VPRORD              $0x01, Z3, Z3
-	VPADDD.BCST         124(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         120(AX), Z9, Z9
+	VPADDD.BCST         124(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         120(AX), Z17, Z17
 	VPROLD              $0x01, Z6, Z6
-	VPXORD              Z9, Z6, Z6
-	VPXORD              Z15, Z7, Z7
+	VPXORD              Z17, Z6, Z6
+	VPXORD              Z23, Z7, Z7
 	VPRORD              $0x01, Z7, Z7
 
-	// Round 10.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         116(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         112(AX), Z8, Z8
+	// Round 11, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         124(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         120(AX), Z16, Z16
+	VPROLD              $0x01, Z10, Z10
+	VPXORD              Z16, Z10, Z10
+	VPXORD              Z22, Z11, Z11
+	VPRORD              $0x01, Z11, Z11
+	VPADDD.BCST         124(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         120(AX), Z17, Z17
+	VPROLD              $0x01, Z14, Z14
+	VPXORD              Z17, Z14, Z14
+	VPXORD              Z23, Z15, Z15
+	VPRORD              $0x01, Z15, Z15
+
+	// Round 10, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         116(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         112(AX), Z16, Z16
 	VPROLD              $0x01, Z0, Z0
-	VPXORD              Z8, Z0, Z0
-	VPXORD              Z14, Z1, Z1
+	VPXORD              Z16, Z0, Z0
+	VPXORD              Z22, Z1, Z1
 	VPRORD              $0x01, Z1, Z1
-	VPADDD.BCST         116(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         112(AX), Z9, Z9
+	VPADDD.BCST         116(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         112(AX), Z17, Z17
 	VPROLD              $0x01, Z4, Z4
-	VPXORD              Z9, Z4, Z4
-	VPXORD              Z15, Z5, Z5
+	VPXORD              Z17, Z4, Z4
+	VPXORD              Z23, Z5, Z5
 	VPRORD              $0x01, Z5, Z5
 
-	// Round 9.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         108(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         104(AX), Z8, Z8
+	// Round 10, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         116(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         112(AX), Z16, Z16
+	VPROLD              $0x01, Z8, Z8
+	VPXORD              Z16, Z8, Z8
+	VPXORD              Z22, Z9, Z9
+	VPRORD              $0x01, Z9, Z9
+	VPADDD.BCST         116(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         112(AX), Z17, Z17
+	VPROLD              $0x01, Z12, Z12
+	VPXORD              Z17, Z12, Z12
+	VPXORD              Z23, Z13, Z13
+	VPRORD              $0x01, Z13, Z13
+
+	// Round 9, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         108(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         104(AX), Z16, Z16
 	VPROLD              $0x01, Z2, Z2
-	VPXORD              Z8, Z2, Z2
-	VPXORD              Z14, Z3, Z3
+	VPXORD              Z16, Z2, Z2
+	VPXORD              Z22, Z3, Z3
 	VPRORD              $0x01, Z3, Z3
-	VPADDD.BCST         108(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         104(AX), Z9, Z9
+	VPADDD.BCST         108(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         104(AX), Z17, Z17
 	VPROLD              $0x01, Z6, Z6
-	VPXORD              Z9, Z6, Z6
-	VPXORD              Z15, Z7, Z7
+	VPXORD              Z17, Z6, Z6
+	VPXORD              Z23, Z7, Z7
 	VPRORD              $0x01, Z7, Z7
 
-	// Round 8.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         100(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         96(AX), Z8, Z8
+	// Round 9, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         108(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         104(AX), Z16, Z16
+	VPROLD              $0x01, Z10, Z10
+	VPXORD              Z16, Z10, Z10
+	VPXORD              Z22, Z11, Z11
+	VPRORD              $0x01, Z11, Z11
+	VPADDD.BCST         108(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         104(AX), Z17, Z17
+	VPROLD              $0x01, Z14, Z14
+	VPXORD              Z17, Z14, Z14
+	VPXORD              Z23, Z15, Z15
+	VPRORD              $0x01, Z15, Z15
+
+	// Round 8, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         100(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         96(AX), Z16, Z16
 	VPROLD              $0x01, Z0, Z0
-	VPXORD              Z8, Z0, Z0
-	VPXORD              Z14, Z1, Z1
+	VPXORD              Z16, Z0, Z0
+	VPXORD              Z22, Z1, Z1
 	VPRORD              $0x01, Z1, Z1
-	VPADDD.BCST         100(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         96(AX), Z9, Z9
+	VPADDD.BCST         100(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         96(AX), Z17, Z17
 	VPROLD              $0x01, Z4, Z4
-	VPXORD              Z9, Z4, Z4
-	VPXORD              Z15, Z5, Z5
+	VPXORD              Z17, Z4, Z4
+	VPXORD              Z23, Z5, Z5
 	VPRORD              $0x01, Z5, Z5
 
-	// Round 7.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         92(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         88(AX), Z8, Z8
+	// Round 8, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         100(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         96(AX), Z16, Z16
+	VPROLD              $0x01, Z8, Z8
+	VPXORD              Z16, Z8, Z8
+	VPXORD              Z22, Z9, Z9
+	VPRORD              $0x01, Z9, Z9
+	VPADDD.BCST         100(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         96(AX), Z17, Z17
+	VPROLD              $0x01, Z12, Z12
+	VPXORD              Z17, Z12, Z12
+	VPXORD              Z23, Z13, Z13
+	VPRORD              $0x01, Z13, Z13
+
+	// Round 7, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         92(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         88(AX), Z16, Z16
 	VPROLD              $0x01, Z2, Z2
-	VPXORD              Z8, Z2, Z2
-	VPXORD              Z14, Z3, Z3
+	VPXORD              Z16, Z2, Z2
+	VPXORD              Z22, Z3, Z3
 	VPRORD              $0x01, Z3, Z3
-	VPADDD.BCST         92(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         88(AX), Z9, Z9
+	VPADDD.BCST         92(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         88(AX), Z17, Z17
 	VPROLD              $0x01, Z6, Z6
-	VPXORD              Z9, Z6, Z6
-	VPXORD              Z15, Z7, Z7
+	VPXORD              Z17, Z6, Z6
+	VPXORD              Z23, Z7, Z7
 	VPRORD              $0x01, Z7, Z7
 
-	// Round 6.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         84(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         80(AX), Z8, Z8
+	// Round 7, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         92(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         88(AX), Z16, Z16
+	VPROLD              $0x01, Z10, Z10
+	VPXORD              Z16, Z10, Z10
+	VPXORD              Z22, Z11, Z11
+	VPRORD              $0x01, Z11, Z11
+	VPADDD.BCST         92(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         88(AX), Z17, Z17
+	VPROLD              $0x01, Z14, Z14
+	VPXORD              Z17, Z14, Z14
+	VPXORD              Z23, Z15, Z15
+	VPRORD              $0x01, Z15, Z15
+
+	// Round 6, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         84(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         80(AX), Z16, Z16
 	VPROLD              $0x01, Z0, Z0
-	VPXORD              Z8, Z0, Z0
-	VPXORD              Z14, Z1, Z1
+	VPXORD              Z16, Z0, Z0
+	VPXORD              Z22, Z1, Z1
 	VPRORD              $0x01, Z1, Z1
-	VPADDD.BCST         84(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         80(AX), Z9, Z9
+	VPADDD.BCST         84(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         80(AX), Z17, Z17
 	VPROLD              $0x01, Z4, Z4
-	VPXORD              Z9, Z4, Z4
-	VPXORD              Z15, Z5, Z5
+	VPXORD              Z17, Z4, Z4
+	VPXORD              Z23, Z5, Z5
 	VPRORD              $0x01, Z5, Z5
 
-	// Round 5.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         76(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         72(AX), Z8, Z8
+	// Round 6, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         84(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         80(AX), Z16, Z16
+	VPROLD              $0x01, Z8, Z8
+	VPXORD              Z16, Z8, Z8
+	VPXORD              Z22, Z9, Z9
+	VPRORD              $0x01, Z9, Z9
+	VPADDD.BCST         84(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         80(AX), Z17, Z17
+	VPROLD              $0x01, Z12, Z12
+	VPXORD              Z17, Z12, Z12
+	VPXORD              Z23, Z13, Z13
+	VPRORD              $0x01, Z13, Z13
+
+	// Round 5, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         76(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         72(AX), Z16, Z16
 	VPROLD              $0x01, Z2, Z2
-	VPXORD              Z8, Z2, Z2
-	VPXORD              Z14, Z3, Z3
+	VPXORD              Z16, Z2, Z2
+	VPXORD              Z22, Z3, Z3
 	VPRORD              $0x01, Z3, Z3
-	VPADDD.BCST         76(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         72(AX), Z9, Z9
+	VPADDD.BCST         76(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         72(AX), Z17, Z17
 	VPROLD              $0x01, Z6, Z6
-	VPXORD              Z9, Z6, Z6
-	VPXORD              Z15, Z7, Z7
+	VPXORD              Z17, Z6, Z6
+	VPXORD              Z23, Z7, Z7
 	VPRORD              $0x01, Z7, Z7
 
-	// Round 4.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         68(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         64(AX), Z8, Z8
+	// Round 5, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         76(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         72(AX), Z16, Z16
+	VPROLD              $0x01, Z10, Z10
+	VPXORD              Z16, Z10, Z10
+	VPXORD              Z22, Z11, Z11
+	VPRORD              $0x01, Z11, Z11
+	VPADDD.BCST         76(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         72(AX), Z17, Z17
+	VPROLD              $0x01, Z14, Z14
+	VPXORD              Z17, Z14, Z14
+	VPXORD              Z23, Z15, Z15
+	VPRORD              $0x01, Z15, Z15
+
+	// Round 4, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         68(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         64(AX), Z16, Z16
 	VPROLD              $0x01, Z0, Z0
-	VPXORD              Z8, Z0, Z0
-	VPXORD              Z14, Z1, Z1
+	VPXORD              Z16, Z0, Z0
+	VPXORD              Z22, Z1, Z1
 	VPRORD              $0x01, Z1, Z1
-	VPADDD.BCST         68(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         64(AX), Z9, Z9
+	VPADDD.BCST         68(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         64(AX), Z17, Z17
 	VPROLD              $0x01, Z4, Z4
-	VPXORD              Z9, Z4, Z4
-	VPXORD              Z15, Z5, Z5
+	VPXORD              Z17, Z4, Z4
+	VPXORD              Z23, Z5, Z5
 	VPRORD              $0x01, Z5, Z5
 
-	// Round 3.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         60(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         56(AX), Z8, Z8
+	// Round 4, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         68(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         64(AX), Z16, Z16
+	VPROLD              $0x01, Z8, Z8
+	VPXORD              Z16, Z8, Z8
+	VPXORD              Z22, Z9, Z9
+	VPRORD              $0x01, Z9, Z9
+	VPADDD.BCST         68(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         64(AX), Z17, Z17
+	VPROLD              $0x01, Z12, Z12
+	VPXORD              Z17, Z12, Z12
+	VPXORD              Z23, Z13, Z13
+	VPRORD              $0x01, Z13, Z13
+
+	// Round 3, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         60(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         56(AX), Z16, Z16
 	VPROLD              $0x01, Z2, Z2
-	VPXORD              Z8, Z2, Z2
-	VPXORD              Z14, Z3, Z3
+	VPXORD              Z16, Z2, Z2
+	VPXORD              Z22, Z3, Z3
 	VPRORD              $0x01, Z3, Z3
-	VPADDD.BCST         60(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         56(AX), Z9, Z9
+	VPADDD.BCST         60(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         56(AX), Z17, Z17
 	VPROLD              $0x01, Z6, Z6
-	VPXORD              Z9, Z6, Z6
-	VPXORD              Z15, Z7, Z7
+	VPXORD              Z17, Z6, Z6
+	VPXORD              Z23, Z7, Z7
 	VPRORD              $0x01, Z7, Z7
 
-	// Round 2.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         52(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         48(AX), Z8, Z8
+	// Round 3, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         60(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         56(AX), Z16, Z16
+	VPROLD              $0x01, Z10, Z10
+	VPXORD              Z16, Z10, Z10
+	VPXORD              Z22, Z11, Z11
+	VPRORD              $0x01, Z11, Z11
+	VPADDD.BCST         60(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         56(AX), Z17, Z17
+	VPROLD              $0x01, Z14, Z14
+	VPXORD              Z17, Z14, Z14
+	VPXORD              Z23, Z15, Z15
+	VPRORD              $0x01, Z15, Z15
+
+	// Round 2, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         52(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         48(AX), Z16, Z16
 	VPROLD              $0x01, Z0, Z0
-	VPXORD              Z8, Z0, Z0
-	VPXORD              Z14, Z1, Z1
+	VPXORD              Z16, Z0, Z0
+	VPXORD              Z22, Z1, Z1
 	VPRORD              $0x01, Z1, Z1
-	VPADDD.BCST         52(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         48(AX), Z9, Z9
+	VPADDD.BCST         52(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         48(AX), Z17, Z17
 	VPROLD              $0x01, Z4, Z4
-	VPXORD              Z9, Z4, Z4
-	VPXORD              Z15, Z5, Z5
+	VPXORD              Z17, Z4, Z4
+	VPXORD              Z23, Z5, Z5
 	VPRORD              $0x01, Z5, Z5
 
-	// Round 1.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z4, Z0, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z5, Z1, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         44(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         40(AX), Z8, Z8
+	// Round 2, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         52(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         48(AX), Z16, Z16
+	VPROLD              $0x01, Z8, Z8
+	VPXORD              Z16, Z8, Z8
+	VPXORD              Z22, Z9, Z9
+	VPRORD              $0x01, Z9, Z9
+	VPADDD.BCST         52(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         48(AX), Z17, Z17
+	VPROLD              $0x01, Z12, Z12
+	VPXORD              Z17, Z12, Z12
+	VPXORD              Z23, Z13, Z13
+	VPRORD              $0x01, Z13, Z13
+
+	// Round 1, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         44(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         40(AX), Z16, Z16
 	VPROLD              $0x01, Z2, Z2
-	VPXORD              Z8, Z2, Z2
-	VPXORD              Z14, Z3, Z3
+	VPXORD              Z16, Z2, Z2
+	VPXORD              Z22, Z3, Z3
 	VPRORD              $0x01, Z3, Z3
-	VPADDD.BCST         44(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         40(AX), Z9, Z9
+	VPADDD.BCST         44(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         40(AX), Z17, Z17
 	VPROLD              $0x01, Z6, Z6
-	VPXORD              Z9, Z6, Z6
-	VPXORD              Z15, Z7, Z7
+	VPXORD              Z17, Z6, Z6
+	VPXORD              Z23, Z7, Z7
 	VPRORD              $0x01, Z7, Z7
 
-	// Round 0.
-	VMOVDQU64           twofishGather<>+0(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+128(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0xee, Z9, Z8, Z11
-	VMOVDQU64           twofishGather<>+64(SB), Z8
-	VPERMI2B            Z6, Z2, Z8
-	VMOVDQU64           twofishGather<>+192(SB), Z9
-	VPERMI2B            Z7, Z3, Z9
-	VSHUFI64X2          $0x44, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z9, Z8, Z13
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z10, Z9
-	VMOVDQA64           Z10, Z8
-	VPERMI2B            Z17, Z16, Z10
-	VPERMI2B            Z19, Z18, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z10
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z11, Z15
-	VMOVDQA64           Z11, Z14
-	VPERMI2B            Z21, Z20, Z11
-	VPERMI2B            Z23, Z22, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z11
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z12, Z9
-	VMOVDQA64           Z12, Z8
-	VPERMI2B            Z25, Z24, Z12
-	VPERMI2B            Z27, Z26, Z8
-	VPTERNLOGD          $0xd8, Z9, Z8, Z12
-	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z13, Z15
-	VMOVDQA64           Z13, Z14
-	VPERMI2B            Z29, Z28, Z13
-	VPERMI2B            Z31, Z30, Z14
-	VPTERNLOGD          $0xd8, Z15, Z14, Z13
-	VPXORD              Z13, Z12, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z8, Z8
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z11, Z9
-	VPTERNLOGD          $0x96, Z10, Z9, Z8
-	VPXORD              Z12, Z11, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z9, Z9
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z10, Z14
-	VPTERNLOGD          $0x96, Z13, Z14, Z9
-	VPXORD              Z13, Z10, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z14, Z14
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z11, Z15
-	VPTERNLOGD          $0x96, Z12, Z15, Z14
-	VPXORD              Z12, Z10, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z15, Z15
-	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z13, Z10
-	VPTERNLOGD          $0x96, Z11, Z10, Z15
-	VSHUFI64X2          $0x44, Z9, Z8, Z10
-	VSHUFI64X2          $0x44, Z15, Z14, Z11
-	VSHUFI64X2          $0xee, Z9, Z8, Z12
-	VSHUFI64X2          $0xee, Z15, Z14, Z13
-	VMOVDQU64           twofishScatter<>+0(SB), Z8
-	VPERMI2B            Z11, Z10, Z8
-	VMOVDQU64           twofishScatter<>+0(SB), Z14
-	VPERMI2B            Z13, Z12, Z14
-	VMOVDQU64           twofishScatter<>+64(SB), Z9
-	VPERMI2B            Z11, Z10, Z9
-	VMOVDQU64           twofishScatter<>+64(SB), Z15
-	VPERMI2B            Z13, Z12, Z15
-	VPADDD.BCST         36(AX), Z14, Z10
-	VPADDD              Z14, Z8, Z8
-	VPADDD              Z10, Z8, Z14
-	VPADDD.BCST         32(AX), Z8, Z8
+	// Round 1, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z12, Z8, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z13, Z9, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         44(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         40(AX), Z16, Z16
+	VPROLD              $0x01, Z10, Z10
+	VPXORD              Z16, Z10, Z10
+	VPXORD              Z22, Z11, Z11
+	VPRORD              $0x01, Z11, Z11
+	VPADDD.BCST         44(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         40(AX), Z17, Z17
+	VPROLD              $0x01, Z14, Z14
+	VPXORD              Z17, Z14, Z14
+	VPXORD              Z23, Z15, Z15
+	VPRORD              $0x01, Z15, Z15
+
+	// Round 0, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         36(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         32(AX), Z16, Z16
 	VPROLD              $0x01, Z0, Z0
-	VPXORD              Z8, Z0, Z0
-	VPXORD              Z14, Z1, Z1
+	VPXORD              Z16, Z0, Z0
+	VPXORD              Z22, Z1, Z1
 	VPRORD              $0x01, Z1, Z1
-	VPADDD.BCST         36(AX), Z15, Z11
-	VPADDD              Z15, Z9, Z9
-	VPADDD              Z11, Z9, Z15
-	VPADDD.BCST         32(AX), Z9, Z9
+	VPADDD.BCST         36(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         32(AX), Z17, Z17
 	VPROLD              $0x01, Z4, Z4
-	VPXORD              Z9, Z4, Z4
-	VPXORD              Z15, Z5, Z5
+	VPXORD              Z17, Z4, Z4
+	VPXORD              Z23, Z5, Z5
 	VPRORD              $0x01, Z5, Z5
+
+	// Round 0, group 1.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z14, Z10, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z15, Z11, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         36(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         32(AX), Z16, Z16
+	VPROLD              $0x01, Z8, Z8
+	VPXORD              Z16, Z8, Z8
+	VPXORD              Z22, Z9, Z9
+	VPRORD              $0x01, Z9, Z9
+	VPADDD.BCST         36(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         32(AX), Z17, Z17
+	VPROLD              $0x01, Z12, Z12
+	VPXORD              Z17, Z12, Z12
+	VPXORD              Z23, Z13, Z13
+	VPRORD              $0x01, Z13, Z13
 
 	// Undo the last swap, whiten, back to blocks, XOR the tweaks, store.
 	VPXORD.BCST (AX), Z2, Z2
 	VPXORD.BCST 4(AX), Z3, Z3
 	VPXORD.BCST 8(AX), Z0, Z0
 	VPXORD.BCST 12(AX), Z1, Z1
-	VPUNPCKLDQ  Z3, Z2, Z8
-	VPUNPCKHDQ  Z3, Z2, Z9
-	VPUNPCKLDQ  Z1, Z0, Z10
-	VPUNPCKHDQ  Z1, Z0, Z11
-	VPUNPCKLQDQ Z10, Z8, Z2
-	VPUNPCKHQDQ Z10, Z8, Z3
-	VPUNPCKLQDQ Z11, Z9, Z0
-	VPUNPCKHQDQ Z11, Z9, Z1
+	VPUNPCKLDQ  Z3, Z2, Z16
+	VPUNPCKHDQ  Z3, Z2, Z17
+	VPUNPCKLDQ  Z1, Z0, Z18
+	VPUNPCKHDQ  Z1, Z0, Z19
+	VPUNPCKLQDQ Z18, Z16, Z2
+	VPUNPCKHQDQ Z18, Z16, Z3
+	VPUNPCKLQDQ Z19, Z17, Z0
+	VPUNPCKHQDQ Z19, Z17, Z1
 	VPXORD      (CX), Z2, Z2
 	VMOVDQU64   Z2, (CX)
 	VPXORD      64(CX), Z3, Z3
@@ -3316,14 +7431,14 @@ loop:
 	VPXORD.BCST 4(AX), Z7, Z7
 	VPXORD.BCST 8(AX), Z4, Z4
 	VPXORD.BCST 12(AX), Z5, Z5
-	VPUNPCKLDQ  Z7, Z6, Z8
-	VPUNPCKHDQ  Z7, Z6, Z9
-	VPUNPCKLDQ  Z5, Z4, Z10
-	VPUNPCKHDQ  Z5, Z4, Z11
-	VPUNPCKLQDQ Z10, Z8, Z6
-	VPUNPCKHQDQ Z10, Z8, Z7
-	VPUNPCKLQDQ Z11, Z9, Z4
-	VPUNPCKHQDQ Z11, Z9, Z5
+	VPUNPCKLDQ  Z7, Z6, Z16
+	VPUNPCKHDQ  Z7, Z6, Z17
+	VPUNPCKLDQ  Z5, Z4, Z18
+	VPUNPCKHDQ  Z5, Z4, Z19
+	VPUNPCKLQDQ Z18, Z16, Z6
+	VPUNPCKHQDQ Z18, Z16, Z7
+	VPUNPCKLQDQ Z19, Z17, Z4
+	VPUNPCKHQDQ Z19, Z17, Z5
 	VPXORD      256(CX), Z6, Z6
 	VMOVDQU64   Z6, 256(CX)
 	VPXORD      320(CX), Z7, Z7
@@ -3332,11 +7447,1452 @@ loop:
 	VMOVDQU64   Z4, 384(CX)
 	VPXORD      448(CX), Z5, Z5
 	VMOVDQU64   Z5, 448(CX)
-	ADDQ        $0x00000200, DX
-	ADDQ        $0x00000200, CX
+	VPXORD.BCST (AX), Z10, Z10
+	VPXORD.BCST 4(AX), Z11, Z11
+	VPXORD.BCST 8(AX), Z8, Z8
+	VPXORD.BCST 12(AX), Z9, Z9
+	VPUNPCKLDQ  Z11, Z10, Z16
+	VPUNPCKHDQ  Z11, Z10, Z17
+	VPUNPCKLDQ  Z9, Z8, Z18
+	VPUNPCKHDQ  Z9, Z8, Z19
+	VPUNPCKLQDQ Z18, Z16, Z10
+	VPUNPCKHQDQ Z18, Z16, Z11
+	VPUNPCKLQDQ Z19, Z17, Z8
+	VPUNPCKHQDQ Z19, Z17, Z9
+	VPXORD      512(CX), Z10, Z10
+	VMOVDQU64   Z10, 512(CX)
+	VPXORD      576(CX), Z11, Z11
+	VMOVDQU64   Z11, 576(CX)
+	VPXORD      640(CX), Z8, Z8
+	VMOVDQU64   Z8, 640(CX)
+	VPXORD      704(CX), Z9, Z9
+	VMOVDQU64   Z9, 704(CX)
+	VPXORD.BCST (AX), Z14, Z14
+	VPXORD.BCST 4(AX), Z15, Z15
+	VPXORD.BCST 8(AX), Z12, Z12
+	VPXORD.BCST 12(AX), Z13, Z13
+	VPUNPCKLDQ  Z15, Z14, Z16
+	VPUNPCKHDQ  Z15, Z14, Z17
+	VPUNPCKLDQ  Z13, Z12, Z18
+	VPUNPCKHDQ  Z13, Z12, Z19
+	VPUNPCKLQDQ Z18, Z16, Z14
+	VPUNPCKHQDQ Z18, Z16, Z15
+	VPUNPCKLQDQ Z19, Z17, Z12
+	VPUNPCKHQDQ Z19, Z17, Z13
+	VPXORD      768(CX), Z14, Z14
+	VMOVDQU64   Z14, 768(CX)
+	VPXORD      832(CX), Z15, Z15
+	VMOVDQU64   Z15, 832(CX)
+	VPXORD      896(CX), Z12, Z12
+	VMOVDQU64   Z12, 896(CX)
+	VPXORD      960(CX), Z13, Z13
+	VMOVDQU64   Z13, 960(CX)
+	ADDQ        $0x00000400, DX
+	ADDQ        $0x00000400, CX
 	DECQ        BX
 	JNZ         loop
 
+tail:
+	// An odd group of 32 blocks alone.
+	TESTQ R8, R8
+	JZ    done
+
+	// Tweaks: T·x^0..3 from (lo, hi); dst takes T·x^0..31,
+	// the state registers the source blocks XOR their tweaks.
+	VMOVQ      SI, X20
+	VPINSRQ    $0x01, DI, X20, X20
+	VSHUFI64X2 $0x00, Z20, Z20, Z20
+	VPSRLVQ    twofishTweakShr<>+0(SB), Z20, Z22
+	VPSLLVQ    twofishTweakShl<>+0(SB), Z20, Z20
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z20
+	VPXORD     (DX), Z20, Z0
+	VMOVDQU64  Z20, (CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x3c, Z21, Z22
+	VPSLLQ     $0x04, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     64(DX), Z21, Z1
+	VMOVDQU64  Z21, 64(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x38, Z21, Z22
+	VPSLLQ     $0x08, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     128(DX), Z21, Z2
+	VMOVDQU64  Z21, 128(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x34, Z21, Z22
+	VPSLLQ     $0x0c, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     192(DX), Z21, Z3
+	VMOVDQU64  Z21, 192(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x30, Z21, Z22
+	VPSLLQ     $0x10, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     256(DX), Z21, Z4
+	VMOVDQU64  Z21, 256(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x2c, Z21, Z22
+	VPSLLQ     $0x14, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     320(DX), Z21, Z5
+	VMOVDQU64  Z21, 320(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x28, Z21, Z22
+	VPSLLQ     $0x18, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     384(DX), Z21, Z6
+	VMOVDQU64  Z21, 384(CX)
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x24, Z21, Z22
+	VPSLLQ     $0x1c, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VPXORD     448(DX), Z21, Z7
+	VMOVDQU64  Z21, 448(CX)
+
+	// The next tweak: T·x^32.
+	VMOVDQA64  Z20, Z21
+	VPSRLQ     $0x20, Z21, Z22
+	VPSLLQ     $0x20, Z21, Z21
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z21
+	VMOVQ      X21, SI
+	VPEXTRQ    $0x01, X21, DI
+
+	// Words: R[w][h] holds word w of blocks 16h..16h+15 of a group; whitening.
+	VPUNPCKLDQ  Z1, Z0, Z16
+	VPUNPCKHDQ  Z1, Z0, Z17
+	VPUNPCKLDQ  Z3, Z2, Z18
+	VPUNPCKHDQ  Z3, Z2, Z19
+	VPUNPCKLQDQ Z18, Z16, Z0
+	VPUNPCKHQDQ Z18, Z16, Z1
+	VPUNPCKLQDQ Z19, Z17, Z2
+	VPUNPCKHQDQ Z19, Z17, Z3
+	VPUNPCKLDQ  Z5, Z4, Z16
+	VPUNPCKHDQ  Z5, Z4, Z17
+	VPUNPCKLDQ  Z7, Z6, Z18
+	VPUNPCKHDQ  Z7, Z6, Z19
+	VPUNPCKLQDQ Z18, Z16, Z4
+	VPUNPCKHQDQ Z18, Z16, Z5
+	VPUNPCKLQDQ Z19, Z17, Z6
+	VPUNPCKHQDQ Z19, Z17, Z7
+	VPXORD.BCST 16(AX), Z0, Z0
+	VPXORD.BCST 16(AX), Z4, Z4
+	VPXORD.BCST 20(AX), Z1, Z1
+	VPXORD.BCST 20(AX), Z5, Z5
+	VPXORD.BCST 24(AX), Z2, Z2
+	VPXORD.BCST 24(AX), Z6, Z6
+	VPXORD.BCST 28(AX), Z3, Z3
+	VPXORD.BCST 28(AX), Z7, Z7
+
+	// Round 15, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         156(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         152(AX), Z16, Z16
+	VPROLD              $0x01, Z2, Z2
+	VPXORD              Z16, Z2, Z2
+	VPXORD              Z22, Z3, Z3
+	VPRORD              $0x01, Z3, Z3
+	VPADDD.BCST         156(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         152(AX), Z17, Z17
+	VPROLD              $0x01, Z6, Z6
+	VPXORD              Z17, Z6, Z6
+	VPXORD              Z23, Z7, Z7
+	VPRORD              $0x01, Z7, Z7
+
+	// Round 14, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         148(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         144(AX), Z16, Z16
+	VPROLD              $0x01, Z0, Z0
+	VPXORD              Z16, Z0, Z0
+	VPXORD              Z22, Z1, Z1
+	VPRORD              $0x01, Z1, Z1
+	VPADDD.BCST         148(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         144(AX), Z17, Z17
+	VPROLD              $0x01, Z4, Z4
+	VPXORD              Z17, Z4, Z4
+	VPXORD              Z23, Z5, Z5
+	VPRORD              $0x01, Z5, Z5
+
+	// Round 13, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         140(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         136(AX), Z16, Z16
+	VPROLD              $0x01, Z2, Z2
+	VPXORD              Z16, Z2, Z2
+	VPXORD              Z22, Z3, Z3
+	VPRORD              $0x01, Z3, Z3
+	VPADDD.BCST         140(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         136(AX), Z17, Z17
+	VPROLD              $0x01, Z6, Z6
+	VPXORD              Z17, Z6, Z6
+	VPXORD              Z23, Z7, Z7
+	VPRORD              $0x01, Z7, Z7
+
+	// Round 12, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         132(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         128(AX), Z16, Z16
+	VPROLD              $0x01, Z0, Z0
+	VPXORD              Z16, Z0, Z0
+	VPXORD              Z22, Z1, Z1
+	VPRORD              $0x01, Z1, Z1
+	VPADDD.BCST         132(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         128(AX), Z17, Z17
+	VPROLD              $0x01, Z4, Z4
+	VPXORD              Z17, Z4, Z4
+	VPXORD              Z23, Z5, Z5
+	VPRORD              $0x01, Z5, Z5
+
+	// Round 11, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         124(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         120(AX), Z16, Z16
+	VPROLD              $0x01, Z2, Z2
+	VPXORD              Z16, Z2, Z2
+	VPXORD              Z22, Z3, Z3
+	VPRORD              $0x01, Z3, Z3
+	VPADDD.BCST         124(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         120(AX), Z17, Z17
+	VPROLD              $0x01, Z6, Z6
+	VPXORD              Z17, Z6, Z6
+	VPXORD              Z23, Z7, Z7
+	VPRORD              $0x01, Z7, Z7
+
+	// Round 10, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         116(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         112(AX), Z16, Z16
+	VPROLD              $0x01, Z0, Z0
+	VPXORD              Z16, Z0, Z0
+	VPXORD              Z22, Z1, Z1
+	VPRORD              $0x01, Z1, Z1
+	VPADDD.BCST         116(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         112(AX), Z17, Z17
+	VPROLD              $0x01, Z4, Z4
+	VPXORD              Z17, Z4, Z4
+	VPXORD              Z23, Z5, Z5
+	VPRORD              $0x01, Z5, Z5
+
+	// Round 9, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         108(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         104(AX), Z16, Z16
+	VPROLD              $0x01, Z2, Z2
+	VPXORD              Z16, Z2, Z2
+	VPXORD              Z22, Z3, Z3
+	VPRORD              $0x01, Z3, Z3
+	VPADDD.BCST         108(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         104(AX), Z17, Z17
+	VPROLD              $0x01, Z6, Z6
+	VPXORD              Z17, Z6, Z6
+	VPXORD              Z23, Z7, Z7
+	VPRORD              $0x01, Z7, Z7
+
+	// Round 8, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         100(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         96(AX), Z16, Z16
+	VPROLD              $0x01, Z0, Z0
+	VPXORD              Z16, Z0, Z0
+	VPXORD              Z22, Z1, Z1
+	VPRORD              $0x01, Z1, Z1
+	VPADDD.BCST         100(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         96(AX), Z17, Z17
+	VPROLD              $0x01, Z4, Z4
+	VPXORD              Z17, Z4, Z4
+	VPXORD              Z23, Z5, Z5
+	VPRORD              $0x01, Z5, Z5
+
+	// Round 7, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         92(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         88(AX), Z16, Z16
+	VPROLD              $0x01, Z2, Z2
+	VPXORD              Z16, Z2, Z2
+	VPXORD              Z22, Z3, Z3
+	VPRORD              $0x01, Z3, Z3
+	VPADDD.BCST         92(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         88(AX), Z17, Z17
+	VPROLD              $0x01, Z6, Z6
+	VPXORD              Z17, Z6, Z6
+	VPXORD              Z23, Z7, Z7
+	VPRORD              $0x01, Z7, Z7
+
+	// Round 6, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         84(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         80(AX), Z16, Z16
+	VPROLD              $0x01, Z0, Z0
+	VPXORD              Z16, Z0, Z0
+	VPXORD              Z22, Z1, Z1
+	VPRORD              $0x01, Z1, Z1
+	VPADDD.BCST         84(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         80(AX), Z17, Z17
+	VPROLD              $0x01, Z4, Z4
+	VPXORD              Z17, Z4, Z4
+	VPXORD              Z23, Z5, Z5
+	VPRORD              $0x01, Z5, Z5
+
+	// Round 5, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         76(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         72(AX), Z16, Z16
+	VPROLD              $0x01, Z2, Z2
+	VPXORD              Z16, Z2, Z2
+	VPXORD              Z22, Z3, Z3
+	VPRORD              $0x01, Z3, Z3
+	VPADDD.BCST         76(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         72(AX), Z17, Z17
+	VPROLD              $0x01, Z6, Z6
+	VPXORD              Z17, Z6, Z6
+	VPXORD              Z23, Z7, Z7
+	VPRORD              $0x01, Z7, Z7
+
+	// Round 4, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         68(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         64(AX), Z16, Z16
+	VPROLD              $0x01, Z0, Z0
+	VPXORD              Z16, Z0, Z0
+	VPXORD              Z22, Z1, Z1
+	VPRORD              $0x01, Z1, Z1
+	VPADDD.BCST         68(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         64(AX), Z17, Z17
+	VPROLD              $0x01, Z4, Z4
+	VPXORD              Z17, Z4, Z4
+	VPXORD              Z23, Z5, Z5
+	VPRORD              $0x01, Z5, Z5
+
+	// Round 3, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         60(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         56(AX), Z16, Z16
+	VPROLD              $0x01, Z2, Z2
+	VPXORD              Z16, Z2, Z2
+	VPXORD              Z22, Z3, Z3
+	VPRORD              $0x01, Z3, Z3
+	VPADDD.BCST         60(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         56(AX), Z17, Z17
+	VPROLD              $0x01, Z6, Z6
+	VPXORD              Z17, Z6, Z6
+	VPXORD              Z23, Z7, Z7
+	VPRORD              $0x01, Z7, Z7
+
+	// Round 2, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         52(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         48(AX), Z16, Z16
+	VPROLD              $0x01, Z0, Z0
+	VPXORD              Z16, Z0, Z0
+	VPXORD              Z22, Z1, Z1
+	VPRORD              $0x01, Z1, Z1
+	VPADDD.BCST         52(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         48(AX), Z17, Z17
+	VPROLD              $0x01, Z4, Z4
+	VPXORD              Z17, Z4, Z4
+	VPXORD              Z23, Z5, Z5
+	VPRORD              $0x01, Z5, Z5
+
+	// Round 1, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z4, Z0, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z5, Z1, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         44(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         40(AX), Z16, Z16
+	VPROLD              $0x01, Z2, Z2
+	VPXORD              Z16, Z2, Z2
+	VPXORD              Z22, Z3, Z3
+	VPRORD              $0x01, Z3, Z3
+	VPADDD.BCST         44(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         40(AX), Z17, Z17
+	VPROLD              $0x01, Z6, Z6
+	VPXORD              Z17, Z6, Z6
+	VPXORD              Z23, Z7, Z7
+	VPRORD              $0x01, Z7, Z7
+
+	// Round 0, group 0.
+	VMOVDQU64           twofishGather<>+0(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+128(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0xee, Z17, Z16, Z19
+	VMOVDQU64           twofishGather<>+64(SB), Z16
+	VPERMI2B            Z6, Z2, Z16
+	VMOVDQU64           twofishGather<>+192(SB), Z17
+	VPERMI2B            Z7, Z3, Z17
+	VSHUFI64X2          $0x44, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z17, Z16, Z21
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z18, Z17
+	VMOVDQA64           Z18, Z16
+	VPERMI2B            224(AX), Z24, Z18
+	VPERMI2B            352(AX), Z25, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z18
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z19, Z23
+	VMOVDQA64           Z19, Z22
+	VPERMI2B            480(AX), Z26, Z19
+	VPERMI2B            608(AX), Z27, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z19
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z20, Z17
+	VMOVDQA64           Z20, Z16
+	VPERMI2B            736(AX), Z28, Z20
+	VPERMI2B            864(AX), Z29, Z16
+	VPTERNLOGD          $0xd8, Z17, Z16, Z20
+	VGF2P8AFFINEQB.BCST $0x00, twofishSign<>+0(SB), Z21, Z23
+	VMOVDQA64           Z21, Z22
+	VPERMI2B            992(AX), Z30, Z21
+	VPERMI2B            1120(AX), Z31, Z22
+	VPTERNLOGD          $0xd8, Z23, Z22, Z21
+	VPXORD              Z21, Z20, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z16, Z16
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z19, Z17
+	VPTERNLOGD          $0x96, Z18, Z17, Z16
+	VPXORD              Z20, Z19, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z17, Z17
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z18, Z22
+	VPTERNLOGD          $0x96, Z21, Z22, Z17
+	VPXORD              Z21, Z18, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z22, Z22
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z19, Z23
+	VPTERNLOGD          $0x96, Z20, Z23, Z22
+	VPXORD              Z20, Z18, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMulEF<>+0(SB), Z23, Z23
+	VGF2P8AFFINEQB.BCST $0x00, twofishMul5B<>+0(SB), Z21, Z18
+	VPTERNLOGD          $0x96, Z19, Z18, Z23
+	VSHUFI64X2          $0x44, Z17, Z16, Z18
+	VSHUFI64X2          $0x44, Z23, Z22, Z19
+	VSHUFI64X2          $0xee, Z17, Z16, Z20
+	VSHUFI64X2          $0xee, Z23, Z22, Z21
+	VMOVDQU64           twofishScatter<>+0(SB), Z16
+	VPERMI2B            Z19, Z18, Z16
+	VMOVDQU64           twofishScatter<>+0(SB), Z22
+	VPERMI2B            Z21, Z20, Z22
+	VMOVDQU64           twofishScatter<>+64(SB), Z17
+	VPERMI2B            Z19, Z18, Z17
+	VMOVDQU64           twofishScatter<>+64(SB), Z23
+	VPERMI2B            Z21, Z20, Z23
+	VPADDD.BCST         36(AX), Z22, Z18
+	VPADDD              Z22, Z16, Z16
+	VPADDD              Z18, Z16, Z22
+	VPADDD.BCST         32(AX), Z16, Z16
+	VPROLD              $0x01, Z0, Z0
+	VPXORD              Z16, Z0, Z0
+	VPXORD              Z22, Z1, Z1
+	VPRORD              $0x01, Z1, Z1
+	VPADDD.BCST         36(AX), Z23, Z19
+	VPADDD              Z23, Z17, Z17
+	VPADDD              Z19, Z17, Z23
+	VPADDD.BCST         32(AX), Z17, Z17
+	VPROLD              $0x01, Z4, Z4
+	VPXORD              Z17, Z4, Z4
+	VPXORD              Z23, Z5, Z5
+	VPRORD              $0x01, Z5, Z5
+
+	// Undo the last swap, whiten, back to blocks, XOR the tweaks, store.
+	VPXORD.BCST (AX), Z2, Z2
+	VPXORD.BCST 4(AX), Z3, Z3
+	VPXORD.BCST 8(AX), Z0, Z0
+	VPXORD.BCST 12(AX), Z1, Z1
+	VPUNPCKLDQ  Z3, Z2, Z16
+	VPUNPCKHDQ  Z3, Z2, Z17
+	VPUNPCKLDQ  Z1, Z0, Z18
+	VPUNPCKHDQ  Z1, Z0, Z19
+	VPUNPCKLQDQ Z18, Z16, Z2
+	VPUNPCKHQDQ Z18, Z16, Z3
+	VPUNPCKLQDQ Z19, Z17, Z0
+	VPUNPCKHQDQ Z19, Z17, Z1
+	VPXORD      (CX), Z2, Z2
+	VMOVDQU64   Z2, (CX)
+	VPXORD      64(CX), Z3, Z3
+	VMOVDQU64   Z3, 64(CX)
+	VPXORD      128(CX), Z0, Z0
+	VMOVDQU64   Z0, 128(CX)
+	VPXORD      192(CX), Z1, Z1
+	VMOVDQU64   Z1, 192(CX)
+	VPXORD.BCST (AX), Z6, Z6
+	VPXORD.BCST 4(AX), Z7, Z7
+	VPXORD.BCST 8(AX), Z4, Z4
+	VPXORD.BCST 12(AX), Z5, Z5
+	VPUNPCKLDQ  Z7, Z6, Z16
+	VPUNPCKHDQ  Z7, Z6, Z17
+	VPUNPCKLDQ  Z5, Z4, Z18
+	VPUNPCKHDQ  Z5, Z4, Z19
+	VPUNPCKLQDQ Z18, Z16, Z6
+	VPUNPCKHQDQ Z18, Z16, Z7
+	VPUNPCKLQDQ Z19, Z17, Z4
+	VPUNPCKHQDQ Z19, Z17, Z5
+	VPXORD      256(CX), Z6, Z6
+	VMOVDQU64   Z6, 256(CX)
+	VPXORD      320(CX), Z7, Z7
+	VMOVDQU64   Z7, 320(CX)
+	VPXORD      384(CX), Z4, Z4
+	VMOVDQU64   Z4, 384(CX)
+	VPXORD      448(CX), Z5, Z5
+	VMOVDQU64   Z5, 448(CX)
+
+done:
 	// Return the next tweak; zero every vector register.
 	MOVQ   SI, lo+72(FP)
 	MOVQ   DI, hi+80(FP)

@@ -84,13 +84,25 @@ var zregs = []reg.VecPhysical{
 	reg.Z24, reg.Z25, reg.Z26, reg.Z27, reg.Z28, reg.Z29, reg.Z30, reg.Z31,
 }
 
-// Register plan: Z0-Z7 the state (word w of blocks 0-15 and 16-31, two
-// registers per word, renamed by the Feistel swaps), Z8-Z15 temporaries,
-// Z16-Z31 the S-boxes (s_j in Z16+4j..Z19+4j, 64 entries each).
+// Register plan: Z0-Z7 the state of one group of 32 blocks (word w of
+// blocks 0-15 and 16-31, two registers per word, renamed by the Feistel
+// swaps), Z8-Z15 a second group's, Z16-Z23 temporaries, Z24-Z31 half of
+// each S-box: s_j's entries 0-63 and 128-191 in Z24+2j and Z25+2j. The
+// other halves (64-127, 192-255) are VPERMI2B's memory operand, read
+// whole from the key schedule at a fixed address: no address depends on
+// data. That leaves room for two groups whose rounds interleave; one
+// group's round is a chain of dependent permutes and GFNI operations, so
+// the core runs the other's beside it.
 var (
-	tmp   = zregs[8:16]
-	sbox  = zregs[16:32]
+	tmp  = zregs[16:24]
+	sbox = zregs[24:32]
 )
+
+// sboxTables returns the two VPERMI2B table pairs of s_j: entries 0-127
+// (register, memory) and 128-255.
+func sboxTables(ks reg.Register, j int) (loReg reg.VecPhysical, loMem Mem, hiReg reg.VecPhysical, hiMem Mem) {
+	return sbox[2*j], Mem{Base: ks, Disp: sboxOffset + 256*j + 64}, sbox[2*j+1], Mem{Base: ks, Disp: sboxOffset + 256*j + 192}
+}
 
 // mulx multiplies each lane of tw by x^k in GF(2^128) (0 < k < 64) with
 // two temporaries.
@@ -146,84 +158,32 @@ func genTwofishXTS(name string, dec bool) {
 	RET()
 
 	Label("start")
-	Comment("The S-boxes stay in Z16-Z31 for the whole call.")
-	for i, z := range sbox {
-		VMOVDQU64(Mem{Base: ks, Disp: sboxOffset + 64*i}, z)
+	Comment("Half of each S-box stays in Z24-Z31 for the whole call.")
+	for j := range 4 {
+		loReg, _, hiReg, _ := sboxTables(ks, j)
+		VMOVDQU64(Mem{Base: ks, Disp: sboxOffset + 256*j}, loReg)
+		VMOVDQU64(Mem{Base: ks, Disp: sboxOffset + 256*j + 128}, hiReg)
 	}
+	odd := GP64()
+	MOVQ(n, odd)
+	ANDQ(U8(1), odd)
+	SHRQ(U8(1), n)
+	JZ(LabelRef("tail"))
 
 	Label("loop")
-	Comment("Tweaks: Z12 = T·x^0..3 from (lo, hi); dst takes T·x^0..31,",
-		"Z0-Z7 the source blocks XOR their tweaks.")
-	tw0, tw, c, d := tmp[4], tmp[5], tmp[6], tmp[7]
-	VMOVQ(lo, tw0.AsX())
-	VPINSRQ(U8(1), hi, tw0.AsX(), tw0.AsX())
-	VSHUFI64X2(U8(0), tw0, tw0, tw0)
-	VPSRLVQ(shrMem, tw0, c)
-	VPSLLVQ(shlMem, tw0, tw0)
-	VPSLLDQ(U8(8), c, d)
-	VPCLMULQDQ(U8(0x01), polyMem, c, c)
-	VPTERNLOGD(U8(0x96), c, d, tw0)
-	for k := range 8 {
-		t := tw0
-		if k > 0 {
-			VMOVDQA64(tw0, tw)
-			mulx(tw, 4*k, c, d)
-			t = tw
-		}
-		VPXORD(Mem{Base: src, Disp: 64 * k}, t, zregs[k])
-		VMOVDQU64(t, Mem{Base: dst, Disp: 64 * k})
-	}
-	Comment("The next group's tweak: T·x^32.")
-	VMOVDQA64(tw0, tw)
-	mulx(tw, 32, c, d)
-	VMOVQ(tw.AsX(), lo)
-	VPEXTRQ(U8(1), tw.AsX(), hi)
-
-	Comment("Words: R[w][h] holds word w of blocks 16h..16h+15; whitening.")
-	transpose([4]reg.VecPhysical{zregs[0], zregs[1], zregs[2], zregs[3]}, tmp[:4])
-	transpose([4]reg.VecPhysical{zregs[4], zregs[5], zregs[6], zregs[7]}, tmp[:4])
-	var R [4][2]reg.VecPhysical
-	for w := range 4 {
-		R[w] = [2]reg.VecPhysical{zregs[w], zregs[4+w]}
-	}
-	in := 0 // whitening words: K0..K3 in, K4..K7 out (swapped to decrypt)
-	out := 4
-	if dec {
-		in, out = 4, 0
-	}
-	for w := range 4 {
-		for h := range 2 {
-			VPXORD_BCST(Mem{Base: ks, Disp: 4 * (in + w)}, R[w][h], R[w][h])
-		}
-	}
-	for i := range 16 {
-		r := i
-		if dec {
-			r = 15 - i
-		}
-		Comment(fmt.Sprintf("Round %d.", r))
-		round(&R, ks, r, dec)
-		R[0], R[1], R[2], R[3] = R[2], R[3], R[0], R[1]
-	}
-
-	Comment("Undo the last swap, whiten, back to blocks, XOR the tweaks, store.")
-	for h := range 2 {
-		z := [4]reg.VecPhysical{R[2][h], R[3][h], R[0][h], R[1][h]}
-		for w := range 4 {
-			VPXORD_BCST(Mem{Base: ks, Disp: 4 * (out + w)}, z[w], z[w])
-		}
-		transpose(z, tmp[:4])
-		for k := range 4 {
-			m := Mem{Base: dst, Disp: 256*h + 64*k}
-			VPXORD(m, z[k], z[k])
-			VMOVDQU64(z[k], m)
-		}
-	}
-	ADDQ(U32(512), src)
-	ADDQ(U32(512), dst)
+	groups(2, ks, src, dst, lo, hi, dec)
+	ADDQ(U32(1024), src)
+	ADDQ(U32(1024), dst)
 	DECQ(n)
 	JNZ(LabelRef("loop"))
 
+	Label("tail")
+	Comment("An odd group of 32 blocks alone.")
+	TESTQ(odd, odd)
+	JZ(LabelRef("done"))
+	groups(1, ks, src, dst, lo, hi, dec)
+
+	Label("done")
 	Comment("Return the next tweak; zero every vector register.")
 	Store(lo, Return("lo"))
 	Store(hi, Return("hi"))
@@ -233,6 +193,89 @@ func genTwofishXTS(name string, dec bool) {
 	}
 	VZEROUPPER()
 	RET()
+}
+
+// groups emits XTS over ng (1 or 2) groups of 32 blocks at src and dst,
+// the first block's tweak in (lo, hi), which it advances past them.
+func groups(ng int, ks, src, dst, lo, hi reg.Register, dec bool) {
+	Comment(fmt.Sprintf("Tweaks: T·x^0..3 from (lo, hi); dst takes T·x^0..%d,", 32*ng-1),
+		"the state registers the source blocks XOR their tweaks.")
+	tw0, tw, c, d := tmp[4], tmp[5], tmp[6], tmp[7]
+	VMOVQ(lo, tw0.AsX())
+	VPINSRQ(U8(1), hi, tw0.AsX(), tw0.AsX())
+	VSHUFI64X2(U8(0), tw0, tw0, tw0)
+	VPSRLVQ(shrMem, tw0, c)
+	VPSLLVQ(shlMem, tw0, tw0)
+	VPSLLDQ(U8(8), c, d)
+	VPCLMULQDQ(U8(0x01), polyMem, c, c)
+	VPTERNLOGD(U8(0x96), c, d, tw0)
+	for k := range 8 * ng {
+		t := tw0
+		if k > 0 {
+			VMOVDQA64(tw0, tw)
+			mulx(tw, 4*k, c, d)
+			t = tw
+		}
+		VPXORD(Mem{Base: src, Disp: 64 * k}, t, zregs[k])
+		VMOVDQU64(t, Mem{Base: dst, Disp: 64 * k})
+	}
+	Comment(fmt.Sprintf("The next tweak: T·x^%d.", 32*ng))
+	VMOVDQA64(tw0, tw)
+	for range ng {
+		mulx(tw, 32, c, d)
+	}
+	VMOVQ(tw.AsX(), lo)
+	VPEXTRQ(U8(1), tw.AsX(), hi)
+
+	Comment("Words: R[w][h] holds word w of blocks 16h..16h+15 of a group; whitening.")
+	R := make([][4][2]reg.VecPhysical, ng)
+	for g := range ng {
+		base := 8 * g
+		transpose([4]reg.VecPhysical{zregs[base], zregs[base+1], zregs[base+2], zregs[base+3]}, tmp[:4])
+		transpose([4]reg.VecPhysical{zregs[base+4], zregs[base+5], zregs[base+6], zregs[base+7]}, tmp[:4])
+		for w := range 4 {
+			R[g][w] = [2]reg.VecPhysical{zregs[base+w], zregs[base+4+w]}
+		}
+	}
+	in := 0 // whitening words: K0..K3 in, K4..K7 out (swapped to decrypt)
+	out := 4
+	if dec {
+		in, out = 4, 0
+	}
+	for g := range ng {
+		for w := range 4 {
+			for h := range 2 {
+				VPXORD_BCST(Mem{Base: ks, Disp: 4 * (in + w)}, R[g][w][h], R[g][w][h])
+			}
+		}
+	}
+	for i := range 16 {
+		r := i
+		if dec {
+			r = 15 - i
+		}
+		for g := range ng {
+			Comment(fmt.Sprintf("Round %d, group %d.", r, g))
+			round(&R[g], ks, r, dec)
+			R[g][0], R[g][1], R[g][2], R[g][3] = R[g][2], R[g][3], R[g][0], R[g][1]
+		}
+	}
+
+	Comment("Undo the last swap, whiten, back to blocks, XOR the tweaks, store.")
+	for g := range ng {
+		for h := range 2 {
+			z := [4]reg.VecPhysical{R[g][2][h], R[g][3][h], R[g][0][h], R[g][1][h]}
+			for w := range 4 {
+				VPXORD_BCST(Mem{Base: ks, Disp: 4 * (out + w)}, z[w], z[w])
+			}
+			transpose(z, tmp[:4])
+			for k := range 4 {
+				m := Mem{Base: dst, Disp: 512*g + 256*h + 64*k}
+				VPXORD(m, z[k], z[k])
+				VMOVDQU64(z[k], m)
+			}
+		}
+	}
 }
 
 // round emits one Feistel round on the 32 blocks: F from R0 and R1, into
@@ -265,11 +308,11 @@ func round(R *[4][2]reg.VecPhysical, ks reg.Register, r int, dec bool) {
 		if j%2 == 1 {
 			hi, sel = t[6], t[7]
 		}
-		s := sbox[4*j : 4*j+4]
+		loReg, loMem, hiReg, hiMem := sboxTables(ks, j)
 		VGF2P8AFFINEQB_BCST(U8(0), signMat, y[j], sel)
 		VMOVDQA64(y[j], hi)
-		VPERMI2B(s[1], s[0], y[j])
-		VPERMI2B(s[3], s[2], hi)
+		VPERMI2B(loMem, loReg, y[j])
+		VPERMI2B(hiMem, hiReg, hi)
 		VPTERNLOGD(U8(0xD8), sel, hi, y[j]) // sel ? hi : y
 	}
 
