@@ -56,7 +56,7 @@ func twofishX86Implementations() []otherImpl {
 		v := &twofishX86Variants[i]
 		why := missing(v.needs(c))
 		ok := why == ""
-		note := "Twofish keys only (twofish.NewCipher): S-boxes in zmm registers (VPERMI2B), MDS with GFNI, 32 blocks at a time"
+		note := "Twofish keys only (twofish.NewCipher): key-dependent S-boxes read with VPERMI2B, MDS with GFNI, 64 blocks at a time"
 		if !ok {
 			note += "; " + why
 		}
