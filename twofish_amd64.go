@@ -24,11 +24,11 @@ var twofishX86Variants = []struct {
 // len(src)/512 groups of 32 blocks, the tweak in and out by value.
 type twofishBulkFunc func(ks *[twofishKSWords]uint32, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)
 
-// needsTwofishAVX512: VPERMI2B on zmm is AVX-512 VBMI; VPMOVB2M, KNOTQ,
-// KXORQ and VPSLLDQ on zmm are AVX-512BW; VPXORD on xmm (the final
-// zeroing) AVX-512VL; VGF2P8AFFINEQB the GFNI bit (its EVEX form with
-// AVX-512F); VPCLMULQDQ on zmm the VPCLMULQDQ bit; VMOVQ, VPINSRQ and
-// VPEXTRQ on xmm are plain AVX, which AVX-512F implies.
+// needsTwofishAVX512: VPERMI2B on zmm is AVX-512 VBMI; VPSLLDQ on zmm
+// AVX-512BW; VPXORD on xmm (the final zeroing) AVX-512VL;
+// VGF2P8AFFINEQB the GFNI bit (its EVEX form with AVX-512F); VPCLMULQDQ
+// on zmm the VPCLMULQDQ bit; VMOVQ, VPINSRQ and VPEXTRQ on xmm0-15 are
+// plain AVX (VEX), which AVX-512F implies; everything else AVX-512F.
 func needsTwofishAVX512(c cpuid.X86) []requirement {
 	return []requirement{
 		{"AVX-512F", c.AVX512F, false},

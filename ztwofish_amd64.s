@@ -464,14 +464,29 @@ start:
 loop:
 	// Tweaks: T·x^0..3 from (lo, hi); dst takes T·x^0..63,
 	// the state registers the source blocks XOR their tweaks.
-	VMOVQ      SI, X20
-	VPINSRQ    $0x01, DI, X20, X20
-	VSHUFI64X2 $0x00, Z20, Z20, Z20
+	VMOVQ      SI, X15
+	VPINSRQ    $0x01, DI, X15, X15
+	VSHUFI64X2 $0x00, Z15, Z15, Z20
 	VPSRLVQ    twofishTweakShr<>+0(SB), Z20, Z22
 	VPSLLVQ    twofishTweakShl<>+0(SB), Z20, Z20
 	VPSLLDQ    $0x08, Z22, Z23
 	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
 	VPTERNLOGD $0x96, Z22, Z23, Z20
+
+	// The next tweak: T·x^64.
+	VMOVDQA64  Z20, Z15
+	VPSRLQ     $0x20, Z15, Z22
+	VPSLLQ     $0x20, Z15, Z15
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z15
+	VPSRLQ     $0x20, Z15, Z22
+	VPSLLQ     $0x20, Z15, Z15
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z15
+	VMOVQ      X15, SI
+	VPEXTRQ    $0x01, X15, DI
 	VPXORD     (DX), Z20, Z0
 	VMOVDQU64  Z20, (CX)
 	VMOVDQA64  Z20, Z21
@@ -594,21 +609,6 @@ loop:
 	VPTERNLOGD $0x96, Z22, Z23, Z21
 	VPXORD     960(DX), Z21, Z15
 	VMOVDQU64  Z21, 960(CX)
-
-	// The next tweak: T·x^64.
-	VMOVDQA64  Z20, Z21
-	VPSRLQ     $0x20, Z21, Z22
-	VPSLLQ     $0x20, Z21, Z21
-	VPSLLDQ    $0x08, Z22, Z23
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
-	VPTERNLOGD $0x96, Z22, Z23, Z21
-	VPSRLQ     $0x20, Z21, Z22
-	VPSLLQ     $0x20, Z21, Z21
-	VPSLLDQ    $0x08, Z22, Z23
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
-	VPTERNLOGD $0x96, Z22, Z23, Z21
-	VMOVQ      X21, SI
-	VPEXTRQ    $0x01, X21, DI
 
 	// Words: R[w][h] holds word w of blocks 16h..16h+15 of a group; whitening.
 	VPUNPCKLDQ  Z1, Z0, Z16
@@ -3249,14 +3249,24 @@ tail:
 
 	// Tweaks: T·x^0..3 from (lo, hi); dst takes T·x^0..31,
 	// the state registers the source blocks XOR their tweaks.
-	VMOVQ      SI, X20
-	VPINSRQ    $0x01, DI, X20, X20
-	VSHUFI64X2 $0x00, Z20, Z20, Z20
+	VMOVQ      SI, X15
+	VPINSRQ    $0x01, DI, X15, X15
+	VSHUFI64X2 $0x00, Z15, Z15, Z20
 	VPSRLVQ    twofishTweakShr<>+0(SB), Z20, Z22
 	VPSLLVQ    twofishTweakShl<>+0(SB), Z20, Z20
 	VPSLLDQ    $0x08, Z22, Z23
 	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
 	VPTERNLOGD $0x96, Z22, Z23, Z20
+
+	// The next tweak: T·x^32.
+	VMOVDQA64  Z20, Z15
+	VPSRLQ     $0x20, Z15, Z22
+	VPSLLQ     $0x20, Z15, Z15
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z15
+	VMOVQ      X15, SI
+	VPEXTRQ    $0x01, X15, DI
 	VPXORD     (DX), Z20, Z0
 	VMOVDQU64  Z20, (CX)
 	VMOVDQA64  Z20, Z21
@@ -3315,16 +3325,6 @@ tail:
 	VPTERNLOGD $0x96, Z22, Z23, Z21
 	VPXORD     448(DX), Z21, Z7
 	VMOVDQU64  Z21, 448(CX)
-
-	// The next tweak: T·x^32.
-	VMOVDQA64  Z20, Z21
-	VPSRLQ     $0x20, Z21, Z22
-	VPSLLQ     $0x20, Z21, Z21
-	VPSLLDQ    $0x08, Z22, Z23
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
-	VPTERNLOGD $0x96, Z22, Z23, Z21
-	VMOVQ      X21, SI
-	VPEXTRQ    $0x01, X21, DI
 
 	// Words: R[w][h] holds word w of blocks 16h..16h+15 of a group; whitening.
 	VPUNPCKLDQ  Z1, Z0, Z16
@@ -4714,14 +4714,29 @@ start:
 loop:
 	// Tweaks: T·x^0..3 from (lo, hi); dst takes T·x^0..63,
 	// the state registers the source blocks XOR their tweaks.
-	VMOVQ      SI, X20
-	VPINSRQ    $0x01, DI, X20, X20
-	VSHUFI64X2 $0x00, Z20, Z20, Z20
+	VMOVQ      SI, X15
+	VPINSRQ    $0x01, DI, X15, X15
+	VSHUFI64X2 $0x00, Z15, Z15, Z20
 	VPSRLVQ    twofishTweakShr<>+0(SB), Z20, Z22
 	VPSLLVQ    twofishTweakShl<>+0(SB), Z20, Z20
 	VPSLLDQ    $0x08, Z22, Z23
 	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
 	VPTERNLOGD $0x96, Z22, Z23, Z20
+
+	// The next tweak: T·x^64.
+	VMOVDQA64  Z20, Z15
+	VPSRLQ     $0x20, Z15, Z22
+	VPSLLQ     $0x20, Z15, Z15
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z15
+	VPSRLQ     $0x20, Z15, Z22
+	VPSLLQ     $0x20, Z15, Z15
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z15
+	VMOVQ      X15, SI
+	VPEXTRQ    $0x01, X15, DI
 	VPXORD     (DX), Z20, Z0
 	VMOVDQU64  Z20, (CX)
 	VMOVDQA64  Z20, Z21
@@ -4844,21 +4859,6 @@ loop:
 	VPTERNLOGD $0x96, Z22, Z23, Z21
 	VPXORD     960(DX), Z21, Z15
 	VMOVDQU64  Z21, 960(CX)
-
-	// The next tweak: T·x^64.
-	VMOVDQA64  Z20, Z21
-	VPSRLQ     $0x20, Z21, Z22
-	VPSLLQ     $0x20, Z21, Z21
-	VPSLLDQ    $0x08, Z22, Z23
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
-	VPTERNLOGD $0x96, Z22, Z23, Z21
-	VPSRLQ     $0x20, Z21, Z22
-	VPSLLQ     $0x20, Z21, Z21
-	VPSLLDQ    $0x08, Z22, Z23
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
-	VPTERNLOGD $0x96, Z22, Z23, Z21
-	VMOVQ      X21, SI
-	VPEXTRQ    $0x01, X21, DI
 
 	// Words: R[w][h] holds word w of blocks 16h..16h+15 of a group; whitening.
 	VPUNPCKLDQ  Z1, Z0, Z16
@@ -7499,14 +7499,24 @@ tail:
 
 	// Tweaks: T·x^0..3 from (lo, hi); dst takes T·x^0..31,
 	// the state registers the source blocks XOR their tweaks.
-	VMOVQ      SI, X20
-	VPINSRQ    $0x01, DI, X20, X20
-	VSHUFI64X2 $0x00, Z20, Z20, Z20
+	VMOVQ      SI, X15
+	VPINSRQ    $0x01, DI, X15, X15
+	VSHUFI64X2 $0x00, Z15, Z15, Z20
 	VPSRLVQ    twofishTweakShr<>+0(SB), Z20, Z22
 	VPSLLVQ    twofishTweakShl<>+0(SB), Z20, Z20
 	VPSLLDQ    $0x08, Z22, Z23
 	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
 	VPTERNLOGD $0x96, Z22, Z23, Z20
+
+	// The next tweak: T·x^32.
+	VMOVDQA64  Z20, Z15
+	VPSRLQ     $0x20, Z15, Z22
+	VPSLLQ     $0x20, Z15, Z15
+	VPSLLDQ    $0x08, Z22, Z23
+	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z23, Z15
+	VMOVQ      X15, SI
+	VPEXTRQ    $0x01, X15, DI
 	VPXORD     (DX), Z20, Z0
 	VMOVDQU64  Z20, (CX)
 	VMOVDQA64  Z20, Z21
@@ -7565,16 +7575,6 @@ tail:
 	VPTERNLOGD $0x96, Z22, Z23, Z21
 	VPXORD     448(DX), Z21, Z7
 	VMOVDQU64  Z21, 448(CX)
-
-	// The next tweak: T·x^32.
-	VMOVDQA64  Z20, Z21
-	VPSRLQ     $0x20, Z21, Z22
-	VPSLLQ     $0x20, Z21, Z21
-	VPSLLDQ    $0x08, Z22, Z23
-	VPCLMULQDQ $0x01, twofishPoly<>+0(SB), Z22, Z22
-	VPTERNLOGD $0x96, Z22, Z23, Z21
-	VMOVQ      X21, SI
-	VPEXTRQ    $0x01, X21, DI
 
 	// Words: R[w][h] holds word w of blocks 16h..16h+15 of a group; whitening.
 	VPUNPCKLDQ  Z1, Z0, Z16

@@ -200,15 +200,26 @@ func genTwofishXTS(name string, dec bool) {
 func groups(ng int, ks, src, dst, lo, hi reg.Register, dec bool) {
 	Comment(fmt.Sprintf("Tweaks: T·x^0..3 from (lo, hi); dst takes T·x^0..%d,", 32*ng-1),
 		"the state registers the source blocks XOR their tweaks.")
+	// (lo, hi) go in and out through X15, free until the loads: VMOVQ,
+	// VPINSRQ and VPEXTRQ on xmm0-15 are VEX (AVX); on xmm16-31 they would
+	// be EVEX, and VPINSRQ/VPEXTRQ there need AVX-512DQ.
 	tw0, tw, c, d := tmp[4], tmp[5], tmp[6], tmp[7]
-	VMOVQ(lo, tw0.AsX())
-	VPINSRQ(U8(1), hi, tw0.AsX(), tw0.AsX())
-	VSHUFI64X2(U8(0), tw0, tw0, tw0)
+	io := zregs[15]
+	VMOVQ(lo, io.AsX())
+	VPINSRQ(U8(1), hi, io.AsX(), io.AsX())
+	VSHUFI64X2(U8(0), io, io, tw0)
 	VPSRLVQ(shrMem, tw0, c)
 	VPSLLVQ(shlMem, tw0, tw0)
 	VPSLLDQ(U8(8), c, d)
 	VPCLMULQDQ(U8(0x01), polyMem, c, c)
 	VPTERNLOGD(U8(0x96), c, d, tw0)
+	Comment(fmt.Sprintf("The next tweak: T·x^%d.", 32*ng))
+	VMOVDQA64(tw0, io)
+	for range ng {
+		mulx(io, 32, c, d)
+	}
+	VMOVQ(io.AsX(), lo)
+	VPEXTRQ(U8(1), io.AsX(), hi)
 	for k := range 8 * ng {
 		t := tw0
 		if k > 0 {
@@ -219,13 +230,6 @@ func groups(ng int, ks, src, dst, lo, hi reg.Register, dec bool) {
 		VPXORD(Mem{Base: src, Disp: 64 * k}, t, zregs[k])
 		VMOVDQU64(t, Mem{Base: dst, Disp: 64 * k})
 	}
-	Comment(fmt.Sprintf("The next tweak: T·x^%d.", 32*ng))
-	VMOVDQA64(tw0, tw)
-	for range ng {
-		mulx(tw, 32, c, d)
-	}
-	VMOVQ(tw.AsX(), lo)
-	VPEXTRQ(U8(1), tw.AsX(), hi)
 
 	Comment("Words: R[w][h] holds word w of blocks 16h..16h+15 of a group; whitening.")
 	R := make([][4][2]reg.VecPhysical, ng)
