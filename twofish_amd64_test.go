@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/bits"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -219,6 +220,55 @@ func TestTwofishAsmZeroTweak(t *testing.T) {
 		twofishXTSDecryptAVX512(&ks, back, got, 0, 0)
 		if !bytes.Equal(back, src) {
 			t.Fatalf("key size %d: decryption does not invert", n)
+		}
+	}
+}
+
+// TestTwofishAsmFeatures: every instruction in ztwofish_amd64.s maps to a
+// CPU feature that needsTwofishAVX512 lists (a new instruction fails here
+// until it is classified), and the GP<->xmm moves use xmm0-15, where they
+// are VEX-encoded (on xmm16-31 VPINSRQ and VPEXTRQ need AVX-512DQ).
+func TestTwofishAsmFeatures(t *testing.T) {
+	feature := map[string]string{
+		"VPERMI2B":            "AVX-512VBMI",
+		"VGF2P8AFFINEQB.BCST": "GFNI",
+		"VPCLMULQDQ":          "VPCLMULQDQ",
+		"VPSLLDQ":             "AVX-512BW",
+		"VMOVQ":               "AVX", "VPINSRQ": "AVX", "VPEXTRQ": "AVX", "VZEROUPPER": "AVX",
+	}
+	for _, mn := range []string{"VMOVDQA64", "VMOVDQU64", "VPADDD", "VPADDD.BCST", "VPROLD", "VPRORD",
+		"VPSLLQ", "VPSRLQ", "VPSLLVQ", "VPSRLVQ", "VPTERNLOGD", "VPUNPCKLDQ", "VPUNPCKHDQ",
+		"VPUNPCKLQDQ", "VPUNPCKHQDQ", "VPXORD", "VPXORD.BCST", "VSHUFI64X2"} {
+		feature[mn] = "AVX-512F"
+	}
+	scalar := map[string]bool{"ADDQ": true, "ANDQ": true, "DECQ": true, "JNZ": true, "JZ": true,
+		"MOVQ": true, "RET": true, "SHRQ": true, "TESTQ": true}
+	listed := map[string]bool{"AVX": true} // AVX-512F implies AVX
+	for _, r := range needsTwofishAVX512(cpuid.X86{}) {
+		listed[r.name] = true
+	}
+	highX := regexp.MustCompile(`\bX(1[6-9]|2[0-9]|3[01])\b`)
+	_, rs := asmLintParse(t, "ztwofish_amd64.s")
+	for _, r := range rs {
+		for _, l := range r.lines[1:] {
+			mn, ops, _ := strings.Cut(l, " ")
+			if scalar[mn] {
+				continue
+			}
+			f, ok := feature[mn]
+			if !ok {
+				t.Errorf("%s: %q: instruction not classified by CPU feature", r.name, l)
+				continue
+			}
+			if !listed[f] {
+				t.Errorf("%s: %q needs %s, which needsTwofishAVX512 does not list", r.name, l, f)
+			}
+			if mn == "VPXORD" && strings.Contains(ops, "X") && !listed["AVX-512VL"] {
+				t.Errorf("%s: %q needs AVX-512VL", r.name, l)
+			}
+			if f == "AVX" && highX.MatchString(ops) {
+				t.Errorf("%s: %q: xmm16-31 makes it EVEX (AVX-512DQ for VPINSRQ/VPEXTRQ)", r.name, l)
+			}
 		}
 	}
 }
