@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fastxts/xts/kuznyechik"
 	"github.com/fastxts/xts/serpent"
 	"github.com/fastxts/xts/twofish"
 )
@@ -33,6 +34,7 @@ type otherCipherTest struct {
 var otherCipherTests = []otherCipherTest{
 	{"Serpent", serpent.NewCipher, []int{32, 48, 64}},
 	{"Twofish", twofish.NewCipher, []int{32, 48, 64}},
+	{"Kuznyechik", kuznyechik.NewCipher, []int{64}},
 }
 
 // TestOtherCipherTestsComplete: every registered family is tested.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/fastxts/xts/kuznyechik"
 	"github.com/fastxts/xts/serpent"
 	"github.com/fastxts/xts/twofish"
 )
@@ -17,6 +18,7 @@ var benchCiphers = []struct {
 }{
 	{"Serpent", serpent.NewCipher},
 	{"Twofish", twofish.NewCipher},
+	{"Kuznyechik", kuznyechik.NewCipher},
 }
 
 // BenchmarkCipherXTS:

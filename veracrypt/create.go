@@ -151,6 +151,9 @@ func newHeaderFor(prfName, cipherName string, ss int, rnd io.Reader) (*Header, e
 		return nil, err
 	}
 	cipherName, known := CanonicalChain(cipherName)
+	if err := cbcCreateRefused(cipherName); !known && err != nil {
+		return nil, err
+	}
 	if !known {
 		return nil, fmt.Errorf("veracrypt: %q is not a VeraCrypt cipher chain", cipherName)
 	}

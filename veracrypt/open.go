@@ -16,7 +16,7 @@ import (
 
 // ErrPassword is returned by Open when no header decrypts with the
 // password, keyfiles and PIM under any PRF and cipher chain tried.
-var ErrPassword = errors.New("veracrypt: no header decrypts with this password, keyfiles and PIM (wrong password, PIM or keyfiles, not a VeraCrypt/TrueCrypt volume, or a TrueCrypt volume made before 5.0, whose LRW and CBC modes are not supported)")
+var ErrPassword = errors.New("veracrypt: no header decrypts with this password, keyfiles and PIM (wrong password, PIM or keyfiles, or not a VeraCrypt/TrueCrypt volume)")
 
 // Options selects what Open tries. The zero value (or nil) opens the
 // normal volume's primary header, trying every PRF and cipher chain of
@@ -29,7 +29,8 @@ type Options struct {
 	PRF string
 	// Cipher limits the trials to one cipher chain, in VeraCrypt's or
 	// cryptsetup's naming ("aes", "serpent-twofish-aes"; see Chains and
-	// CanonicalChain); "" tries all.
+	// CanonicalChain), or TrueCrypt's name of a CBC chain ("cast5",
+	// "des3_ede", "blowfish", "aes-blowfish"); "" tries all.
 	Cipher string
 	// PIM is VeraCrypt's Personal Iterations Multiplier; 0 uses the
 	// default iteration counts (and Argon2id's default costs).
@@ -98,15 +99,18 @@ func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, 
 		return nil, fmt.Errorf("veracrypt: a password is at most %d bytes, have %d", MaxPassword, len(password))
 	}
 	var chains []string
+	legacy := cbcCandidates(cipherName)
 	if cipherName != "" {
 		cn, ok := CanonicalChain(cipherName)
-		if !ok {
+		if !ok && len(legacy) == 0 {
 			return nil, fmt.Errorf("veracrypt: %q is not a VeraCrypt or TrueCrypt cipher chain", cipherName)
 		}
-		if err := chainAvailable(cn); err != nil {
-			return nil, err
+		if ok {
+			if err := chainAvailable(cn); err != nil {
+				return nil, err
+			}
+			chains = []string{cn}
 		}
-		chains = []string{cn}
 	} else {
 		for _, n := range chainNames {
 			if chainAvailable(n) == nil {
@@ -114,7 +118,7 @@ func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, 
 			}
 		}
 	}
-	if len(chains) == 0 {
+	if len(chains) == 0 && len(legacy) == 0 {
 		return nil, errors.New("veracrypt: no cipher chain in this build")
 	}
 	// The candidates: every chain in XTS mode, and for TrueCrypt headers
@@ -124,13 +128,17 @@ func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, 
 		chain   string
 		lrw     bool
 		keySize int
+		cbc     bool // TrueCrypt 1.0-4.0's CBC (cbc.go)
 	}
 	var cands []candidate
 	for _, cn := range chains {
-		cands = append(cands, candidate{cn, false, chainKeySize(cn)})
+		cands = append(cands, candidate{chain: cn, keySize: chainKeySize(cn)})
 		if slices.Contains(lrwChains, cn) {
-			cands = append(cands, candidate{cn, true, lrwKeySize(cn)})
+			cands = append(cands, candidate{chain: cn, lrw: true, keySize: lrwKeySize(cn)})
 		}
+	}
+	for _, cn := range legacy {
+		cands = append(cands, candidate{chain: cn, cbc: true, keySize: cbcKeySize(cn)})
 	}
 	slices.SortStableFunc(cands, func(a, b candidate) int { return a.keySize - b.keySize })
 
@@ -206,14 +214,18 @@ func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, 
 		defer clear(dec)
 		copy(dec, salt)
 		for _, cd := range cands {
-			if cd.lrw && !j.tc {
+			if (cd.lrw || cd.cbc) && !j.tc {
 				continue
 			}
 			key := d.get(cd.keySize)
 			if key == nil {
 				return
 			}
-			if cd.lrw {
+			if cd.cbc {
+				if !cbcHeader(cd.chain, key, dec[SaltSize:], block[SaltSize:]) {
+					continue
+				}
+			} else if cd.lrw {
 				c, err := newLRWChain(cd.chain, key)
 				if err != nil {
 					continue
@@ -235,6 +247,9 @@ func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, 
 			h.PRF, h.Iterations, h.Cipher, h.KeySize, h.Mode = j.p.name, iter, cd.chain, cd.keySize, "xts"
 			if cd.lrw {
 				h.Mode = "lrw"
+			}
+			if cd.cbc {
+				h.Mode = "cbc"
 			}
 			if mem > 0 {
 				h.Memory = mem
@@ -447,7 +462,12 @@ func newVolume(dev io.ReaderAt, size int64, h *Header, readOnly bool, guard func
 	ss := int(h.SectorSize)
 	length -= length % int64(ss)
 	var sc volume.Sectors
-	if h.Mode == "lrw" {
+	if h.Mode == "cbc" {
+		if sc, err = cbcVolumeSectors(h); err != nil {
+			return nil, err
+		}
+		readOnly = true
+	} else if h.Mode == "lrw" {
 		// TrueCrypt 4's LRW volumes are opened read-only.
 		c, err := newLRWChain(h.Cipher, h.KeyArea[:h.KeySize])
 		if err != nil {
