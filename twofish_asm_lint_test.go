@@ -11,7 +11,8 @@ import (
 // generated header and build constraint, NOSPLIT without a frame or stack
 // use, VZEROUPPER before every RET of code that touched ymm/zmm, and every
 // vector register written zeroed before each RET; and every opmask
-// register written (the S-box lookups' index bits) cleared before it.
+// register written cleared before it (the routines use none today; a
+// masked variant would carry data bits in them).
 func TestGeneratedTwofishAssembly(t *testing.T) {
 	header, rs := asmLintParse(t, "ztwofish_amd64.s")
 	if len(header) < 2 || !strings.Contains(header[0], "Code generated") ||
