@@ -12,6 +12,7 @@ import (
 
 	"github.com/fastxts/xts/kuznyechik"
 	"github.com/fastxts/xts/serpent"
+	"github.com/fastxts/xts/twofish"
 )
 
 // The tests every assembly engine of a block cipher other than AES goes
@@ -32,6 +33,7 @@ type otherCipherTest struct {
 // family registered without a row here fails TestOtherCipherTestsComplete.
 var otherCipherTests = []otherCipherTest{
 	{"Serpent", serpent.NewCipher, []int{32, 48, 64}},
+	{"Twofish", twofish.NewCipher, []int{32, 48, 64}},
 	{"Kuznyechik", kuznyechik.NewCipher, []int{64}},
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fastxts/xts/kuznyechik"
 	"github.com/fastxts/xts/serpent"
+	"github.com/fastxts/xts/twofish"
 )
 
 // benchCiphers are the block ciphers other than AES that
@@ -16,6 +17,7 @@ var benchCiphers = []struct {
 	newCipher func([]byte) (cipher.Block, error)
 }{
 	{"Serpent", serpent.NewCipher},
+	{"Twofish", twofish.NewCipher},
 	{"Kuznyechik", kuznyechik.NewCipher},
 }
 

@@ -4,6 +4,8 @@
 #     zasm_amd64.s and its Go declarations zasm_amd64.go (package xts),
 #     zserpent_amd64.{s,go} (Serpent-XTS, _asm/serpent, whose S-box
 #     circuits TestSboxCircuits checks on every input),
+#     ztwofish_amd64.{s,go} (Twofish-XTS, _asm/twofish, whose GFNI
+#     matrices TestMulMatrix checks on every byte),
 #     zkuznyechik_amd64.{s,go} (Kuznyechik-XTS, _asm/kuznyechik, whose
 #     multiplication matrices and transposition TestMulMatrices and
 #     TestTransposePlan check),
@@ -20,9 +22,10 @@
 #     before RET in ymm/zmm code, no stack frame), and expandKey and the
 #     sector routines zero the vector registers they wrote
 #     (TestGeneratedAssemblyClearsVectors), and the same for
-#     zserpent_amd64.s (TestGeneratedSerpentAssembly) and
+#     zserpent_amd64.s (TestGeneratedSerpentAssembly),
 #     zkuznyechik_amd64.s (TestGeneratedKuznyechikAssembly, mask registers
-#     included); on arm64
+#     included) and ztwofish_amd64.s (TestGeneratedTwofishAssembly, mask
+#     registers included); on arm64
 #     TestGeneratedARM64Rules (reserved registers, encodable immediates,
 #     fused AES pairs, no SHA3, no frame) and TestGeneratedARM64ClearsVectors
 #     (expandKey and the sector routines zero their vector registers), run
@@ -55,10 +58,13 @@ same ../internal/cpuid/zcpuid_amd64.go "$tmp/zcpuid_amd64.go" "cd _asm/cpuid && 
 go run ./serpent -out "$tmp/zserpent_amd64.s" -stubs "$tmp/zserpent_amd64.go" -pkg xts
 same ../zserpent_amd64.s "$tmp/zserpent_amd64.s" "cd _asm/serpent && go generate ."
 same ../zserpent_amd64.go "$tmp/zserpent_amd64.go" "cd _asm/serpent && go generate ."
+go run ./twofish -out "$tmp/ztwofish_amd64.s" -stubs "$tmp/ztwofish_amd64.go" -pkg xts
+same ../ztwofish_amd64.s "$tmp/ztwofish_amd64.s" "cd _asm/twofish && go generate ."
+same ../ztwofish_amd64.go "$tmp/ztwofish_amd64.go" "cd _asm/twofish && go generate ."
 go run ./kuznyechik -out "$tmp/zkuznyechik_amd64.s" -stubs "$tmp/zkuznyechik_amd64.go" -pkg xts
 same ../zkuznyechik_amd64.s "$tmp/zkuznyechik_amd64.s" "cd _asm/kuznyechik && go generate ."
 same ../zkuznyechik_amd64.go "$tmp/zkuznyechik_amd64.go" "cd _asm/kuznyechik && go generate ."
-go test -count=1 ./peak ./argon2 ./arm64 ./serpent ./kuznyechik
+go test -count=1 ./peak ./argon2 ./arm64 ./serpent ./kuznyechik ./twofish
 go run ./arm64 -out "$tmp/zxts_arm64.s" -stubs "$tmp/zxts_arm64.go"
 same ../zxts_arm64.s "$tmp/zxts_arm64.s" "cd _asm/arm64 && go generate ."
 same ../zxts_arm64.go "$tmp/zxts_arm64.go" "cd _asm/arm64 && go generate ."
@@ -83,7 +89,7 @@ fi
 
 cd ..
 go vet ./...
-go test -count=1 -run 'TestGeneratedAssembly(Rules|ClearsVectors)$|TestGenerated(Serpent|Kuznyechik)Assembly$' .
+go test -count=1 -run 'TestGeneratedAssembly(Rules|ClearsVectors)$|TestGenerated(Serpent|Kuznyechik|Twofish)Assembly$' .
 # arm64: vet (asmdecl), no R27 in the built routines (the assembler builds
 # an immediate that does not encode in R27, behind the program's back),
 # and the rules test under qemu-aarch64.
