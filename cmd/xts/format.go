@@ -410,7 +410,10 @@ func decryptWorkers() int { return min(runtime.GOMAXPROCS(0), 4) }
 func pumpAt(ctx context.Context, v decryptVolume, out io.WriterAt, workers int, add func(int64)) error {
 	size := v.Size()
 	workers = max(1, min(workers, int((size+decryptChunk-1)/decryptChunk)))
-	bufs := pump.Buffers(workers, decryptChunk)
+	// Outside the heap: no garbage collection for them; released once
+	// every worker has stopped.
+	bufs, release := pump.MappedBuffers(workers, decryptChunk)
+	defer release()
 	var next atomic.Int64 // the offset of the next chunk to take
 	var failed atomic.Bool
 	errs := make(chan error, workers)

@@ -31,3 +31,21 @@ func slab(size int) []byte {
 	syscall.Madvise(b[skip:skip+whole], syscall.MADV_HUGEPAGE) // a hint: its error changes nothing
 	return b[skip : skip+size : skip+size]
 }
+
+// mapped returns size bytes of an anonymous private mapping, outside the
+// Go heap, that starts on a huge-page boundary with its huge pages hinted
+// as slab's are, and the function that unmaps it; ok is false where the
+// mapping failed.
+func mapped(size int) (b []byte, release func(), ok bool) {
+	whole := (size + hugePage - 1) / hugePage * hugePage
+	m, err := syscall.Mmap(-1, 0, whole+hugePage, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		return nil, nil, false
+	}
+	skip := 0
+	if r := int(uintptr(unsafe.Pointer(unsafe.SliceData(m))) % hugePage); r != 0 {
+		skip = hugePage - r
+	}
+	syscall.Madvise(m[skip:skip+whole], syscall.MADV_HUGEPAGE) // a hint: its error changes nothing
+	return m[skip : skip+size : skip+size], func() { syscall.Munmap(m) }, true
+}
