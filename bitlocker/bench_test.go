@@ -17,7 +17,7 @@ func BenchmarkSectors(b *testing.B) {
 			name := m.String()
 			n := 1 << 20
 			if serial {
-				name += "/64KiB-one-core"
+				name += "/one-core"
 				n = parallelMin - 4096 // below the parallel threshold of CBC
 			}
 			b.Run(name, func(b *testing.B) {

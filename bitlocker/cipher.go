@@ -54,7 +54,10 @@ func newSectorCipher(m Method, key []byte, sectorSize int) (*sectorCipher, error
 }
 
 // parallelMin is the length from which CBC work is spread over goroutines.
-const parallelMin = 256 << 10
+// Above internal/volume's chunk (512 KiB), which the volume already spreads
+// over the cores: goroutines started per chunk under it would only compete
+// with its own (1 MiB, as the xts package's threshold).
+const parallelMin = 1 << 20
 
 func (c *sectorCipher) Decrypt(dst, src []byte, k uint64) { c.run(dst, src, k, false) }
 func (c *sectorCipher) Encrypt(dst, src []byte, k uint64) { c.run(dst, src, k, true) }
