@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -401,8 +402,8 @@ func decryptWorkers() int { return min(runtime.GOMAXPROCS(0), 4) }
 
 // pumpAt writes the whole of v to out at the same offsets. Each of workers
 // goroutines takes the next chunk in turn, reads it (the volume decrypts it
-// in place) and writes it, with no hand-over between goroutines and no
-// buffer touched for the first time but its own two huge pages. On the
+// in place) and writes it, with no hand-over between goroutines, its
+// buffer from one mapping on huge pages (few page faults). On the
 // 100 MiB BitLocker image (Zen 5 VM, output in /dev/shm) this and the
 // in-place decryption of internal/volume took a decrypt from 0.36 to
 // 0.15 s (medians, loaded machine; scripts/bitlk-bench.sh), where the
@@ -419,6 +420,11 @@ func pumpAt(ctx context.Context, v decryptVolume, out io.WriterAt, workers int, 
 	defer release()
 	var next atomic.Int64 // the offset of the next chunk to take
 	var failed atomic.Bool
+	// One write at a time: the kernel takes the file's inode lock for
+	// each anyway, and a worker waiting here sleeps where one waiting in
+	// the kernel spins (rwsem_spin_on_owner: a few ms of CPU per 100 MiB
+	// here, which a loaded machine takes from the work).
+	var writing sync.Mutex
 	errs := make(chan error, workers)
 	for _, buf := range bufs {
 		go func() {
@@ -439,7 +445,9 @@ func pumpAt(ctx context.Context, v decryptVolume, out io.WriterAt, workers int, 
 						err = io.ErrUnexpectedEOF
 					}
 					if err == nil {
+						writing.Lock()
 						_, err = out.WriteAt(b, off)
+						writing.Unlock()
 					}
 					if err != nil {
 						return err
