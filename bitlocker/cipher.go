@@ -18,9 +18,10 @@ import (
 type sectorCipher struct {
 	method Method
 	size   int
-	xts    *xts.Cipher  // AES-XTS: the tweak is the sector number
-	block  cipher.Block // AES-CBC: the FVEK
-	tweak  cipher.Block // Elephant: the sector key's key
+	xts    *xts.Cipher   // AES-XTS: the tweak is the sector number
+	block  cipher.Block  // AES-CBC: the FVEK
+	tweak  cipher.Block  // Elephant: the sector key's key
+	cbc    *cbcDecrypter // AES-CBC decryption many blocks at a time; nil: block by block
 }
 
 func newSectorCipher(m Method, key []byte, sectorSize int) (*sectorCipher, error) {
@@ -37,10 +38,12 @@ func newSectorCipher(m Method, key []byte, sectorSize int) (*sectorCipher, error
 		c.xts, err = xts.NewCipher(aes.NewCipher, key, xts.AllowEqualKeyHalves())
 	case AESCBC128, AESCBC256:
 		c.block, err = aes.NewCipher(key)
+		c.cbc = newCBCDecrypter(key, sectorSize)
 	case AESCBC128Elephant, AESCBC256Elephant:
 		if c.block, err = aes.NewCipher(key[:len(key)/2]); err == nil {
 			c.tweak, err = aes.NewCipher(key[len(key)/2:])
 		}
+		c.cbc = newCBCDecrypter(key[:len(key)/2], sectorSize)
 	default:
 		return nil, fmt.Errorf("%w: %v", ErrUnsupported, m)
 	}
@@ -51,7 +54,10 @@ func newSectorCipher(m Method, key []byte, sectorSize int) (*sectorCipher, error
 }
 
 // parallelMin is the length from which CBC work is spread over goroutines.
-const parallelMin = 256 << 10
+// Above internal/volume's chunk (512 KiB), which the volume already spreads
+// over the cores: goroutines started per chunk under it would only compete
+// with its own (1 MiB, as the xts package's threshold).
+const parallelMin = 1 << 20
 
 func (c *sectorCipher) Decrypt(dst, src []byte, k uint64) { c.run(dst, src, k, false) }
 func (c *sectorCipher) Encrypt(dst, src []byte, k uint64) { c.run(dst, src, k, true) }
@@ -62,7 +68,10 @@ func (c *sectorCipher) Wipe() {
 	if c.xts != nil {
 		c.xts.Wipe()
 	}
-	c.xts, c.block, c.tweak = nil, nil, nil
+	if c.cbc != nil {
+		c.cbc.wipe()
+	}
+	c.xts, c.block, c.tweak, c.cbc = nil, nil, nil, nil
 }
 
 func (c *sectorCipher) run(dst, src []byte, k uint64, enc bool) {
@@ -104,7 +113,7 @@ func (c *sectorCipher) run(dst, src []byte, k uint64, enc bool) {
 
 // cbcRange handles AES-CBC with or without Elephant, sector by sector.
 func (c *sectorCipher) cbcRange(dst, src []byte, k uint64, enc bool) {
-	var iv, e [16]byte
+	var iv [16]byte
 	var dec, encr cipher.BlockMode // reset to each sector's IV when they can be
 	var words []uint32
 	var skey []byte
@@ -112,16 +121,24 @@ func (c *sectorCipher) cbcRange(dst, src []byte, k uint64, enc bool) {
 		words = make([]uint32, c.size/4)
 		skey = make([]byte, 32)
 	}
+	if !enc && c.cbc != nil {
+		c.cbc.decrypt(dst, src, func(i int, v []byte) { c.sectorIV(v, k+uint64(i)) })
+		if c.tweak != nil {
+			for off := 0; off < len(src); off, k = off+c.size, k+1 {
+				d := dst[off : off+c.size]
+				c.sectorKey(skey, k)
+				elephantDecrypt(d, words, skey)
+			}
+		}
+		clear(skey)
+		clear(words)
+		return
+	}
 	for off := 0; off < len(src); off, k = off+c.size, k+1 {
 		d, s := dst[off:off+c.size], src[off:off+c.size]
-		// The IV: the sector's byte offset, 128-bit little-endian, under the FVEK.
-		clear(e[:])
-		binary.LittleEndian.PutUint64(e[:], k*uint64(c.size))
-		c.block.Encrypt(iv[:], e[:])
+		c.sectorIV(iv[:], k)
 		if c.tweak != nil {
-			c.tweak.Encrypt(skey[:16], e[:])
-			e[15] = 0x80
-			c.tweak.Encrypt(skey[16:], e[:])
+			c.sectorKey(skey, k)
 		}
 		if enc {
 			if c.tweak != nil {
@@ -141,17 +158,43 @@ func (c *sectorCipher) cbcRange(dst, src []byte, k uint64, enc bool) {
 		dec = cbcMode(dec, c.block, iv[:], false)
 		dec.CryptBlocks(d, s)
 		if c.tweak != nil {
-			loadWords(words, d)
-			diffuserBDecrypt(words)
-			diffuserADecrypt(words)
-			storeWords(d, words)
-			for j := 0; j < c.size; j += 32 {
-				subtle.XORBytes(d[j:j+32], d[j:j+32], skey)
-			}
+			elephantDecrypt(d, words, skey)
 		}
 	}
 	clear(skey)
 	clear(words)
+}
+
+// sectorIV writes the AES-CBC IV of sector k to iv: the sector's byte
+// offset, 128-bit little-endian, under the FVEK.
+func (c *sectorCipher) sectorIV(iv []byte, k uint64) {
+	var e [16]byte
+	binary.LittleEndian.PutUint64(e[:], k*uint64(c.size))
+	c.block.Encrypt(iv, e[:])
+}
+
+// sectorKey writes Elephant's 32-byte sector key of sector k to skey: the
+// sector's byte offset under the sector key's key, then the same with its
+// last byte 0x80.
+func (c *sectorCipher) sectorKey(skey []byte, k uint64) {
+	var e [16]byte
+	binary.LittleEndian.PutUint64(e[:], k*uint64(c.size))
+	c.tweak.Encrypt(skey[:16], e[:])
+	e[15] = 0x80
+	c.tweak.Encrypt(skey[16:], e[:])
+	clear(e[:])
+}
+
+// elephantDecrypt undoes the diffusers and the sector key on d, a sector
+// that CBC has decrypted; words is scratch of d's length in words.
+func elephantDecrypt(d []byte, words []uint32, skey []byte) {
+	loadWords(words, d)
+	diffuserBDecrypt(words)
+	diffuserADecrypt(words)
+	storeWords(d, words)
+	for j := 0; j < len(d); j += 32 {
+		subtle.XORBytes(d[j:j+32], d[j:j+32], skey)
+	}
 }
 
 // cbcMode returns m set to the IV (crypto/cipher's CBC modes have SetIV),

@@ -42,6 +42,22 @@ func storeWords(b []byte, w []uint32) {
 	}
 }
 
+// back and ahead are (i-k) mod n and (i+k) mod n for 0 <= i < n, k <= n,
+// without a division.
+func back(i, k, n int) int {
+	if i -= k; i < 0 {
+		i += n
+	}
+	return i
+}
+
+func ahead(i, k, n int) int {
+	if i += k; i >= n {
+		i -= n
+	}
+	return i
+}
+
 // The diffusers work on the words of one sector (len(d) a multiple of 4,
 // at least 16). Each loop does the steps whose indices wrap around the
 // sector one by one, and the others four at a time with the rotations as
@@ -51,14 +67,21 @@ func diffuserADecrypt(d []uint32) {
 	n := len(d)
 	for c := 0; c < cyclesA; c++ {
 		for i := 0; i < 8; i++ {
-			d[i] += d[(i-2+n)%n] ^ bits.RotateLeft32(d[(i-5+n)%n], rotA[i&3])
+			d[i] += d[back(i, 2, n)] ^ bits.RotateLeft32(d[back(i, 5, n)], rotA[i&3])
 		}
+		// Each step needs the word two steps back, just written: the five
+		// words behind i stay in registers (p1 = d[i-1] .. p5 = d[i-5])
+		// instead of going through memory, whose store-to-load latency
+		// would lengthen the chain.
+		p5, p4, p3, p2, p1 := d[3], d[4], d[5], d[6], d[7]
 		for i := 8; i+3 < n; i += 4 {
-			w := d[i-5 : i+4 : i+4]
-			w[5] += w[3] ^ bits.RotateLeft32(w[0], 9)
-			w[6] += w[4] ^ w[1]
-			w[7] += w[5] ^ bits.RotateLeft32(w[2], 13)
-			w[8] += w[6] ^ w[3]
+			w := d[i : i+4 : i+4]
+			a := w[0] + (p2 ^ bits.RotateLeft32(p5, 9))
+			b := w[1] + (p1 ^ p4)
+			c := w[2] + (a ^ bits.RotateLeft32(p3, 13))
+			e := w[3] + (b ^ p2)
+			w[0], w[1], w[2], w[3] = a, b, c, e
+			p5, p4, p3, p2, p1 = p1, a, b, c, e
 		}
 	}
 }
@@ -74,7 +97,7 @@ func diffuserAEncrypt(d []uint32) {
 			w[5] -= w[3] ^ bits.RotateLeft32(w[0], 9)
 		}
 		for i := 7; i >= 0; i-- {
-			d[i] -= d[(i-2+n)%n] ^ bits.RotateLeft32(d[(i-5+n)%n], rotA[i&3])
+			d[i] -= d[back(i, 2, n)] ^ bits.RotateLeft32(d[back(i, 5, n)], rotA[i&3])
 		}
 	}
 }
@@ -91,7 +114,7 @@ func diffuserBDecrypt(d []uint32) {
 			w[3] += w[5] ^ bits.RotateLeft32(w[8], 25)
 		}
 		for ; i < n; i++ {
-			d[i] += d[(i+2)%n] ^ bits.RotateLeft32(d[(i+5)%n], rotB[i&3])
+			d[i] += d[ahead(i, 2, n)] ^ bits.RotateLeft32(d[ahead(i, 5, n)], rotB[i&3])
 		}
 	}
 }
@@ -105,7 +128,7 @@ func diffuserBEncrypt(d []uint32) {
 			split += 4
 		}
 		for i := n - 1; i >= split; i-- {
-			d[i] -= d[(i+2)%n] ^ bits.RotateLeft32(d[(i+5)%n], rotB[i&3])
+			d[i] -= d[ahead(i, 2, n)] ^ bits.RotateLeft32(d[ahead(i, 5, n)], rotB[i&3])
 		}
 		for i := split - 4; i >= 0; i -= 4 {
 			w := d[i : i+9 : i+9]

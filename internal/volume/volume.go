@@ -190,35 +190,27 @@ func (v *Volume) bulk(off, n int64, fn func(off, n int64) error) error {
 
 // readSectors reads and decrypts whole sectors at area offset off into p.
 //
-// The ciphertext goes to a scratch buffer of at most one chunk, which stays
-// in the core's cache, and is decrypted from there straight into p: one
-// pass over p, as DecryptSectors from memory makes, instead of a read into
-// p and a second, in-place pass over it.
+// The ciphertext is read into p a chunk at a time and decrypted there, in
+// place, while the chunk is still in the core's cache: one pass over p
+// after the read, as DecryptSectors from memory makes, and no scratch
+// buffer (whose first use costs page faults, which are dear in some VMs)
+// taking half the cache.
 func (v *Volume) readSectors(p []byte, off int64) error {
 	if v.seg != nil {
 		return v.readMapped(p, off)
 	}
-	sp := scratchPool.Get().(*[]byte)
-	defer scratchPool.Put(sp)
 	for len(p) > 0 {
-		n := min(len(p), len(*sp))
-		buf := (*sp)[:n]
+		n := min(len(p), ChunkSize)
+		buf := p[:n]
 		if _, err := v.data.ReadAt(buf, v.off+off); err != nil {
 			clear(buf)
 			return fmt.Errorf("%s: reading %d bytes at %d: %w", v.name, n, v.off+off, err)
 		}
-		v.c.Decrypt(p[:n], buf, uint64(off)/uint64(v.sectorSize))
+		v.c.Decrypt(buf, buf, uint64(off)/uint64(v.sectorSize))
 		p, off = p[n:], off+int64(n)
 	}
 	return nil
 }
-
-// scratchPool holds chunk-sized buffers for readSectors (of the chunk
-// size when they were made). They only ever hold ciphertext.
-var scratchPool = sync.Pool{New: func() any {
-	b := make([]byte, ChunkSize)
-	return &b
-}}
 
 // ReadAt reads len(p) bytes of decrypted data from offset off of the
 // area. At the end of the area it returns fewer bytes and io.EOF.

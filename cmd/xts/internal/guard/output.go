@@ -164,6 +164,25 @@ func (o *Output) Write(p []byte) (int, error) {
 	return n, fmt.Errorf("%s: %w", o.name(), err)
 }
 
+// Positional reports whether the output takes WriteAt: a file, not
+// standard output.
+func (o *Output) Positional() bool { return o.f != nil }
+
+// WriteAt writes p at offset off of a file output. Unlike Write it may be
+// called from several goroutines at once, for ranges that do not overlap.
+// Standard output has no offsets: there it is an error (see Positional).
+func (o *Output) WriteAt(p []byte, off int64) (int, error) {
+	if o.f == nil {
+		return 0, errors.New("standard output cannot be written at an offset")
+	}
+	n, err := o.f.WriteAt(p, off)
+	o.written.Add(int64(n))
+	if err != nil {
+		return n, fmt.Errorf("%s: %w", o.name(), unwrapPath(err))
+	}
+	return n, nil
+}
+
 // Written is how many bytes have been written so far.
 func (o *Output) Written() int64 { return o.written.Load() }
 

@@ -98,11 +98,10 @@ func (p *Pump) Run(ctx context.Context) (int64, error) {
 	if p.Size >= 0 {
 		n = min(n, max(p.Size, 1))
 	}
-	bufs := make([][]byte, p.Buffers)
+	bufs := Buffers(p.Buffers, int(n))
 	free := make(chan []byte, p.Buffers)
-	for i := range bufs {
-		bufs[i] = make([]byte, n)
-		free <- bufs[i]
+	for _, b := range bufs {
+		free <- b
 	}
 	// Every chunk holds a buffer, so neither channel ever has more than
 	// Buffers chunks waiting and sends on them never block.
