@@ -40,11 +40,14 @@ type Cipher struct {
 //
 // With aes.NewCipher the key is 32, 48 or 64 bytes (AES-128, AES-192 or
 // AES-256-XTS) and the fastest implementation for this CPU is used. With
-// serpent.NewCipher (package github.com/fastxts/xts/serpent) an assembly
-// implementation runs the bulk of each data unit where the CPU has one
-// (serpent-avx512). Any other constructor whose cipher has a 16-byte
-// block (Twofish, SM4, or aes.NewCipher or serpent.NewCipher wrapped in a
-// function of your own) is run by the portable implementation.
+// serpent.NewCipher, twofish.NewCipher, camellia.NewCipher or
+// kuznyechik.NewCipher (packages github.com/fastxts/xts/serpent, ...) an
+// assembly implementation runs the bulk of each data unit where the CPU
+// has one (serpent-avx512, twofish-avx512, camellia-gfni-avx512,
+// kuznyechik-avx512; Implementations lists them with their Cipher). Any
+// other constructor whose cipher has a 16-byte block (SM4, x/crypto's
+// Twofish, or one of those constructors wrapped in a function of your
+// own) is run by the portable implementation.
 //
 // The call from golang.org/x/crypto/xts works unchanged:
 //

@@ -51,6 +51,8 @@ func (c X86) Info(brand string) Info {
 			{"AVX-512F", c.AVX512F, zmm},
 			{"AVX-512BW", c.AVX512BW, zmm},
 			{"AVX-512VL", c.AVX512VL, zmm},
+			{"AVX-512VBMI", c.AVX512VBMI, zmm},
+			{"GFNI", c.GFNI, ymm},
 			{"BMI2", c.BMI2, true},
 		},
 	}
