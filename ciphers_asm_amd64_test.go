@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fastxts/xts/camellia"
 	"github.com/fastxts/xts/serpent"
 )
 
@@ -31,6 +32,7 @@ type otherCipherTest struct {
 // family registered without a row here fails TestOtherCipherTestsComplete.
 var otherCipherTests = []otherCipherTest{
 	{"Serpent", serpent.NewCipher, []int{32, 48, 64}},
+	{"Camellia", camellia.NewCipher, []int{32, 48, 64}},
 }
 
 // TestOtherCipherTestsComplete: every registered family is tested.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/fastxts/xts/camellia"
 	"github.com/fastxts/xts/serpent"
 )
 
@@ -15,6 +16,7 @@ var benchCiphers = []struct {
 	newCipher func([]byte) (cipher.Block, error)
 }{
 	{"Serpent", serpent.NewCipher},
+	{"Camellia", camellia.NewCipher},
 }
 
 // BenchmarkCipherXTS:

@@ -17,6 +17,7 @@ type X86 struct {
 
 	AES, SSSE3, PCLMULQDQ, AVX, AVX2, VAES, VPCLMULQDQ bool
 	AVX512F, AVX512BW, AVX512VL, BMI2                  bool
+	GFNI                                               bool // Galois-field instructions (CPUID.7.0:ECX bit 8)
 
 	OSXSAVE bool // the OS enabled XSAVE, so XCR0 can be read
 	OSYMM   bool // XCR0 bits 1 and 2: XMM and YMM state
@@ -42,6 +43,7 @@ const (
 	leaf7EBXAVX512BW = 1 << 30
 	leaf7EBXAVX512VL = 1 << 31
 
+	leaf7ECXGFNI       = 1 << 8
 	leaf7ECXVAES       = 1 << 9
 	leaf7ECXVPCLMULQDQ = 1 << 10
 
@@ -90,6 +92,7 @@ func (c *X86) setLeaf7(ebx, ecx uint32) {
 	c.AVX512F = ebx&leaf7EBXAVX512F != 0
 	c.AVX512BW = ebx&leaf7EBXAVX512BW != 0
 	c.AVX512VL = ebx&leaf7EBXAVX512VL != 0
+	c.GFNI = ecx&leaf7ECXGFNI != 0
 	c.VAES = ecx&leaf7ECXVAES != 0
 	c.VPCLMULQDQ = ecx&leaf7ECXVPCLMULQDQ != 0
 }

@@ -99,7 +99,7 @@ func TestFeatureBits(t *testing.T) {
 		{"AVX512DQ is not used", leaf7b, 1 << 17, X86{}},
 		{"VAES", leaf7c, 1 << 9, X86{VAES: true}},
 		{"VPCLMULQDQ", leaf7c, 1 << 10, X86{VPCLMULQDQ: true}},
-		{"GFNI is not used", leaf7c, 1 << 8, X86{}},
+		{"GFNI", leaf7c, 1 << 8, X86{GFNI: true}},
 		{"XCR0 x87|SSE", xcr0, 0x3, X86{}},
 		{"XCR0 x87|SSE|AVX", xcr0, 0x7, X86{OSYMM: true}},
 		{"XCR0 AVX without SSE", xcr0, 0x5, X86{}},

@@ -1,0 +1,416 @@
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// Constants in camelliaConsts: the XTS polynomial and per-lane shift
+// counts (as serpent's), and the GFNI matrices: pre[n], post[n] for
+// S-box n, and shr7 (bit 7 of a byte to bit 0, for FL's rotation).
+var (
+	polyMem, shlMem, shrMem Mem
+	preMem, postMem         [5]Mem
+	shr7Mem                 Mem
+	gf                      gfni
+)
+
+func genCamelliaData(g gfni) {
+	gf = g
+	polyMem = GLOBL("camelliaPoly", RODATA|NOPTR)
+	for l := range 4 {
+		DATA(16*l, U64(0x87))
+		DATA(16*l+8, U64(0))
+	}
+	shlMem = GLOBL("camelliaTweakShl", RODATA|NOPTR)
+	for l := range 4 {
+		DATA(16*l, U64(uint64(l)))
+		DATA(16*l+8, U64(uint64(l)))
+	}
+	// A count of 64 shifts everything out (lane 0 has no carry).
+	shrMem = GLOBL("camelliaTweakShr", RODATA|NOPTR)
+	for l := range 4 {
+		DATA(16*l, U64(uint64(64-l)))
+		DATA(16*l+8, U64(uint64(64-l)))
+	}
+	m := GLOBL("camelliaGFNI", RODATA|NOPTR)
+	off := 0
+	for n := 1; n <= 4; n++ {
+		DATA(off, U64(g.pre[n].qword()))
+		preMem[n] = m.Offset(off)
+		off += 8
+		DATA(off, U64(g.post[n].qword()))
+		postMem[n] = m.Offset(off)
+		off += 8
+	}
+	DATA(off, U64(affine{m: mat{0x80}}.qword()))
+	shr7Mem = m.Offset(off)
+}
+
+// sboxOfByte is the S-box F applies to each byte of its input, most
+// significant first (RFC 3713, section 2.4.1).
+var sboxOfByte = [8]int{1, 2, 3, 4, 2, 3, 4, 1}
+
+var zregs = []reg.VecPhysical{
+	reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7,
+	reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12, reg.Z13, reg.Z14, reg.Z15,
+	reg.Z16, reg.Z17, reg.Z18, reg.Z19, reg.Z20, reg.Z21, reg.Z22, reg.Z23,
+	reg.Z24, reg.Z25, reg.Z26, reg.Z27, reg.Z28, reg.Z29, reg.Z30, reg.Z31,
+}
+
+// pool hands out free zmm registers.
+type pool struct{ free []reg.VecPhysical }
+
+func (p *pool) get() reg.VecPhysical {
+	if len(p.free) == 0 {
+		panic("camellia generator: out of vector registers")
+	}
+	r := p.free[0]
+	p.free = p.free[1:]
+	return r
+}
+
+func (p *pool) put(r reg.VecPhysical) {
+	for _, f := range p.free {
+		if f == r {
+			panic(fmt.Sprintf("camellia generator: %v freed twice", r))
+		}
+	}
+	p.free = append(p.free, r)
+}
+
+// ternImm is the VPTERNLOGD immediate of f(a, b, c) where a is the
+// destination operand, b the middle (register) one and c the last source
+// (register or broadcast memory).
+func ternImm(f func(a, b, c bool) bool) U8 {
+	var imm uint8
+	for i := range 8 {
+		if f(i&4 != 0, i&2 != 0, i&1 != 0) {
+			imm |= 1 << i
+		}
+	}
+	return U8(imm)
+}
+
+var (
+	xor3                   = ternImm(func(a, b, c bool) bool { return a != b != c })
+	xorOr                  = ternImm(func(a, b, c bool) bool { return a != (b || c) })
+	tweakT reg.VecPhysical = reg.Z28 // T·x^0..3 of the batch's first blocks
+)
+
+// mulx sets dst to src times x^k in every lane (0 < k < 64), GF(2^128)
+// modulo x^128+x^7+x^2+x+1, with two temporaries.
+func mulx(dst, src reg.VecPhysical, k int, p *pool) {
+	c, d := p.get(), p.get()
+	VPSRLQ(U8(64-k), src, c)
+	VPSLLQ(U8(k), src, dst)
+	VPSLLDQ(U8(8), c, d)
+	VPCLMULQDQ(U8(0x01), polyMem, c, c)
+	VPTERNLOGD(xor3, c, d, dst)
+	p.put(d)
+	p.put(c)
+}
+
+// xorTweaks XORs block register r with T·x^(4r+lane).
+func xorTweaks(x []reg.VecPhysical, p *pool) {
+	VPXORQ(tweakT, x[0], x[0])
+	for r := 1; r < 16; r++ {
+		t := p.get()
+		mulx(t, tweakT, 4*r, p)
+		VPXORQ(t, x[r], x[r])
+		p.put(t)
+	}
+}
+
+// transpose16 emits the 16×16 byte transpose inside every 128-bit lane
+// of the registers in (row i: in[i]) and returns the output registers
+// (row i: out[i]). A stage pairs rows j and j+8 into rows 2j and 2j+1:
+// the row‖column index (4+4 bits) of every byte rotates left by one, so
+// four stages swap row and column, and the network is its own inverse.
+// checkTranspose proves it on labels.
+func transpose16(in []reg.VecPhysical, p *pool) []reg.VecPhysical {
+	cur := append([]reg.VecPhysical(nil), in...)
+	for range 4 {
+		next := make([]reg.VecPhysical, 16)
+		for j := range 8 {
+			lo, hi := p.get(), p.get()
+			VPUNPCKLBW(cur[j+8], cur[j], lo)
+			VPUNPCKHBW(cur[j+8], cur[j], hi)
+			p.put(cur[j])
+			p.put(cur[j+8])
+			next[2*j], next[2*j+1] = lo, hi
+		}
+		cur = next
+	}
+	return cur
+}
+
+// checkTranspose runs the network of transpose16 on labelled bytes (one
+// lane: row r, column c labelled 16r+c) and panics unless it transposes
+// and twice is the identity.
+func checkTranspose() {
+	var m [16][16]int
+	for r := range 16 {
+		for c := range 16 {
+			m[r][c] = 16*r + c
+		}
+	}
+	stage := func(in [16][16]int) (out [16][16]int) {
+		for j := range 8 {
+			a, b := in[j], in[j+8]
+			for i := range 8 {
+				out[2*j][2*i], out[2*j][2*i+1] = a[i], b[i]
+				out[2*j+1][2*i], out[2*j+1][2*i+1] = a[8+i], b[8+i]
+			}
+		}
+		return out
+	}
+	t := m
+	for range 4 {
+		t = stage(t)
+	}
+	for r := range 16 {
+		for c := range 16 {
+			if t[r][c] != m[c][r] {
+				panic("camellia generator: the unpack network does not transpose")
+			}
+		}
+	}
+}
+
+// keyMem is byte b (most significant first) of subkey i, as four copies in
+// a dword: the schedule is 34 subkeys × 8 such dwords.
+func keyMem(ks reg.Register, i, b int) Mem { return Mem{Base: ks, Disp: 4 * (8*i + b)} }
+
+// f XORs F(in, subkey k) into out (eight byte registers each).
+func f(ks reg.Register, k int, in, out []reg.VecPhysical, p *pool) {
+	var t [8]reg.VecPhysical
+	for b := range 8 {
+		t[b] = p.get()
+		n := sboxOfByte[b]
+		VPXORD_BCST(keyMem(ks, k, b), in[b], t[b])
+		VGF2P8AFFINEQB_BCST(U8(gf.pre[n].imm), preMem[n], t[b], t[b])
+		VGF2P8AFFINEINVQB_BCST(U8(gf.post[n].imm), postMem[n], t[b], t[b])
+	}
+	// P (RFC 3713, 2.4.1) with A = t1^t2^t3^t4, B = t5^t6^t7^t8:
+	// y1..y4 = A^B ^ (t2^t5, t3^t6, t4^t7, t1^t8),
+	// y5..y8 = B ^ (t5^t1^t2, t6^t2^t3, t7^t3^t4, t8^t4^t1).
+	a, b, ab := p.get(), p.get(), p.get()
+	VPXORD(t[1], t[0], a)
+	VPTERNLOGD(xor3, t[3], t[2], a)
+	VPXORD(t[5], t[4], b)
+	VPTERNLOGD(xor3, t[7], t[6], b)
+	VPXORD(b, a, ab)
+	for i, pair := range [4][2]int{{1, 4}, {2, 5}, {3, 6}, {0, 7}} {
+		VPTERNLOGD(xor3, t[pair[0]], ab, out[i])
+		VPXORD(t[pair[1]], out[i], out[i])
+	}
+	for i, tri := range [4][3]int{{4, 0, 1}, {5, 1, 2}, {6, 2, 3}, {7, 3, 0}} {
+		VPTERNLOGD(xor3, t[tri[0]], b, out[4+i])
+		VPTERNLOGD(xor3, t[tri[2]], t[tri[1]], out[4+i])
+	}
+	for _, r := range t {
+		p.put(r)
+	}
+	p.put(a)
+	p.put(b)
+	p.put(ab)
+}
+
+// rotXor XORs (t <<< 1) into x, t and x four byte registers each, most
+// significant first: byte b of the rotation is t_b<<1 | t_(b+1)>>7.
+func rotXor(t, x []reg.VecPhysical, p *pool) {
+	var u, v [4]reg.VecPhysical
+	for b := range 4 {
+		u[b], v[b] = p.get(), p.get()
+		VPADDB(t[b], t[b], u[b])
+		VGF2P8AFFINEQB_BCST(U8(0), shr7Mem, t[(b+1)%4], v[b])
+	}
+	for b := range 4 {
+		VPTERNLOGD(xor3, v[b], u[b], x[b])
+		p.put(u[b])
+		p.put(v[b])
+	}
+}
+
+// fl applies FL (RFC 3713, 2.4.2) with subkey k to the half x.
+func fl(ks reg.Register, k int, x []reg.VecPhysical, p *pool) {
+	var t [4]reg.VecPhysical
+	for b := range 4 {
+		t[b] = p.get()
+		VPANDD_BCST(keyMem(ks, k, b), x[b], t[b])
+	}
+	rotXor(t[:], x[4:], p)
+	for b := range 4 {
+		p.put(t[b])
+		VPTERNLOGD_BCST(xorOr, keyMem(ks, k, 4+b), x[4+b], x[b])
+	}
+}
+
+// flInv applies FL⁻¹ (RFC 3713, 2.4.3) with subkey k to the half y.
+func flInv(ks reg.Register, k int, y []reg.VecPhysical, p *pool) {
+	var t [4]reg.VecPhysical
+	for b := range 4 {
+		VPTERNLOGD_BCST(xorOr, keyMem(ks, k, 4+b), y[4+b], y[b])
+	}
+	for b := range 4 {
+		t[b] = p.get()
+		VPANDD_BCST(keyMem(ks, k, b), y[b], t[b])
+	}
+	rotXor(t[:], y[4:], p)
+	for b := range 4 {
+		p.put(t[b])
+	}
+}
+
+// sixRounds emits rounds 6g+1..6g+6: subkeys 2+8g.. 7+8g.
+func sixRounds(ks reg.Register, g int, l, r []reg.VecPhysical, p *pool) {
+	for j := range 6 {
+		Comment(fmt.Sprintf("Round %d.", 6*g+j+1))
+		if j%2 == 0 {
+			f(ks, 2+8*g+j, l, r, p)
+		} else {
+			f(ks, 2+8*g+j, r, l, p)
+		}
+	}
+}
+
+const signature = "func(ks *[272]uint32, rounds int, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)"
+
+// genCamelliaXTS emits the routine: XTS over len(src)/256 groups of 16
+// blocks, 64 blocks (four groups) per iteration and the last one to three
+// groups in a final iteration, from tweak T = (tweakLo, tweakHi),
+// returning the tweak of the block after the last one processed.
+func genCamelliaXTS(name string, _ gfni) {
+	TEXT(name, NOSPLIT, signature)
+	Pragma("noescape")
+	Doc(name+" runs Camellia-XTS over len(src)/256 groups of 16 blocks",
+		"(AVX-512F/BW, GFNI, VPCLMULQDQ), 64 blocks at a time: block j of src",
+		"uses the tweak T·x^j, T given as two little-endian words; it returns",
+		"T·x^(16·groups). ks is a byte-sliced Camellia schedule (each subkey",
+		"byte four times in a dword, 34 subkeys of 8 bytes), for encryption",
+		"or decryption; rounds is 18 or 24. len(dst) >= len(src), dst and src",
+		"the same memory or disjoint.")
+	ks := Load(Param("ks"), GP64())
+	rounds := Load(Param("rounds"), GP64())
+	dst := Load(Param("dst").Base(), GP64())
+	src := Load(Param("src").Base(), GP64())
+	n := Load(Param("src").Len(), GP64())
+	SHRQ(U8(8), n) // groups of 16 blocks
+	JNZ(LabelRef("start"))
+	lo := Load(Param("tweakLo"), GP64())
+	hi := Load(Param("tweakHi"), GP64())
+	Store(lo, Return("lo"))
+	Store(hi, Return("hi"))
+	RET()
+
+	Label("start")
+	tArg, err := Param("tweakLo").Resolve()
+	if err != nil {
+		panic(err)
+	}
+	{
+		c, d := reg.Z29, reg.Z30
+		Comment("Z28 = T·x^0..3 (tweakLo and tweakHi are adjacent: T's 16 bytes).")
+		VBROADCASTI32X4(tArg.Addr, c)
+		VPSRLVQ(shrMem, c, d)
+		VPSLLVQ(shlMem, c, tweakT)
+		VPSLLDQ(U8(8), d, c)
+		VPCLMULQDQ(U8(0x01), polyMem, d, d)
+		VPTERNLOGD(xor3, d, c, tweakT)
+	}
+	g := GP64()
+
+	Label("loop")
+	Comment("g = min(groups left, 4): this iteration's groups of 16 blocks.")
+	MOVQ(U32(4), g)
+	CMPQ(n, U8(4))
+	CMOVQLT(n, g)
+
+	x := append([]reg.VecPhysical(nil), zregs[:16]...)
+	p := &pool{}
+	for _, z := range zregs[16:] {
+		if z != tweakT {
+			p.free = append(p.free, z)
+		}
+	}
+	Comment("Load the blocks (registers past the last group zero).")
+	for r := 4; r < 16; r++ {
+		VPXORD(x[r], x[r], x[r])
+	}
+	for grp := range 4 {
+		if grp > 0 {
+			CMPQ(g, U8(grp+1))
+			JLT(LabelRef("loaded"))
+		}
+		for i := range 4 {
+			VMOVDQU64(Mem{Base: src, Disp: 256*grp + 64*i}, x[4*grp+i])
+		}
+	}
+	Label("loaded")
+	Comment("XOR the tweaks; byte-slice: register b holds byte b of every block.")
+	xorTweaks(x, p)
+	x = transpose16(x, p)
+	l, r := x[:8], x[8:]
+	Comment("Whitening.")
+	for b := range 8 {
+		VPXORD_BCST(keyMem(ks, 0, b), l[b], l[b])
+		VPXORD_BCST(keyMem(ks, 1, b), r[b], r[b])
+	}
+	sixRounds(ks, 0, l, r, p)
+	for grp := 1; grp < 4; grp++ {
+		if grp == 3 {
+			CMPQ(rounds, U8(18))
+			JEQ(LabelRef("last"))
+		}
+		Comment(fmt.Sprintf("FL and FL⁻¹ (subkeys %d, %d).", 8*grp, 8*grp+1))
+		fl(ks, 8*grp, l, p)
+		flInv(ks, 8*grp+1, r, p)
+		sixRounds(ks, grp, l, r, p)
+	}
+	Label("last")
+	Comment("Whitening, halves swapped; back to blocks.")
+	for b := range 8 {
+		VPXORD_BCST(keyMem(ks, 32, b), r[b], r[b])
+		VPXORD_BCST(keyMem(ks, 33, b), l[b], l[b])
+	}
+	out := transpose16(append(append([]reg.VecPhysical(nil), r...), l...), p)
+	Comment("XOR the tweaks again (recomputed) and store the groups.")
+	xorTweaks(out, p)
+	for grp := range 4 {
+		if grp > 0 {
+			CMPQ(g, U8(grp+1))
+			JLT(LabelRef("stored"))
+		}
+		for i := range 4 {
+			VMOVDQU64(out[4*grp+i], Mem{Base: dst, Disp: 256*grp + 64*i})
+		}
+	}
+	Label("stored")
+	Comment("T times x^16 per group; next iteration.")
+	SUBQ(g, n)
+	cnt := g
+	Label("advance")
+	mulx(tweakT, tweakT, 16, p)
+	ADDQ(U32(256), src)
+	ADDQ(U32(256), dst)
+	DECQ(cnt)
+	JNZ(LabelRef("advance"))
+	TESTQ(n, n)
+	JNZ(LabelRef("loop"))
+
+	Comment("Return the next tweak; zero every vector register.")
+	VMOVQ(tweakT.AsX(), lo)
+	VPEXTRQ(U8(1), tweakT.AsX(), hi)
+	Store(lo, Return("lo"))
+	Store(hi, Return("hi"))
+	for _, z := range zregs {
+		xr := z.AsX() // an EVEX write zeroes the whole zmm register
+		VPXORD(xr, xr, xr)
+	}
+	VZEROUPPER()
+	RET()
+}

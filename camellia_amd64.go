@@ -1,0 +1,131 @@
+//go:build !purego
+
+package xts
+
+import (
+	"crypto/cipher"
+
+	"github.com/fastxts/xts/internal/cpuid"
+)
+
+// This file is the one place that lists the x86-64 Camellia-XTS variants
+// (the generator in _asm/camellia emits their routine) and adapts
+// Camellia's key schedule (camellia_schedule.go) to the routine's
+// byte-sliced layout.
+var camelliaX86Variants = []struct {
+	name  string
+	needs func(cpuid.X86) []requirement
+	bulk  camelliaBulkFunc
+}{
+	{"camellia-gfni-avx512", needsCamelliaGFNIAVX512, camelliaXTSGFNI},
+}
+
+// camelliaBulkFunc is the signature of the generated Camellia routine:
+// len(src)/256 groups of 16 blocks, the tweak in and out by value, with
+// the encryption or the decryption schedule.
+type camelliaBulkFunc func(ks *[272]uint32, rounds int, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)
+
+// needsCamelliaGFNIAVX512: VGF2P8AFFINEQB and VGF2P8AFFINEINVQB on zmm
+// are GFNI with AVX-512F; VPUNPCK[LH]BW, VPADDB and VPSLLDQ on zmm are
+// AVX-512BW; VPXORD on xmm (the final zeroing) AVX-512VL; VPCLMULQDQ on
+// zmm the VPCLMULQDQ bit. VMOVQ and VPEXTRQ on xmm0 are plain AVX.
+func needsCamelliaGFNIAVX512(c cpuid.X86) []requirement {
+	return []requirement{
+		{"AVX-512F", c.AVX512F, false},
+		{"AVX-512BW", c.AVX512BW, false},
+		{"AVX-512VL", c.AVX512VL, false},
+		{"GFNI", c.GFNI, false},
+		{"VPCLMULQDQ", c.VPCLMULQDQ, false},
+		{"ZMM", c.UsableZMM(), true},
+	}
+}
+
+func init() {
+	registerFamily(cipherFamily{cipher: "Camellia", symbol: camelliaNewCipher, impls: camelliaX86Implementations})
+}
+
+// camelliaNewCipher is the symbol of camellia.NewCipher (package
+// github.com/fastxts/xts/camellia), matched by name (cipher_select.go).
+const camelliaNewCipher = "github.com/fastxts/xts/camellia.NewCipher"
+
+func camelliaX86Implementations() []otherImpl {
+	c, _ := cpuid.Host()
+	impls := make([]otherImpl, 0, len(camelliaX86Variants))
+	for i := range camelliaX86Variants {
+		v := &camelliaX86Variants[i]
+		why := missing(v.needs(c))
+		ok := why == ""
+		note := "Camellia keys only (camellia.NewCipher): byte-sliced, GFNI S-boxes, 64 blocks at a time"
+		if !ok {
+			note += "; " + why
+		}
+		impls = append(impls, otherImpl{
+			name:      v.name,
+			available: ok,
+			note:      note,
+			newEngine: func(key []byte, k1, k2 cipher.Block) engine {
+				return newCamelliaAsmEngine(v.bulk, key, k1, k2)
+			},
+		})
+	}
+	return impls
+}
+
+// camelliaKeys are the byte-sliced schedules of one XTS key: the data
+// key's for encryption and decryption, the tweak key's for encryption.
+type camelliaKeys struct {
+	enc, dec, tweak     *[272]uint32
+	rounds, tweakRounds int
+}
+
+// camelliaRoutines are the bulkRoutines of one Camellia variant and key:
+// whole groups of 16 blocks.
+type camelliaRoutines struct {
+	ks   *camelliaKeys
+	bulk camelliaBulkFunc
+}
+
+func newCamelliaAsmEngine(bulk camelliaBulkFunc, key []byte, k1, k2 cipher.Block) *bulkAsmEngine {
+	half := len(key) / 2
+	ks := &camelliaKeys{enc: new([272]uint32), dec: new([272]uint32), tweak: new([272]uint32)}
+	var enc, dec camelliaSchedule
+	ks.rounds = camelliaExpand(&enc, &dec, key[:half])
+	sliceCamelliaSchedule(ks.enc, &enc)
+	sliceCamelliaSchedule(ks.dec, &dec)
+	ks.tweakRounds = camelliaExpand(&enc, &dec, key[half:])
+	sliceCamelliaSchedule(ks.tweak, &enc)
+	clear(enc[:])
+	clear(dec[:])
+	return newBulkAsmEngine(&camelliaRoutines{ks: ks, bulk: bulk}, 256, k1, k2)
+}
+
+// sliceCamelliaSchedule lays a schedule out for the routine: byte b (most
+// significant first) of subkey i, four times, in dword 8i+b, so that one
+// VPXORD/VPANDD/VPTERNLOGD broadcast applies it to 64 blocks' byte b.
+func sliceCamelliaSchedule(dst *[272]uint32, s *camelliaSchedule) {
+	for i, k := range s {
+		for b := range 8 {
+			dst[8*i+b] = uint32(byte(k>>(56-8*b))) * 0x01010101
+		}
+	}
+}
+
+func (r *camelliaRoutines) encrypt(dst, src []byte, lo, hi uint64) (uint64, uint64) {
+	return r.bulk(r.ks.enc, r.ks.rounds, dst, src, lo, hi)
+}
+
+func (r *camelliaRoutines) decrypt(dst, src []byte, lo, hi uint64) (uint64, uint64) {
+	return r.bulk(r.ks.dec, r.ks.rounds, dst, src, lo, hi)
+}
+
+// encryptTweaks runs the routine with the tweak key and the tweak 0 (XTS
+// with the tweak 0 is ECB).
+func (r *camelliaRoutines) encryptTweaks(b []byte) {
+	r.bulk(r.ks.tweak, r.ks.tweakRounds, b, b, 0, 0)
+}
+
+func (r *camelliaRoutines) wipe() {
+	*r.ks.enc = [272]uint32{}
+	*r.ks.dec = [272]uint32{}
+	*r.ks.tweak = [272]uint32{}
+}
