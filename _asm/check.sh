@@ -4,6 +4,8 @@
 #     zasm_amd64.s and its Go declarations zasm_amd64.go (package xts),
 #     zserpent_amd64.{s,go} (Serpent-XTS, _asm/serpent, whose S-box
 #     circuits TestSboxCircuits checks on every input),
+#     zcamellia_amd64.{s,go} (Camellia-XTS, _asm/camellia, whose GFNI
+#     S-box maps TestGFNIDerivation checks on every input),
 #     internal/cpuid/zcpuid_amd64.{s,go} (the CPUID probes),
 #     internal/peak/peak_amd64.s (TestGeneratedFileIsCurrent in ./peak),
 #     internal/argon2/zblamka_amd64.s (the same in ./argon2), and for
@@ -17,7 +19,8 @@
 #     before RET in ymm/zmm code, no stack frame), and expandKey and the
 #     sector routines zero the vector registers they wrote
 #     (TestGeneratedAssemblyClearsVectors), and the same for
-#     zserpent_amd64.s (TestGeneratedSerpentAssembly); on arm64
+#     zserpent_amd64.s (TestGeneratedSerpentAssembly) and zcamellia_amd64.s
+#     (TestGeneratedCamelliaAssembly); on arm64
 #     TestGeneratedARM64Rules (reserved registers, encodable immediates,
 #     fused AES pairs, no SHA3, no frame) and TestGeneratedARM64ClearsVectors
 #     (expandKey and the sector routines zero their vector registers), run
@@ -50,7 +53,10 @@ same ../internal/cpuid/zcpuid_amd64.go "$tmp/zcpuid_amd64.go" "cd _asm/cpuid && 
 go run ./serpent -out "$tmp/zserpent_amd64.s" -stubs "$tmp/zserpent_amd64.go" -pkg xts
 same ../zserpent_amd64.s "$tmp/zserpent_amd64.s" "cd _asm/serpent && go generate ."
 same ../zserpent_amd64.go "$tmp/zserpent_amd64.go" "cd _asm/serpent && go generate ."
-go test -count=1 ./peak ./argon2 ./arm64 ./serpent
+go run ./camellia -out "$tmp/zcamellia_amd64.s" -stubs "$tmp/zcamellia_amd64.go" -pkg xts
+same ../zcamellia_amd64.s "$tmp/zcamellia_amd64.s" "cd _asm/camellia && go generate ."
+same ../zcamellia_amd64.go "$tmp/zcamellia_amd64.go" "cd _asm/camellia && go generate ."
+go test -count=1 ./peak ./argon2 ./arm64 ./serpent ./camellia
 go run ./arm64 -out "$tmp/zxts_arm64.s" -stubs "$tmp/zxts_arm64.go"
 same ../zxts_arm64.s "$tmp/zxts_arm64.s" "cd _asm/arm64 && go generate ."
 same ../zxts_arm64.go "$tmp/zxts_arm64.go" "cd _asm/arm64 && go generate ."
@@ -75,7 +81,7 @@ fi
 
 cd ..
 go vet ./...
-go test -count=1 -run 'TestGeneratedAssembly(Rules|ClearsVectors)$|TestGeneratedSerpentAssembly$' .
+go test -count=1 -run 'TestGeneratedAssembly(Rules|ClearsVectors)$|TestGenerated(Serpent|Camellia)Assembly$' .
 # arm64: vet (asmdecl), no R27 in the built routines (the assembler builds
 # an immediate that does not encode in R27, behind the program's back),
 # and the rules test under qemu-aarch64.
