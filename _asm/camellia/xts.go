@@ -185,6 +185,39 @@ func checkTranspose() {
 // a dword: the schedule is 34 subkeys × 8 such dwords.
 func keyMem(ks reg.Register, i, b int) Mem { return Mem{Base: ks, Disp: 4 * (8*i + b)} }
 
+// Matrices held in registers for the whole call (broadcast memory
+// operands would cost a load each, 16 per round): the pre-affine maps of
+// SBOX1-3 (one matrix) and SBOX4, the post maps of SBOX1 and SBOX4 (one
+// matrix), SBOX2 and SBOX3.
+var (
+	preReg  = [5]reg.VecPhysical{1: reg.Z27, 2: reg.Z27, 3: reg.Z27, 4: reg.Z29}
+	postReg = [5]reg.VecPhysical{1: reg.Z30, 2: reg.Z31, 3: reg.Z26, 4: reg.Z30}
+)
+
+// reserved are the registers the pools never hand out.
+var reserved = []reg.VecPhysical{tweakT, reg.Z26, reg.Z27, reg.Z29, reg.Z30, reg.Z31}
+
+func isReserved(z reg.VecPhysical) bool {
+	for _, r := range reserved {
+		if r == z {
+			return true
+		}
+	}
+	return false
+}
+
+// loadMatrices broadcasts the S-box matrices into their registers.
+func loadMatrices() {
+	for n := 1; n <= 4; n++ {
+		if n != 2 && n != 3 {
+			VPBROADCASTQ(preMem[n], preReg[n])
+		}
+		if n != 4 {
+			VPBROADCASTQ(postMem[n], postReg[n])
+		}
+	}
+}
+
 // f XORs F(in, subkey k) into out (eight byte registers each).
 func f(ks reg.Register, k int, in, out []reg.VecPhysical, p *pool) {
 	var t [8]reg.VecPhysical
@@ -192,47 +225,49 @@ func f(ks reg.Register, k int, in, out []reg.VecPhysical, p *pool) {
 		t[b] = p.get()
 		n := sboxOfByte[b]
 		VPXORD_BCST(keyMem(ks, k, b), in[b], t[b])
-		VGF2P8AFFINEQB_BCST(U8(gf.pre[n].imm), preMem[n], t[b], t[b])
-		VGF2P8AFFINEINVQB_BCST(U8(gf.post[n].imm), postMem[n], t[b], t[b])
+		VGF2P8AFFINEQB(U8(gf.pre[n].imm), preReg[n], t[b], t[b])
+		VGF2P8AFFINEINVQB(U8(gf.post[n].imm), postReg[n], t[b], t[b])
 	}
 	// P (RFC 3713, 2.4.1) with A = t1^t2^t3^t4, B = t5^t6^t7^t8:
-	// y1..y4 = A^B ^ (t2^t5, t3^t6, t4^t7, t1^t8),
-	// y5..y8 = B ^ (t5^t1^t2, t6^t2^t3, t7^t3^t4, t8^t4^t1).
-	a, b, ab := p.get(), p.get(), p.get()
+	// y1..y4 = (t2^t5, t3^t6, t4^t7, t1^t8) ^ A^B,
+	// y5..y8 = (t1^t2, t2^t3, t3^t4, t4^t1) ^ B^(t5, t6, t7, t8).
+	// The pairs go into out first, so that out waits on A^B (three
+	// levels after the S-boxes) for one more instruction only.
+	a, b := p.get(), p.get()
 	VPXORD(t[1], t[0], a)
-	VPTERNLOGD(xor3, t[3], t[2], a)
 	VPXORD(t[5], t[4], b)
+	VPTERNLOGD(xor3, t[3], t[2], a)
 	VPTERNLOGD(xor3, t[7], t[6], b)
-	VPXORD(b, a, ab)
 	for i, pair := range [4][2]int{{1, 4}, {2, 5}, {3, 6}, {0, 7}} {
-		VPTERNLOGD(xor3, t[pair[0]], ab, out[i])
-		VPXORD(t[pair[1]], out[i], out[i])
+		VPTERNLOGD(xor3, t[pair[1]], t[pair[0]], out[i])
 	}
-	for i, tri := range [4][3]int{{4, 0, 1}, {5, 1, 2}, {6, 2, 3}, {7, 3, 0}} {
-		VPTERNLOGD(xor3, t[tri[0]], b, out[4+i])
-		VPTERNLOGD(xor3, t[tri[2]], t[tri[1]], out[4+i])
+	for i, pair := range [4][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 0}} {
+		VPTERNLOGD(xor3, t[pair[1]], t[pair[0]], out[4+i])
+	}
+	for i := range 4 {
+		VPTERNLOGD(xor3, t[4+i], b, out[4+i])
+	}
+	VPXORD(b, a, a) // A^B
+	for i := range 4 {
+		VPXORD(a, out[i], out[i])
 	}
 	for _, r := range t {
 		p.put(r)
 	}
 	p.put(a)
 	p.put(b)
-	p.put(ab)
 }
 
 // rotXor XORs (t <<< 1) into x, t and x four byte registers each, most
 // significant first: byte b of the rotation is t_b<<1 | t_(b+1)>>7.
 func rotXor(t, x []reg.VecPhysical, p *pool) {
-	var u, v [4]reg.VecPhysical
 	for b := range 4 {
-		u[b], v[b] = p.get(), p.get()
-		VPADDB(t[b], t[b], u[b])
-		VGF2P8AFFINEQB_BCST(U8(0), shr7Mem, t[(b+1)%4], v[b])
-	}
-	for b := range 4 {
-		VPTERNLOGD(xor3, v[b], u[b], x[b])
-		p.put(u[b])
-		p.put(v[b])
+		u, v := p.get(), p.get()
+		VPADDB(t[b], t[b], u)
+		VGF2P8AFFINEQB_BCST(U8(0), shr7Mem, t[(b+1)%4], v)
+		VPTERNLOGD(xor3, v, u, x[b])
+		p.put(u)
+		p.put(v)
 	}
 }
 
@@ -313,7 +348,7 @@ func genCamelliaXTS(name string, _ gfni) {
 		panic(err)
 	}
 	{
-		c, d := reg.Z29, reg.Z30
+		c, d := reg.Z24, reg.Z25
 		Comment("Z28 = T·x^0..3 (tweakLo and tweakHi are adjacent: T's 16 bytes).")
 		VBROADCASTI32X4(tArg.Addr, c)
 		VPSRLVQ(shrMem, c, d)
@@ -322,6 +357,7 @@ func genCamelliaXTS(name string, _ gfni) {
 		VPCLMULQDQ(U8(0x01), polyMem, d, d)
 		VPTERNLOGD(xor3, d, c, tweakT)
 	}
+	loadMatrices()
 	g := GP64()
 
 	Label("loop")
@@ -333,7 +369,7 @@ func genCamelliaXTS(name string, _ gfni) {
 	x := append([]reg.VecPhysical(nil), zregs[:16]...)
 	p := &pool{}
 	for _, z := range zregs[16:] {
-		if z != tweakT {
+		if !isReserved(z) {
 			p.free = append(p.free, z)
 		}
 	}
