@@ -10,7 +10,8 @@ package xts
 // T·x^(16·groups). ks is a byte-sliced Camellia schedule (each subkey
 // byte four times in a dword, 34 subkeys of 8 bytes), for encryption
 // or decryption; rounds is 18 or 24. len(dst) >= len(src), dst and src
-// the same memory or disjoint.
+// the same memory or disjoint; each block's place in dst holds its tweak
+// for a moment before its output.
 //
 //go:noescape
 func camelliaXTSGFNI(ks *[272]uint32, rounds int, dst []byte, src []byte, tweakLo uint64, tweakHi uint64) (lo uint64, hi uint64)

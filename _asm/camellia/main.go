@@ -13,7 +13,8 @@
 // AND/OR with broadcast subkey bytes; the 32-bit rotation by one is an add
 // (<<1) and a GFNI shift (>>7) of the neighbouring byte. No table lookup
 // depends on data or key. The XTS tweaks are computed in registers with
-// VPCLMULQDQ (never written to memory) and recomputed for the output.
+// VPCLMULQDQ and parked in dst (the place of their block's output) until
+// the output XOR reads them back.
 //
 // Run it from _asm: `go generate ./...` there.
 package main
