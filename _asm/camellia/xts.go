@@ -235,9 +235,14 @@ func f(ks reg.Register, k int, in, out []reg.VecPhysical, p *pool) {
 	var t [8]reg.VecPhysical
 	for b := range 8 {
 		t[b] = p.get()
-		n := sboxOfByte[b]
 		VPXORD_BCST(keyMem(ks, k, b), in[b], t[b])
+	}
+	for b := range 8 {
+		n := sboxOfByte[b]
 		VGF2P8AFFINEQB(U8(gf.pre[n].imm), preReg[n], t[b], t[b])
+	}
+	for b := range 8 {
+		n := sboxOfByte[b]
 		VGF2P8AFFINEINVQB(U8(gf.post[n].imm), postReg[n], t[b], t[b])
 	}
 	// P (RFC 3713, 2.4.1) with A = t1^t2^t3^t4, B = t5^t6^t7^t8:
