@@ -346,15 +346,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z10
 	VPTERNLOGD        $0x96, Z11, Z20, Z21
 	VPTERNLOGD        $0x96, Z1, Z11, Z3
-	VPTERNLOGD        $0x96, Z9, Z25, Z8
-	VPTERNLOGD        $0x96, Z15, Z25, Z10
-	VPTERNLOGD        $0x96, Z19, Z25, Z21
-	VPTERNLOGD        $0x96, Z4, Z25, Z3
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z14, Z14
-	VPXORD            Z2, Z0, Z0
-	VPXORD            Z2, Z16, Z16
-	VPXORD            Z2, Z24, Z24
+	VPTERNLOGD        $0x96, Z25, Z2, Z14
+	VPTERNLOGD        $0x96, Z25, Z2, Z0
+	VPTERNLOGD        $0x96, Z25, Z2, Z16
+	VPTERNLOGD        $0x96, Z25, Z2, Z24
+	VPTERNLOGD        $0x96, Z25, Z9, Z8
+	VPTERNLOGD        $0x96, Z25, Z15, Z10
+	VPTERNLOGD        $0x96, Z25, Z19, Z21
+	VPTERNLOGD        $0x96, Z25, Z4, Z3
 
 	// Round 2.
 	VPXORD.BCST       96(AX), Z14, Z1
@@ -393,15 +392,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z22
 	VPTERNLOGD        $0x96, Z11, Z20, Z6
 	VPTERNLOGD        $0x96, Z1, Z11, Z17
-	VPTERNLOGD        $0x96, Z9, Z25, Z13
-	VPTERNLOGD        $0x96, Z15, Z25, Z22
-	VPTERNLOGD        $0x96, Z19, Z25, Z6
-	VPTERNLOGD        $0x96, Z4, Z25, Z17
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z12, Z12
-	VPXORD            Z2, Z23, Z23
-	VPXORD            Z2, Z5, Z5
-	VPXORD            Z2, Z18, Z18
+	VPTERNLOGD        $0x96, Z25, Z2, Z12
+	VPTERNLOGD        $0x96, Z25, Z2, Z23
+	VPTERNLOGD        $0x96, Z25, Z2, Z5
+	VPTERNLOGD        $0x96, Z25, Z2, Z18
+	VPTERNLOGD        $0x96, Z25, Z9, Z13
+	VPTERNLOGD        $0x96, Z25, Z15, Z22
+	VPTERNLOGD        $0x96, Z25, Z19, Z6
+	VPTERNLOGD        $0x96, Z25, Z4, Z17
 
 	// Round 3.
 	VPXORD.BCST       128(AX), Z12, Z1
@@ -440,15 +438,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z10
 	VPTERNLOGD        $0x96, Z11, Z20, Z21
 	VPTERNLOGD        $0x96, Z1, Z11, Z3
-	VPTERNLOGD        $0x96, Z9, Z25, Z8
-	VPTERNLOGD        $0x96, Z15, Z25, Z10
-	VPTERNLOGD        $0x96, Z19, Z25, Z21
-	VPTERNLOGD        $0x96, Z4, Z25, Z3
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z14, Z14
-	VPXORD            Z2, Z0, Z0
-	VPXORD            Z2, Z16, Z16
-	VPXORD            Z2, Z24, Z24
+	VPTERNLOGD        $0x96, Z25, Z2, Z14
+	VPTERNLOGD        $0x96, Z25, Z2, Z0
+	VPTERNLOGD        $0x96, Z25, Z2, Z16
+	VPTERNLOGD        $0x96, Z25, Z2, Z24
+	VPTERNLOGD        $0x96, Z25, Z9, Z8
+	VPTERNLOGD        $0x96, Z25, Z15, Z10
+	VPTERNLOGD        $0x96, Z25, Z19, Z21
+	VPTERNLOGD        $0x96, Z25, Z4, Z3
 
 	// Round 4.
 	VPXORD.BCST       160(AX), Z14, Z1
@@ -487,15 +484,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z22
 	VPTERNLOGD        $0x96, Z11, Z20, Z6
 	VPTERNLOGD        $0x96, Z1, Z11, Z17
-	VPTERNLOGD        $0x96, Z9, Z25, Z13
-	VPTERNLOGD        $0x96, Z15, Z25, Z22
-	VPTERNLOGD        $0x96, Z19, Z25, Z6
-	VPTERNLOGD        $0x96, Z4, Z25, Z17
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z12, Z12
-	VPXORD            Z2, Z23, Z23
-	VPXORD            Z2, Z5, Z5
-	VPXORD            Z2, Z18, Z18
+	VPTERNLOGD        $0x96, Z25, Z2, Z12
+	VPTERNLOGD        $0x96, Z25, Z2, Z23
+	VPTERNLOGD        $0x96, Z25, Z2, Z5
+	VPTERNLOGD        $0x96, Z25, Z2, Z18
+	VPTERNLOGD        $0x96, Z25, Z9, Z13
+	VPTERNLOGD        $0x96, Z25, Z15, Z22
+	VPTERNLOGD        $0x96, Z25, Z19, Z6
+	VPTERNLOGD        $0x96, Z25, Z4, Z17
 
 	// Round 5.
 	VPXORD.BCST       192(AX), Z12, Z1
@@ -534,15 +530,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z10
 	VPTERNLOGD        $0x96, Z11, Z20, Z21
 	VPTERNLOGD        $0x96, Z1, Z11, Z3
-	VPTERNLOGD        $0x96, Z9, Z25, Z8
-	VPTERNLOGD        $0x96, Z15, Z25, Z10
-	VPTERNLOGD        $0x96, Z19, Z25, Z21
-	VPTERNLOGD        $0x96, Z4, Z25, Z3
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z14, Z14
-	VPXORD            Z2, Z0, Z0
-	VPXORD            Z2, Z16, Z16
-	VPXORD            Z2, Z24, Z24
+	VPTERNLOGD        $0x96, Z25, Z2, Z14
+	VPTERNLOGD        $0x96, Z25, Z2, Z0
+	VPTERNLOGD        $0x96, Z25, Z2, Z16
+	VPTERNLOGD        $0x96, Z25, Z2, Z24
+	VPTERNLOGD        $0x96, Z25, Z9, Z8
+	VPTERNLOGD        $0x96, Z25, Z15, Z10
+	VPTERNLOGD        $0x96, Z25, Z19, Z21
+	VPTERNLOGD        $0x96, Z25, Z4, Z3
 
 	// Round 6.
 	VPXORD.BCST       224(AX), Z14, Z1
@@ -581,15 +576,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z22
 	VPTERNLOGD        $0x96, Z11, Z20, Z6
 	VPTERNLOGD        $0x96, Z1, Z11, Z17
-	VPTERNLOGD        $0x96, Z9, Z25, Z13
-	VPTERNLOGD        $0x96, Z15, Z25, Z22
-	VPTERNLOGD        $0x96, Z19, Z25, Z6
-	VPTERNLOGD        $0x96, Z4, Z25, Z17
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z12, Z12
-	VPXORD            Z2, Z23, Z23
-	VPXORD            Z2, Z5, Z5
-	VPXORD            Z2, Z18, Z18
+	VPTERNLOGD        $0x96, Z25, Z2, Z12
+	VPTERNLOGD        $0x96, Z25, Z2, Z23
+	VPTERNLOGD        $0x96, Z25, Z2, Z5
+	VPTERNLOGD        $0x96, Z25, Z2, Z18
+	VPTERNLOGD        $0x96, Z25, Z9, Z13
+	VPTERNLOGD        $0x96, Z25, Z15, Z22
+	VPTERNLOGD        $0x96, Z25, Z19, Z6
+	VPTERNLOGD        $0x96, Z25, Z4, Z17
 
 	// FL and FL⁻¹ (subkeys 8, 9).
 	VPANDD.BCST         256(AX), Z12, Z1
@@ -670,15 +664,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z10
 	VPTERNLOGD        $0x96, Z11, Z20, Z21
 	VPTERNLOGD        $0x96, Z1, Z11, Z3
-	VPTERNLOGD        $0x96, Z9, Z25, Z8
-	VPTERNLOGD        $0x96, Z15, Z25, Z10
-	VPTERNLOGD        $0x96, Z19, Z25, Z21
-	VPTERNLOGD        $0x96, Z4, Z25, Z3
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z14, Z14
-	VPXORD            Z2, Z0, Z0
-	VPXORD            Z2, Z16, Z16
-	VPXORD            Z2, Z24, Z24
+	VPTERNLOGD        $0x96, Z25, Z2, Z14
+	VPTERNLOGD        $0x96, Z25, Z2, Z0
+	VPTERNLOGD        $0x96, Z25, Z2, Z16
+	VPTERNLOGD        $0x96, Z25, Z2, Z24
+	VPTERNLOGD        $0x96, Z25, Z9, Z8
+	VPTERNLOGD        $0x96, Z25, Z15, Z10
+	VPTERNLOGD        $0x96, Z25, Z19, Z21
+	VPTERNLOGD        $0x96, Z25, Z4, Z3
 
 	// Round 8.
 	VPXORD.BCST       352(AX), Z14, Z1
@@ -717,15 +710,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z22
 	VPTERNLOGD        $0x96, Z11, Z20, Z6
 	VPTERNLOGD        $0x96, Z1, Z11, Z17
-	VPTERNLOGD        $0x96, Z9, Z25, Z13
-	VPTERNLOGD        $0x96, Z15, Z25, Z22
-	VPTERNLOGD        $0x96, Z19, Z25, Z6
-	VPTERNLOGD        $0x96, Z4, Z25, Z17
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z12, Z12
-	VPXORD            Z2, Z23, Z23
-	VPXORD            Z2, Z5, Z5
-	VPXORD            Z2, Z18, Z18
+	VPTERNLOGD        $0x96, Z25, Z2, Z12
+	VPTERNLOGD        $0x96, Z25, Z2, Z23
+	VPTERNLOGD        $0x96, Z25, Z2, Z5
+	VPTERNLOGD        $0x96, Z25, Z2, Z18
+	VPTERNLOGD        $0x96, Z25, Z9, Z13
+	VPTERNLOGD        $0x96, Z25, Z15, Z22
+	VPTERNLOGD        $0x96, Z25, Z19, Z6
+	VPTERNLOGD        $0x96, Z25, Z4, Z17
 
 	// Round 9.
 	VPXORD.BCST       384(AX), Z12, Z1
@@ -764,15 +756,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z10
 	VPTERNLOGD        $0x96, Z11, Z20, Z21
 	VPTERNLOGD        $0x96, Z1, Z11, Z3
-	VPTERNLOGD        $0x96, Z9, Z25, Z8
-	VPTERNLOGD        $0x96, Z15, Z25, Z10
-	VPTERNLOGD        $0x96, Z19, Z25, Z21
-	VPTERNLOGD        $0x96, Z4, Z25, Z3
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z14, Z14
-	VPXORD            Z2, Z0, Z0
-	VPXORD            Z2, Z16, Z16
-	VPXORD            Z2, Z24, Z24
+	VPTERNLOGD        $0x96, Z25, Z2, Z14
+	VPTERNLOGD        $0x96, Z25, Z2, Z0
+	VPTERNLOGD        $0x96, Z25, Z2, Z16
+	VPTERNLOGD        $0x96, Z25, Z2, Z24
+	VPTERNLOGD        $0x96, Z25, Z9, Z8
+	VPTERNLOGD        $0x96, Z25, Z15, Z10
+	VPTERNLOGD        $0x96, Z25, Z19, Z21
+	VPTERNLOGD        $0x96, Z25, Z4, Z3
 
 	// Round 10.
 	VPXORD.BCST       416(AX), Z14, Z1
@@ -811,15 +802,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z22
 	VPTERNLOGD        $0x96, Z11, Z20, Z6
 	VPTERNLOGD        $0x96, Z1, Z11, Z17
-	VPTERNLOGD        $0x96, Z9, Z25, Z13
-	VPTERNLOGD        $0x96, Z15, Z25, Z22
-	VPTERNLOGD        $0x96, Z19, Z25, Z6
-	VPTERNLOGD        $0x96, Z4, Z25, Z17
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z12, Z12
-	VPXORD            Z2, Z23, Z23
-	VPXORD            Z2, Z5, Z5
-	VPXORD            Z2, Z18, Z18
+	VPTERNLOGD        $0x96, Z25, Z2, Z12
+	VPTERNLOGD        $0x96, Z25, Z2, Z23
+	VPTERNLOGD        $0x96, Z25, Z2, Z5
+	VPTERNLOGD        $0x96, Z25, Z2, Z18
+	VPTERNLOGD        $0x96, Z25, Z9, Z13
+	VPTERNLOGD        $0x96, Z25, Z15, Z22
+	VPTERNLOGD        $0x96, Z25, Z19, Z6
+	VPTERNLOGD        $0x96, Z25, Z4, Z17
 
 	// Round 11.
 	VPXORD.BCST       448(AX), Z12, Z1
@@ -858,15 +848,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z10
 	VPTERNLOGD        $0x96, Z11, Z20, Z21
 	VPTERNLOGD        $0x96, Z1, Z11, Z3
-	VPTERNLOGD        $0x96, Z9, Z25, Z8
-	VPTERNLOGD        $0x96, Z15, Z25, Z10
-	VPTERNLOGD        $0x96, Z19, Z25, Z21
-	VPTERNLOGD        $0x96, Z4, Z25, Z3
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z14, Z14
-	VPXORD            Z2, Z0, Z0
-	VPXORD            Z2, Z16, Z16
-	VPXORD            Z2, Z24, Z24
+	VPTERNLOGD        $0x96, Z25, Z2, Z14
+	VPTERNLOGD        $0x96, Z25, Z2, Z0
+	VPTERNLOGD        $0x96, Z25, Z2, Z16
+	VPTERNLOGD        $0x96, Z25, Z2, Z24
+	VPTERNLOGD        $0x96, Z25, Z9, Z8
+	VPTERNLOGD        $0x96, Z25, Z15, Z10
+	VPTERNLOGD        $0x96, Z25, Z19, Z21
+	VPTERNLOGD        $0x96, Z25, Z4, Z3
 
 	// Round 12.
 	VPXORD.BCST       480(AX), Z14, Z1
@@ -905,15 +894,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z22
 	VPTERNLOGD        $0x96, Z11, Z20, Z6
 	VPTERNLOGD        $0x96, Z1, Z11, Z17
-	VPTERNLOGD        $0x96, Z9, Z25, Z13
-	VPTERNLOGD        $0x96, Z15, Z25, Z22
-	VPTERNLOGD        $0x96, Z19, Z25, Z6
-	VPTERNLOGD        $0x96, Z4, Z25, Z17
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z12, Z12
-	VPXORD            Z2, Z23, Z23
-	VPXORD            Z2, Z5, Z5
-	VPXORD            Z2, Z18, Z18
+	VPTERNLOGD        $0x96, Z25, Z2, Z12
+	VPTERNLOGD        $0x96, Z25, Z2, Z23
+	VPTERNLOGD        $0x96, Z25, Z2, Z5
+	VPTERNLOGD        $0x96, Z25, Z2, Z18
+	VPTERNLOGD        $0x96, Z25, Z9, Z13
+	VPTERNLOGD        $0x96, Z25, Z15, Z22
+	VPTERNLOGD        $0x96, Z25, Z19, Z6
+	VPTERNLOGD        $0x96, Z25, Z4, Z17
 
 	// FL and FL⁻¹ (subkeys 16, 17).
 	VPANDD.BCST         512(AX), Z12, Z1
@@ -994,15 +982,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z10
 	VPTERNLOGD        $0x96, Z11, Z20, Z21
 	VPTERNLOGD        $0x96, Z1, Z11, Z3
-	VPTERNLOGD        $0x96, Z9, Z25, Z8
-	VPTERNLOGD        $0x96, Z15, Z25, Z10
-	VPTERNLOGD        $0x96, Z19, Z25, Z21
-	VPTERNLOGD        $0x96, Z4, Z25, Z3
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z14, Z14
-	VPXORD            Z2, Z0, Z0
-	VPXORD            Z2, Z16, Z16
-	VPXORD            Z2, Z24, Z24
+	VPTERNLOGD        $0x96, Z25, Z2, Z14
+	VPTERNLOGD        $0x96, Z25, Z2, Z0
+	VPTERNLOGD        $0x96, Z25, Z2, Z16
+	VPTERNLOGD        $0x96, Z25, Z2, Z24
+	VPTERNLOGD        $0x96, Z25, Z9, Z8
+	VPTERNLOGD        $0x96, Z25, Z15, Z10
+	VPTERNLOGD        $0x96, Z25, Z19, Z21
+	VPTERNLOGD        $0x96, Z25, Z4, Z3
 
 	// Round 14.
 	VPXORD.BCST       608(AX), Z14, Z1
@@ -1041,15 +1028,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z22
 	VPTERNLOGD        $0x96, Z11, Z20, Z6
 	VPTERNLOGD        $0x96, Z1, Z11, Z17
-	VPTERNLOGD        $0x96, Z9, Z25, Z13
-	VPTERNLOGD        $0x96, Z15, Z25, Z22
-	VPTERNLOGD        $0x96, Z19, Z25, Z6
-	VPTERNLOGD        $0x96, Z4, Z25, Z17
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z12, Z12
-	VPXORD            Z2, Z23, Z23
-	VPXORD            Z2, Z5, Z5
-	VPXORD            Z2, Z18, Z18
+	VPTERNLOGD        $0x96, Z25, Z2, Z12
+	VPTERNLOGD        $0x96, Z25, Z2, Z23
+	VPTERNLOGD        $0x96, Z25, Z2, Z5
+	VPTERNLOGD        $0x96, Z25, Z2, Z18
+	VPTERNLOGD        $0x96, Z25, Z9, Z13
+	VPTERNLOGD        $0x96, Z25, Z15, Z22
+	VPTERNLOGD        $0x96, Z25, Z19, Z6
+	VPTERNLOGD        $0x96, Z25, Z4, Z17
 
 	// Round 15.
 	VPXORD.BCST       640(AX), Z12, Z1
@@ -1088,15 +1074,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z10
 	VPTERNLOGD        $0x96, Z11, Z20, Z21
 	VPTERNLOGD        $0x96, Z1, Z11, Z3
-	VPTERNLOGD        $0x96, Z9, Z25, Z8
-	VPTERNLOGD        $0x96, Z15, Z25, Z10
-	VPTERNLOGD        $0x96, Z19, Z25, Z21
-	VPTERNLOGD        $0x96, Z4, Z25, Z3
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z14, Z14
-	VPXORD            Z2, Z0, Z0
-	VPXORD            Z2, Z16, Z16
-	VPXORD            Z2, Z24, Z24
+	VPTERNLOGD        $0x96, Z25, Z2, Z14
+	VPTERNLOGD        $0x96, Z25, Z2, Z0
+	VPTERNLOGD        $0x96, Z25, Z2, Z16
+	VPTERNLOGD        $0x96, Z25, Z2, Z24
+	VPTERNLOGD        $0x96, Z25, Z9, Z8
+	VPTERNLOGD        $0x96, Z25, Z15, Z10
+	VPTERNLOGD        $0x96, Z25, Z19, Z21
+	VPTERNLOGD        $0x96, Z25, Z4, Z3
 
 	// Round 16.
 	VPXORD.BCST       672(AX), Z14, Z1
@@ -1135,15 +1120,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z22
 	VPTERNLOGD        $0x96, Z11, Z20, Z6
 	VPTERNLOGD        $0x96, Z1, Z11, Z17
-	VPTERNLOGD        $0x96, Z9, Z25, Z13
-	VPTERNLOGD        $0x96, Z15, Z25, Z22
-	VPTERNLOGD        $0x96, Z19, Z25, Z6
-	VPTERNLOGD        $0x96, Z4, Z25, Z17
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z12, Z12
-	VPXORD            Z2, Z23, Z23
-	VPXORD            Z2, Z5, Z5
-	VPXORD            Z2, Z18, Z18
+	VPTERNLOGD        $0x96, Z25, Z2, Z12
+	VPTERNLOGD        $0x96, Z25, Z2, Z23
+	VPTERNLOGD        $0x96, Z25, Z2, Z5
+	VPTERNLOGD        $0x96, Z25, Z2, Z18
+	VPTERNLOGD        $0x96, Z25, Z9, Z13
+	VPTERNLOGD        $0x96, Z25, Z15, Z22
+	VPTERNLOGD        $0x96, Z25, Z19, Z6
+	VPTERNLOGD        $0x96, Z25, Z4, Z17
 
 	// Round 17.
 	VPXORD.BCST       704(AX), Z12, Z1
@@ -1182,15 +1166,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z10
 	VPTERNLOGD        $0x96, Z11, Z20, Z21
 	VPTERNLOGD        $0x96, Z1, Z11, Z3
-	VPTERNLOGD        $0x96, Z9, Z25, Z8
-	VPTERNLOGD        $0x96, Z15, Z25, Z10
-	VPTERNLOGD        $0x96, Z19, Z25, Z21
-	VPTERNLOGD        $0x96, Z4, Z25, Z3
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z14, Z14
-	VPXORD            Z2, Z0, Z0
-	VPXORD            Z2, Z16, Z16
-	VPXORD            Z2, Z24, Z24
+	VPTERNLOGD        $0x96, Z25, Z2, Z14
+	VPTERNLOGD        $0x96, Z25, Z2, Z0
+	VPTERNLOGD        $0x96, Z25, Z2, Z16
+	VPTERNLOGD        $0x96, Z25, Z2, Z24
+	VPTERNLOGD        $0x96, Z25, Z9, Z8
+	VPTERNLOGD        $0x96, Z25, Z15, Z10
+	VPTERNLOGD        $0x96, Z25, Z19, Z21
+	VPTERNLOGD        $0x96, Z25, Z4, Z3
 
 	// Round 18.
 	VPXORD.BCST       736(AX), Z14, Z1
@@ -1229,15 +1212,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z22
 	VPTERNLOGD        $0x96, Z11, Z20, Z6
 	VPTERNLOGD        $0x96, Z1, Z11, Z17
-	VPTERNLOGD        $0x96, Z9, Z25, Z13
-	VPTERNLOGD        $0x96, Z15, Z25, Z22
-	VPTERNLOGD        $0x96, Z19, Z25, Z6
-	VPTERNLOGD        $0x96, Z4, Z25, Z17
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z12, Z12
-	VPXORD            Z2, Z23, Z23
-	VPXORD            Z2, Z5, Z5
-	VPXORD            Z2, Z18, Z18
+	VPTERNLOGD        $0x96, Z25, Z2, Z12
+	VPTERNLOGD        $0x96, Z25, Z2, Z23
+	VPTERNLOGD        $0x96, Z25, Z2, Z5
+	VPTERNLOGD        $0x96, Z25, Z2, Z18
+	VPTERNLOGD        $0x96, Z25, Z9, Z13
+	VPTERNLOGD        $0x96, Z25, Z15, Z22
+	VPTERNLOGD        $0x96, Z25, Z19, Z6
+	VPTERNLOGD        $0x96, Z25, Z4, Z17
 	CMPQ              CX, $0x12
 	JEQ               last
 
@@ -1320,15 +1302,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z10
 	VPTERNLOGD        $0x96, Z11, Z20, Z21
 	VPTERNLOGD        $0x96, Z1, Z11, Z3
-	VPTERNLOGD        $0x96, Z9, Z25, Z8
-	VPTERNLOGD        $0x96, Z15, Z25, Z10
-	VPTERNLOGD        $0x96, Z19, Z25, Z21
-	VPTERNLOGD        $0x96, Z4, Z25, Z3
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z14, Z14
-	VPXORD            Z2, Z0, Z0
-	VPXORD            Z2, Z16, Z16
-	VPXORD            Z2, Z24, Z24
+	VPTERNLOGD        $0x96, Z25, Z2, Z14
+	VPTERNLOGD        $0x96, Z25, Z2, Z0
+	VPTERNLOGD        $0x96, Z25, Z2, Z16
+	VPTERNLOGD        $0x96, Z25, Z2, Z24
+	VPTERNLOGD        $0x96, Z25, Z9, Z8
+	VPTERNLOGD        $0x96, Z25, Z15, Z10
+	VPTERNLOGD        $0x96, Z25, Z19, Z21
+	VPTERNLOGD        $0x96, Z25, Z4, Z3
 
 	// Round 20.
 	VPXORD.BCST       864(AX), Z14, Z1
@@ -1367,15 +1348,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z22
 	VPTERNLOGD        $0x96, Z11, Z20, Z6
 	VPTERNLOGD        $0x96, Z1, Z11, Z17
-	VPTERNLOGD        $0x96, Z9, Z25, Z13
-	VPTERNLOGD        $0x96, Z15, Z25, Z22
-	VPTERNLOGD        $0x96, Z19, Z25, Z6
-	VPTERNLOGD        $0x96, Z4, Z25, Z17
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z12, Z12
-	VPXORD            Z2, Z23, Z23
-	VPXORD            Z2, Z5, Z5
-	VPXORD            Z2, Z18, Z18
+	VPTERNLOGD        $0x96, Z25, Z2, Z12
+	VPTERNLOGD        $0x96, Z25, Z2, Z23
+	VPTERNLOGD        $0x96, Z25, Z2, Z5
+	VPTERNLOGD        $0x96, Z25, Z2, Z18
+	VPTERNLOGD        $0x96, Z25, Z9, Z13
+	VPTERNLOGD        $0x96, Z25, Z15, Z22
+	VPTERNLOGD        $0x96, Z25, Z19, Z6
+	VPTERNLOGD        $0x96, Z25, Z4, Z17
 
 	// Round 21.
 	VPXORD.BCST       896(AX), Z12, Z1
@@ -1414,15 +1394,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z10
 	VPTERNLOGD        $0x96, Z11, Z20, Z21
 	VPTERNLOGD        $0x96, Z1, Z11, Z3
-	VPTERNLOGD        $0x96, Z9, Z25, Z8
-	VPTERNLOGD        $0x96, Z15, Z25, Z10
-	VPTERNLOGD        $0x96, Z19, Z25, Z21
-	VPTERNLOGD        $0x96, Z4, Z25, Z3
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z14, Z14
-	VPXORD            Z2, Z0, Z0
-	VPXORD            Z2, Z16, Z16
-	VPXORD            Z2, Z24, Z24
+	VPTERNLOGD        $0x96, Z25, Z2, Z14
+	VPTERNLOGD        $0x96, Z25, Z2, Z0
+	VPTERNLOGD        $0x96, Z25, Z2, Z16
+	VPTERNLOGD        $0x96, Z25, Z2, Z24
+	VPTERNLOGD        $0x96, Z25, Z9, Z8
+	VPTERNLOGD        $0x96, Z25, Z15, Z10
+	VPTERNLOGD        $0x96, Z25, Z19, Z21
+	VPTERNLOGD        $0x96, Z25, Z4, Z3
 
 	// Round 22.
 	VPXORD.BCST       928(AX), Z14, Z1
@@ -1461,15 +1440,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z22
 	VPTERNLOGD        $0x96, Z11, Z20, Z6
 	VPTERNLOGD        $0x96, Z1, Z11, Z17
-	VPTERNLOGD        $0x96, Z9, Z25, Z13
-	VPTERNLOGD        $0x96, Z15, Z25, Z22
-	VPTERNLOGD        $0x96, Z19, Z25, Z6
-	VPTERNLOGD        $0x96, Z4, Z25, Z17
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z12, Z12
-	VPXORD            Z2, Z23, Z23
-	VPXORD            Z2, Z5, Z5
-	VPXORD            Z2, Z18, Z18
+	VPTERNLOGD        $0x96, Z25, Z2, Z12
+	VPTERNLOGD        $0x96, Z25, Z2, Z23
+	VPTERNLOGD        $0x96, Z25, Z2, Z5
+	VPTERNLOGD        $0x96, Z25, Z2, Z18
+	VPTERNLOGD        $0x96, Z25, Z9, Z13
+	VPTERNLOGD        $0x96, Z25, Z15, Z22
+	VPTERNLOGD        $0x96, Z25, Z19, Z6
+	VPTERNLOGD        $0x96, Z25, Z4, Z17
 
 	// Round 23.
 	VPXORD.BCST       960(AX), Z12, Z1
@@ -1508,15 +1486,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z10
 	VPTERNLOGD        $0x96, Z11, Z20, Z21
 	VPTERNLOGD        $0x96, Z1, Z11, Z3
-	VPTERNLOGD        $0x96, Z9, Z25, Z8
-	VPTERNLOGD        $0x96, Z15, Z25, Z10
-	VPTERNLOGD        $0x96, Z19, Z25, Z21
-	VPTERNLOGD        $0x96, Z4, Z25, Z3
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z14, Z14
-	VPXORD            Z2, Z0, Z0
-	VPXORD            Z2, Z16, Z16
-	VPXORD            Z2, Z24, Z24
+	VPTERNLOGD        $0x96, Z25, Z2, Z14
+	VPTERNLOGD        $0x96, Z25, Z2, Z0
+	VPTERNLOGD        $0x96, Z25, Z2, Z16
+	VPTERNLOGD        $0x96, Z25, Z2, Z24
+	VPTERNLOGD        $0x96, Z25, Z9, Z8
+	VPTERNLOGD        $0x96, Z25, Z15, Z10
+	VPTERNLOGD        $0x96, Z25, Z19, Z21
+	VPTERNLOGD        $0x96, Z25, Z4, Z3
 
 	// Round 24.
 	VPXORD.BCST       992(AX), Z14, Z1
@@ -1555,15 +1532,14 @@ loaded:
 	VPTERNLOGD        $0x96, Z20, Z7, Z22
 	VPTERNLOGD        $0x96, Z11, Z20, Z6
 	VPTERNLOGD        $0x96, Z1, Z11, Z17
-	VPTERNLOGD        $0x96, Z9, Z25, Z13
-	VPTERNLOGD        $0x96, Z15, Z25, Z22
-	VPTERNLOGD        $0x96, Z19, Z25, Z6
-	VPTERNLOGD        $0x96, Z4, Z25, Z17
-	VPXORD            Z25, Z2, Z2
-	VPXORD            Z2, Z12, Z12
-	VPXORD            Z2, Z23, Z23
-	VPXORD            Z2, Z5, Z5
-	VPXORD            Z2, Z18, Z18
+	VPTERNLOGD        $0x96, Z25, Z2, Z12
+	VPTERNLOGD        $0x96, Z25, Z2, Z23
+	VPTERNLOGD        $0x96, Z25, Z2, Z5
+	VPTERNLOGD        $0x96, Z25, Z2, Z18
+	VPTERNLOGD        $0x96, Z25, Z9, Z13
+	VPTERNLOGD        $0x96, Z25, Z15, Z22
+	VPTERNLOGD        $0x96, Z25, Z19, Z6
+	VPTERNLOGD        $0x96, Z25, Z4, Z17
 
 last:
 	// Whitening, halves swapped; back to blocks.

@@ -246,10 +246,11 @@ func f(ks reg.Register, k int, in, out []reg.VecPhysical, p *pool) {
 		VGF2P8AFFINEINVQB(U8(gf.post[n].imm), postReg[n], t[b], t[b])
 	}
 	// P (RFC 3713, 2.4.1) with A = t1^t2^t3^t4, B = t5^t6^t7^t8:
-	// y1..y4 = (t2^t5, t3^t6, t4^t7, t1^t8) ^ A^B,
-	// y5..y8 = (t1^t2, t2^t3, t3^t4, t4^t1) ^ B^(t5, t6, t7, t8).
-	// The pairs go into out first, so that out waits on A^B (three
-	// levels after the S-boxes) for one more instruction only.
+	// y1..y4 = (t2^t5, t3^t6, t4^t7, t1^t8) ^ A ^ B,
+	// y5..y8 = (t1^t2, t2^t3, t3^t4, t4^t1) ^ B ^ (t5, t6, t7, t8).
+	// A and B first (the scheduler favours older instructions), the
+	// pairs into out beside them: every out is final three levels after
+	// the S-boxes (the next round waits on them).
 	a, b := p.get(), p.get()
 	VPXORD(t[1], t[0], a)
 	VPXORD(t[5], t[4], b)
@@ -262,11 +263,10 @@ func f(ks reg.Register, k int, in, out []reg.VecPhysical, p *pool) {
 		VPTERNLOGD(xor3, t[pair[1]], t[pair[0]], out[4+i])
 	}
 	for i := range 4 {
-		VPTERNLOGD(xor3, t[4+i], b, out[4+i])
+		VPTERNLOGD(xor3, b, a, out[i])
 	}
-	VPXORD(b, a, a) // A^B
 	for i := range 4 {
-		VPXORD(a, out[i], out[i])
+		VPTERNLOGD(xor3, b, t[4+i], out[4+i])
 	}
 	for _, r := range t {
 		p.put(r)
