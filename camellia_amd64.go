@@ -23,7 +23,7 @@ var camelliaX86Variants = []struct {
 // camelliaBulkFunc is the signature of the generated Camellia routine:
 // len(src)/256 groups of 16 blocks, the tweak in and out by value, with
 // the encryption or the decryption schedule.
-type camelliaBulkFunc func(ks *[272]uint32, rounds int, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)
+type camelliaBulkFunc func(ks *[320]uint32, rounds int, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)
 
 // needsCamelliaGFNIAVX512: VGF2P8AFFINEQB and VGF2P8AFFINEINVQB on zmm
 // are GFNI with AVX-512F; VPUNPCK[LH]BW, VPADDB and VPSLLDQ on zmm are
@@ -74,7 +74,7 @@ func camelliaX86Implementations() []otherImpl {
 // camelliaKeys are the byte-sliced schedules of one XTS key: the data
 // key's for encryption and decryption, the tweak key's for encryption.
 type camelliaKeys struct {
-	enc, dec, tweak     *[272]uint32
+	enc, dec, tweak     *[320]uint32
 	rounds, tweakRounds int
 }
 
@@ -87,27 +87,73 @@ type camelliaRoutines struct {
 
 func newCamelliaAsmEngine(bulk camelliaBulkFunc, key []byte, k1, k2 cipher.Block) *bulkAsmEngine {
 	half := len(key) / 2
-	ks := &camelliaKeys{enc: new([272]uint32), dec: new([272]uint32), tweak: new([272]uint32)}
+	ks := &camelliaKeys{enc: new([320]uint32), dec: new([320]uint32), tweak: new([320]uint32)}
 	var enc, dec camelliaSchedule
 	ks.rounds = camelliaExpand(&enc, &dec, key[:half])
-	sliceCamelliaSchedule(ks.enc, &enc)
-	sliceCamelliaSchedule(ks.dec, &dec)
+	sliceCamelliaSchedule(ks.enc, &enc, ks.rounds)
+	sliceCamelliaSchedule(ks.dec, &dec, ks.rounds)
 	ks.tweakRounds = camelliaExpand(&enc, &dec, key[half:])
-	sliceCamelliaSchedule(ks.tweak, &enc)
+	sliceCamelliaSchedule(ks.tweak, &enc, ks.tweakRounds)
 	clear(enc[:])
 	clear(dec[:])
 	return newBulkAsmEngine(&camelliaRoutines{ks: ks, bulk: bulk}, 256, k1, k2)
 }
 
-// sliceCamelliaSchedule lays a schedule out for the routine: byte b (most
-// significant first) of subkey i, four times, in dword 8i+b, so that one
-// VPXORD/VPANDD/VPTERNLOGD broadcast applies it to 64 blocks' byte b.
-func sliceCamelliaSchedule(dst *[272]uint32, s *camelliaSchedule) {
-	for i, k := range s {
+// camelliaFolded is a schedule as the routine uses it: every half of the
+// state holds the subkey of its next F-function from the moment it is
+// last written, so that the S-boxes read it without an XOR. Entries:
+//
+//	[0], [1]        whitening: kw1 ⊕ k1 (L), kw2 (R)
+//	[2+8g+j]        round 6g+j+1, XORed into its output half: that half's
+//	                old subkey ⊕ its next one (k2, k1⊕k3, k2⊕k4, ...);
+//	                the last round of the last group puts kw4 into L
+//	[8+8g], [9+8g]  FL and FL⁻¹ after group g (unchanged)
+//	[34+2g]         R's subkey out before FL⁻¹ (the group's last one)
+//	[35+2g]         L's first subkey of group g+1 after FL
+//	[32]            the last subkey out of R and kw3 in
+//
+// (subkeys counted from the start of a group of six: k1..k6).
+type camelliaFolded [40]uint64
+
+// foldCamelliaSchedule folds a schedule of the given rounds (18 or 24).
+func foldCamelliaSchedule(dst *camelliaFolded, s *camelliaSchedule, rounds int) {
+	*dst = camelliaFolded{}
+	groups := rounds / 6
+	k := func(g, j int) uint64 { return s[2+8*g+j] }
+	dst[0] = s[0] ^ k(0, 0)
+	dst[1] = s[1]
+	for g := range groups {
+		e := dst[2+8*g : 8+8*g]
+		e[0] = k(g, 1)
+		e[1] = k(g, 0) ^ k(g, 2)
+		e[2] = k(g, 1) ^ k(g, 3)
+		e[3] = k(g, 2) ^ k(g, 4)
+		e[4] = k(g, 3) ^ k(g, 5)
+		if g < groups-1 {
+			e[5] = k(g, 4)
+			dst[8+8*g], dst[9+8*g] = s[8+8*g], s[9+8*g]
+			dst[34+2*g] = k(g, 5)
+			dst[35+2*g] = k(g+1, 0)
+		} else {
+			e[5] = k(g, 4) ^ s[33]
+			dst[32] = k(g, 5) ^ s[32]
+		}
+	}
+}
+
+// sliceCamelliaSchedule folds a schedule and lays it out for the routine:
+// byte b (most significant first) of entry i, four times, in dword 8i+b,
+// so that one VPXORD/VPANDD/VPTERNLOGD broadcast applies it to 64 blocks'
+// byte b.
+func sliceCamelliaSchedule(dst *[320]uint32, s *camelliaSchedule, rounds int) {
+	var f camelliaFolded
+	foldCamelliaSchedule(&f, s, rounds)
+	for i, k := range f {
 		for b := range 8 {
 			dst[8*i+b] = uint32(byte(k>>(56-8*b))) * 0x01010101
 		}
 	}
+	clear(f[:])
 }
 
 func (r *camelliaRoutines) encrypt(dst, src []byte, lo, hi uint64) (uint64, uint64) {
@@ -125,7 +171,7 @@ func (r *camelliaRoutines) encryptTweaks(b []byte) {
 }
 
 func (r *camelliaRoutines) wipe() {
-	*r.ks.enc = [272]uint32{}
-	*r.ks.dec = [272]uint32{}
-	*r.ks.tweak = [272]uint32{}
+	*r.ks.enc = [320]uint32{}
+	*r.ks.dec = [320]uint32{}
+	*r.ks.tweak = [320]uint32{}
 }

@@ -126,9 +126,9 @@ func TestCamelliaRoutineRFC3713(t *testing.T) {
 				if why := missing(v.needs(c)); why != "" {
 					t.Skipf("%s unavailable here: %s", v.name, why)
 				}
-				var ke, kd [272]uint32
-				sliceCamelliaSchedule(&ke, &enc)
-				sliceCamelliaSchedule(&kd, &dec)
+				var ke, kd [320]uint32
+				sliceCamelliaSchedule(&ke, &enc, rounds)
+				sliceCamelliaSchedule(&kd, &dec, rounds)
 				for _, blocks := range []int{16, 32, 48, 64, 80} {
 					buf := bytes.Repeat(pt, blocks)
 					if lo, hi := v.bulk(&ke, rounds, buf, buf, 0, 0); lo != 0 || hi != 0 {

@@ -7,11 +7,11 @@ package xts
 // camelliaXTSGFNI runs Camellia-XTS over len(src)/256 groups of 16 blocks
 // (AVX-512F/BW, GFNI, VPCLMULQDQ), 64 blocks at a time: block j of src
 // uses the tweak T·x^j, T given as two little-endian words; it returns
-// T·x^(16·groups). ks is a byte-sliced Camellia schedule (each subkey
-// byte four times in a dword, 34 subkeys of 8 bytes), for encryption
-// or decryption; rounds is 18 or 24. len(dst) >= len(src), dst and src
+// T·x^(16·groups). ks is a folded, byte-sliced Camellia schedule
+// (foldCamelliaSchedule: each byte four times in a dword, 40 entries of
+// 8 bytes), for encryption or decryption; rounds is 18 or 24. len(dst) >= len(src), dst and src
 // the same memory or disjoint; each block's place in dst holds its tweak
 // for a moment before its output.
 //
 //go:noescape
-func camelliaXTSGFNI(ks *[272]uint32, rounds int, dst []byte, src []byte, tweakLo uint64, tweakHi uint64) (lo uint64, hi uint64)
+func camelliaXTSGFNI(ks *[320]uint32, rounds int, dst []byte, src []byte, tweakLo uint64, tweakHi uint64) (lo uint64, hi uint64)

@@ -193,8 +193,8 @@ func checkTranspose() {
 	}
 }
 
-// keyMem is byte b (most significant first) of subkey i, as four copies in
-// a dword: the schedule is 34 subkeys × 8 such dwords.
+// keyMem is byte b (most significant first) of entry i of the folded
+// schedule, as four copies in a dword: 40 entries × 8 such dwords.
 func keyMem(ks reg.Register, i, b int) Mem { return Mem{Base: ks, Disp: 4 * (8*i + b)} }
 
 // Matrices held in registers for the whole call (broadcast memory
@@ -230,16 +230,21 @@ func loadMatrices() {
 	}
 }
 
-// f XORs F(in, subkey k) into out (eight byte registers each).
-func f(ks reg.Register, k int, in, out []reg.VecPhysical, p *pool) {
+// f XORs F(in, k) into out, where in already holds its round's subkey
+// (folded in when it was last written) and out receives the folded
+// schedule's entry d as well: the XOR of the subkey it held and the one
+// it needs next (camellia_amd64.go: foldCamelliaSchedule). That XOR
+// waits on nothing of this round, so the S-boxes start as soon as in is
+// final: one instruction less on the path from round to round.
+func f(ks reg.Register, d int, in, out []reg.VecPhysical, p *pool) {
+	for b := range 8 {
+		VPXORD_BCST(keyMem(ks, d, b), out[b], out[b])
+	}
 	var t [8]reg.VecPhysical
 	for b := range 8 {
 		t[b] = p.get()
-		VPXORD_BCST(keyMem(ks, k, b), in[b], t[b])
-	}
-	for b := range 8 {
 		n := sboxOfByte[b]
-		VGF2P8AFFINEQB(U8(gf.pre[n].imm), preReg[n], t[b], t[b])
+		VGF2P8AFFINEQB(U8(gf.pre[n].imm), preReg[n], in[b], t[b])
 	}
 	for b := range 8 {
 		n := sboxOfByte[b]
@@ -318,7 +323,7 @@ func flInv(ks reg.Register, k int, y []reg.VecPhysical, p *pool) {
 	}
 }
 
-// sixRounds emits rounds 6g+1..6g+6: subkeys 2+8g.. 7+8g.
+// sixRounds emits rounds 6g+1..6g+6: folded-schedule entries 2+8g..7+8g.
 func sixRounds(ks reg.Register, g int, l, r []reg.VecPhysical, p *pool) {
 	for j := range 6 {
 		Comment(fmt.Sprintf("Round %d.", 6*g+j+1))
@@ -330,7 +335,14 @@ func sixRounds(ks reg.Register, g int, l, r []reg.VecPhysical, p *pool) {
 	}
 }
 
-const signature = "func(ks *[272]uint32, rounds int, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)"
+// xorKey XORs folded-schedule entry i into the half x.
+func xorKey(ks reg.Register, i int, x []reg.VecPhysical) {
+	for b := range 8 {
+		VPXORD_BCST(keyMem(ks, i, b), x[b], x[b])
+	}
+}
+
+const signature = "func(ks *[320]uint32, rounds int, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)"
 
 // genCamelliaXTS emits the routine: XTS over len(src)/256 groups of 16
 // blocks, 64 blocks (four groups) per iteration and the last one to three
@@ -342,9 +354,9 @@ func genCamelliaXTS(name string, _ gfni) {
 	Doc(name+" runs Camellia-XTS over len(src)/256 groups of 16 blocks",
 		"(AVX-512F/BW, GFNI, VPCLMULQDQ), 64 blocks at a time: block j of src",
 		"uses the tweak T·x^j, T given as two little-endian words; it returns",
-		"T·x^(16·groups). ks is a byte-sliced Camellia schedule (each subkey",
-		"byte four times in a dword, 34 subkeys of 8 bytes), for encryption",
-		"or decryption; rounds is 18 or 24. len(dst) >= len(src), dst and src",
+		"T·x^(16·groups). ks is a folded, byte-sliced Camellia schedule",
+		"(foldCamelliaSchedule: each byte four times in a dword, 40 entries of",
+		"8 bytes), for encryption or decryption; rounds is 18 or 24. len(dst) >= len(src), dst and src",
 		"the same memory or disjoint; each block's place in dst holds its tweak",
 		"for a moment before its output.")
 	ks := Load(Param("ks"), GP64())
@@ -406,28 +418,25 @@ func genCamelliaXTS(name string, _ gfni) {
 	Comment("Byte-slice: register b holds byte b of every block.")
 	x = transpose16(x, p)
 	l, r := x[:8], x[8:]
-	Comment("Whitening.")
-	for b := range 8 {
-		VPXORD_BCST(keyMem(ks, 0, b), l[b], l[b])
-		VPXORD_BCST(keyMem(ks, 1, b), r[b], r[b])
-	}
+	Comment("Whitening (the first round's subkey folded into L's).")
+	xorKey(ks, 0, l)
+	xorKey(ks, 1, r)
 	sixRounds(ks, 0, l, r, p)
 	for grp := 1; grp < 4; grp++ {
 		if grp == 3 {
 			CMPQ(rounds, U8(18))
 			JEQ(LabelRef("last"))
 		}
-		Comment(fmt.Sprintf("FL and FL⁻¹ (subkeys %d, %d).", 8*grp, 8*grp+1))
+		Comment(fmt.Sprintf("FL and FL⁻¹ (entries %d, %d); R's subkey out, L's next in.", 8*grp, 8*grp+1))
+		xorKey(ks, 32+2*grp, r)
 		fl(ks, 8*grp, l, p)
 		flInv(ks, 8*grp+1, r, p)
+		xorKey(ks, 33+2*grp, l)
 		sixRounds(ks, grp, l, r, p)
 	}
 	Label("last")
-	Comment("Whitening, halves swapped; back to blocks.")
-	for b := range 8 {
-		VPXORD_BCST(keyMem(ks, 32, b), r[b], r[b])
-		VPXORD_BCST(keyMem(ks, 33, b), l[b], l[b])
-	}
+	Comment("Whitening (L has kw4 already), halves swapped; back to blocks.")
+	xorKey(ks, 32, r)
 	out := transpose16(append(append([]reg.VecPhysical(nil), r...), l...), p)
 	Comment("XOR the tweaks (from dst) and store the groups.")
 	for grp := range 4 {
