@@ -4,6 +4,7 @@ package xts
 
 import (
 	"crypto/cipher"
+	"sync"
 
 	"github.com/fastxts/xts/internal/cpuid"
 )
@@ -63,8 +64,10 @@ func camelliaX86Implementations() []otherImpl {
 			name:      v.name,
 			available: ok,
 			note:      note,
-			newEngine: func(key []byte, k1, k2 cipher.Block) engine {
-				return newCamelliaAsmEngine(v.bulk, key, k1, k2)
+			newEngine: func(key []byte, _, _ cipher.Block) engine {
+				// k1, k2 (package camellia's table-driven blocks) are
+				// not used: see newCamelliaAsmEngine.
+				return newCamelliaAsmEngine(v.bulk, key)
 			},
 		})
 	}
@@ -72,10 +75,10 @@ func camelliaX86Implementations() []otherImpl {
 }
 
 // camelliaKeys are the byte-sliced schedules of one XTS key: the data
-// key's for encryption and decryption, the tweak key's for encryption.
+// key's and the tweak key's, for encryption and decryption.
 type camelliaKeys struct {
-	enc, dec, tweak     *[320]uint32
-	rounds, tweakRounds int
+	enc, dec, tweak, tweakDec *[320]uint32
+	rounds, tweakRounds       int
 }
 
 // camelliaRoutines are the bulkRoutines of one Camellia variant and key:
@@ -85,19 +88,58 @@ type camelliaRoutines struct {
 	bulk camelliaBulkFunc
 }
 
-func newCamelliaAsmEngine(bulk camelliaBulkFunc, key []byte, k1, k2 cipher.Block) *bulkAsmEngine {
+func newCamelliaAsmEngine(bulk camelliaBulkFunc, key []byte) *bulkAsmEngine {
 	half := len(key) / 2
-	ks := &camelliaKeys{enc: new([320]uint32), dec: new([320]uint32), tweak: new([320]uint32)}
+	ks := &camelliaKeys{enc: new([320]uint32), dec: new([320]uint32), tweak: new([320]uint32), tweakDec: new([320]uint32)}
 	var enc, dec camelliaSchedule
 	ks.rounds = camelliaExpand(&enc, &dec, key[:half])
 	sliceCamelliaSchedule(ks.enc, &enc, ks.rounds)
 	sliceCamelliaSchedule(ks.dec, &dec, ks.rounds)
 	ks.tweakRounds = camelliaExpand(&enc, &dec, key[half:])
 	sliceCamelliaSchedule(ks.tweak, &enc, ks.tweakRounds)
+	sliceCamelliaSchedule(ks.tweakDec, &dec, ks.tweakRounds)
 	clear(enc[:])
 	clear(dec[:])
+	// The generic engine's blocks (the tweak of a unit, the blocks after
+	// the last whole group, units shorter than a group) run the routine
+	// too, not package camellia's table lookups: constant time throughout.
+	k1 := &camelliaAsmBlock{enc: ks.enc, dec: ks.dec, rounds: ks.rounds, bulk: bulk}
+	k2 := &camelliaAsmBlock{enc: ks.tweak, dec: ks.tweakDec, rounds: ks.tweakRounds, bulk: bulk}
 	return newBulkAsmEngine(&camelliaRoutines{ks: ks, bulk: bulk}, 256, k1, k2)
 }
+
+// camelliaAsmBlock is one Camellia key as a cipher.Block that runs the
+// generated routine (XTS with the tweak 0 is ECB) over a group of 16
+// blocks, the first one given: a whole iteration's cost for one block,
+// but in constant time, unlike package camellia's Block.
+type camelliaAsmBlock struct {
+	enc, dec *[320]uint32
+	rounds   int
+	bulk     camelliaBulkFunc
+}
+
+func (b *camelliaAsmBlock) BlockSize() int { return 16 }
+
+func (b *camelliaAsmBlock) Encrypt(dst, src []byte) { b.crypt(b.enc, dst, src) }
+
+func (b *camelliaAsmBlock) Decrypt(dst, src []byte) { b.crypt(b.dec, dst, src) }
+
+func (b *camelliaAsmBlock) crypt(ks *[320]uint32, dst, src []byte) {
+	if len(src) < 16 || len(dst) < 16 {
+		panic("xts: camellia block: input or output not a full block")
+	}
+	buf := camelliaBlockBufs.Get().(*[256]byte)
+	copy(buf[:16], src)
+	b.bulk(ks, b.rounds, buf[:], buf[:], 0, 0)
+	copy(dst[:16], buf[:16])
+	clear(buf[:]) // the other 15 blocks hold the encryption of zeros
+	camelliaBlockBufs.Put(buf)
+}
+
+// camelliaBlockBufs are camelliaAsmBlock's groups (a local array would
+// escape through the routine's function value and allocate), zero
+// whenever they are in the pool.
+var camelliaBlockBufs = sync.Pool{New: func() any { return new([256]byte) }}
 
 // camelliaFolded is a schedule as the routine uses it: every half of the
 // state holds the subkey of its next F-function from the moment it is
@@ -174,4 +216,5 @@ func (r *camelliaRoutines) wipe() {
 	*r.ks.enc = [320]uint32{}
 	*r.ks.dec = [320]uint32{}
 	*r.ks.tweak = [320]uint32{}
+	*r.ks.tweakDec = [320]uint32{}
 }
