@@ -11,7 +11,7 @@ import (
 
 // This file is the one place that lists the x86-64 Camellia-XTS variants
 // (the generator in _asm/camellia emits their routine) and adapts
-// Camellia's key schedule (camellia_schedule.go) to the routine's
+// Camellia's key schedule (camellia_schedule_amd64.go) to the routine's
 // byte-sliced layout.
 var camelliaX86Variants = []struct {
 	name  string
@@ -56,7 +56,7 @@ func camelliaX86Implementations() []otherImpl {
 		v := &camelliaX86Variants[i]
 		why := missing(v.needs(c))
 		ok := why == ""
-		note := "Camellia keys only (camellia.NewCipher): byte-sliced, GFNI S-boxes, 64 blocks at a time"
+		note := "Camellia keys only (camellia.NewCipher): byte-sliced, GFNI S-boxes, 64 blocks at a time, constant time"
 		if !ok {
 			note += "; " + why
 		}

@@ -149,7 +149,8 @@ func TestCamelliaRoutineRFC3713(t *testing.T) {
 
 // BenchmarkCamelliaXTS: BenchmarkCamelliaXTS/key=K/op=enc|dec/size=N, the
 // default implementation (camellia-gfni-avx512 where it runs), one call
-// per data unit, one goroutine; key=128 and key=256 are Camellia-128 and
+// per data unit, and op=dec-sectors512 (DecryptSectors of N bytes in
+// 512-byte sectors), one goroutine; key=128 and key=256 are Camellia-128 and
 // -256 (32- and 64-byte XTS keys), for the comparison with libgcrypt's
 // figures (scripts/gcrypt-sid.sh).
 func BenchmarkCamelliaXTS(b *testing.B) {
@@ -162,16 +163,19 @@ func BenchmarkCamelliaXTS(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, op := range []string{"enc", "dec"} {
+		for _, op := range []string{"enc", "dec", "dec-sectors512"} {
 			for _, size := range []int{512, 4096, 65536} {
 				b.Run(fmt.Sprintf("key=%d/op=%s/size=%d", bits, op, size), func(b *testing.B) {
 					buf := make([]byte, size)
 					b.SetBytes(int64(size))
 					for i := 0; b.Loop(); i++ {
-						if op == "enc" {
+						switch op {
+						case "enc":
 							c.Encrypt(buf, buf, uint64(i))
-						} else {
+						case "dec":
 							c.Decrypt(buf, buf, uint64(i))
+						default:
+							c.DecryptSectors(buf, buf, 512, uint64(i))
 						}
 					}
 				})

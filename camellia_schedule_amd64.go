@@ -10,8 +10,8 @@ import (
 // Camellia's key schedule (RFC 3713, section 2.2), recomputed here for the
 // assembly routine: this package cannot import package camellia (whose
 // tests import this one). Unlike that package's table-driven F, the F here
-// reads every S-box entry for every byte (constant time, about 50 µs per
-// key is not wanted: 6 F calls × 8 bytes × 256 entries is ~12k steps).
+// reads every S-box entry for every byte: constant time, at 6 F calls ×
+// 8 bytes × 256 entries (about 12k steps) per key.
 
 // camelliaSchedule is one direction's subkeys in the order the rounds use
 // them: [0], [1] whitening before; [2..7] rounds 1-6; [8], [9] FL, FL⁻¹;
