@@ -4,7 +4,7 @@ package xts
 
 import (
 	"crypto/cipher"
-	"sync"
+	"math/bits"
 
 	"github.com/fastxts/xts/internal/cpuid"
 )
@@ -17,8 +17,9 @@ var camelliaX86Variants = []struct {
 	name  string
 	needs func(cpuid.X86) []requirement
 	bulk  camelliaBulkFunc
+	block camelliaBlockFunc
 }{
-	{"camellia-gfni-avx512", needsCamelliaGFNIAVX512, camelliaXTSGFNI},
+	{"camellia-gfni-avx512", needsCamelliaGFNIAVX512, camelliaXTSGFNI, camelliaBlockGFNI},
 }
 
 // camelliaBulkFunc is the signature of the generated Camellia routine:
@@ -26,12 +27,18 @@ var camelliaX86Variants = []struct {
 // the encryption or the decryption schedule.
 type camelliaBulkFunc func(ks *[320]uint32, rounds int, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)
 
+// camelliaBlockFunc is the signature of the generated single-block
+// routine (for the tweak of a unit and the blocks after its last group).
+type camelliaBlockFunc func(ks *[40]uint64, rounds int, dst, src *[16]byte)
+
 // needsCamelliaGFNIAVX512: VGF2P8AFFINEQB and VGF2P8AFFINEINVQB on zmm
 // are GFNI with AVX-512F; VPUNPCK[LH]BW, VPADDB and VPSLLDQ on zmm are
 // AVX-512BW; VPXORD on xmm (the final zeroing) AVX-512VL; VPCLMULQDQ on
-// zmm the VPCLMULQDQ bit. VMOVQ and VPEXTRQ on xmm0 are plain AVX.
+// zmm the VPCLMULQDQ bit. VMOVQ and VPEXTRQ on xmm0 are plain AVX;
+// VPBROADCASTQ from memory to xmm (the single-block routine) is AVX2.
 func needsCamelliaGFNIAVX512(c cpuid.X86) []requirement {
 	return []requirement{
+		{"AVX2", c.AVX2, false},
 		{"AVX-512F", c.AVX512F, false},
 		{"AVX-512BW", c.AVX512BW, false},
 		{"AVX-512VL", c.AVX512VL, false},
@@ -67,7 +74,7 @@ func camelliaX86Implementations() []otherImpl {
 			newEngine: func(key []byte, _, _ cipher.Block) engine {
 				// k1, k2 (package camellia's table-driven blocks) are
 				// not used: see newCamelliaAsmEngine.
-				return newCamelliaAsmEngine(v.bulk, key)
+				return newCamelliaAsmEngine(v.bulk, v.block, key)
 			},
 		})
 	}
@@ -79,6 +86,9 @@ func camelliaX86Implementations() []otherImpl {
 type camelliaKeys struct {
 	enc, dec, tweak, tweakDec *[320]uint32
 	rounds, tweakRounds       int
+	// blk are the same four folded for the single-block routine: data
+	// encryption, decryption, tweak encryption, decryption.
+	blk [4][40]uint64
 }
 
 // camelliaRoutines are the bulkRoutines of one Camellia variant and key:
@@ -88,34 +98,37 @@ type camelliaRoutines struct {
 	bulk camelliaBulkFunc
 }
 
-func newCamelliaAsmEngine(bulk camelliaBulkFunc, key []byte) *bulkAsmEngine {
+func newCamelliaAsmEngine(bulk camelliaBulkFunc, block camelliaBlockFunc, key []byte) *bulkAsmEngine {
 	half := len(key) / 2
 	ks := &camelliaKeys{enc: new([320]uint32), dec: new([320]uint32), tweak: new([320]uint32), tweakDec: new([320]uint32)}
 	var enc, dec camelliaSchedule
 	ks.rounds = camelliaExpand(&enc, &dec, key[:half])
 	sliceCamelliaSchedule(ks.enc, &enc, ks.rounds)
 	sliceCamelliaSchedule(ks.dec, &dec, ks.rounds)
+	blockCamelliaSchedule(&ks.blk[0], &enc, ks.rounds)
+	blockCamelliaSchedule(&ks.blk[1], &dec, ks.rounds)
 	ks.tweakRounds = camelliaExpand(&enc, &dec, key[half:])
 	sliceCamelliaSchedule(ks.tweak, &enc, ks.tweakRounds)
 	sliceCamelliaSchedule(ks.tweakDec, &dec, ks.tweakRounds)
+	blockCamelliaSchedule(&ks.blk[2], &enc, ks.tweakRounds)
+	blockCamelliaSchedule(&ks.blk[3], &dec, ks.tweakRounds)
 	clear(enc[:])
 	clear(dec[:])
 	// The generic engine's blocks (the tweak of a unit, the blocks after
 	// the last whole group, units shorter than a group) run the routine
 	// too, not package camellia's table lookups: constant time throughout.
-	k1 := &camelliaAsmBlock{enc: ks.enc, dec: ks.dec, rounds: ks.rounds, bulk: bulk}
-	k2 := &camelliaAsmBlock{enc: ks.tweak, dec: ks.tweakDec, rounds: ks.tweakRounds, bulk: bulk}
+	k1 := &camelliaAsmBlock{enc: &ks.blk[0], dec: &ks.blk[1], rounds: ks.rounds, block: block}
+	k2 := &camelliaAsmBlock{enc: &ks.blk[2], dec: &ks.blk[3], rounds: ks.tweakRounds, block: block}
 	return newBulkAsmEngine(&camelliaRoutines{ks: ks, bulk: bulk}, 256, k1, k2)
 }
 
 // camelliaAsmBlock is one Camellia key as a cipher.Block that runs the
-// generated routine (XTS with the tweak 0 is ECB) over a group of 16
-// blocks, the first one given: a whole iteration's cost for one block,
-// but in constant time, unlike package camellia's Block.
+// generated single-block routine: constant time, unlike package
+// camellia's Block.
 type camelliaAsmBlock struct {
-	enc, dec *[320]uint32
+	enc, dec *[40]uint64
 	rounds   int
-	bulk     camelliaBulkFunc
+	block    camelliaBlockFunc
 }
 
 func (b *camelliaAsmBlock) BlockSize() int { return 16 }
@@ -124,22 +137,12 @@ func (b *camelliaAsmBlock) Encrypt(dst, src []byte) { b.crypt(b.enc, dst, src) }
 
 func (b *camelliaAsmBlock) Decrypt(dst, src []byte) { b.crypt(b.dec, dst, src) }
 
-func (b *camelliaAsmBlock) crypt(ks *[320]uint32, dst, src []byte) {
+func (b *camelliaAsmBlock) crypt(ks *[40]uint64, dst, src []byte) {
 	if len(src) < 16 || len(dst) < 16 {
 		panic("xts: camellia block: input or output not a full block")
 	}
-	buf := camelliaBlockBufs.Get().(*[256]byte)
-	copy(buf[:16], src)
-	b.bulk(ks, b.rounds, buf[:], buf[:], 0, 0)
-	copy(dst[:16], buf[:16])
-	clear(buf[:]) // the other 15 blocks hold the encryption of zeros
-	camelliaBlockBufs.Put(buf)
+	b.block(ks, b.rounds, (*[16]byte)(dst), (*[16]byte)(src))
 }
-
-// camelliaBlockBufs are camelliaAsmBlock's groups (a local array would
-// escape through the routine's function value and allocate), zero
-// whenever they are in the pool.
-var camelliaBlockBufs = sync.Pool{New: func() any { return new([256]byte) }}
 
 // camelliaFolded is a schedule as the routine uses it: every half of the
 // state holds the subkey of its next F-function from the moment it is
@@ -198,6 +201,17 @@ func sliceCamelliaSchedule(dst *[320]uint32, s *camelliaSchedule, rounds int) {
 	clear(f[:])
 }
 
+// blockCamelliaSchedule folds a schedule for the single-block routine:
+// each entry's eight bytes in order (most significant first).
+func blockCamelliaSchedule(dst *[40]uint64, s *camelliaSchedule, rounds int) {
+	var f camelliaFolded
+	foldCamelliaSchedule(&f, s, rounds)
+	for i, k := range f {
+		dst[i] = bits.ReverseBytes64(k)
+	}
+	clear(f[:])
+}
+
 func (r *camelliaRoutines) encrypt(dst, src []byte, lo, hi uint64) (uint64, uint64) {
 	return r.bulk(r.ks.enc, r.ks.rounds, dst, src, lo, hi)
 }
@@ -213,6 +227,7 @@ func (r *camelliaRoutines) encryptTweaks(b []byte) {
 }
 
 func (r *camelliaRoutines) wipe() {
+	r.ks.blk = [4][40]uint64{}
 	*r.ks.enc = [320]uint32{}
 	*r.ks.dec = [320]uint32{}
 	*r.ks.tweak = [320]uint32{}

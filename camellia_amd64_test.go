@@ -81,7 +81,7 @@ func TestCamelliaNeeds(t *testing.T) {
 			t.Errorf("no features: %q, want %s named", why, f)
 		}
 	}
-	all := cpuid.X86{AVX512F: true, AVX512BW: true, AVX512VL: true, GFNI: true, VPCLMULQDQ: true,
+	all := cpuid.X86{AVX2: true, AVX512F: true, AVX512BW: true, AVX512VL: true, GFNI: true, VPCLMULQDQ: true,
 		OSXSAVE: true, OSYMM: true, OSZMM: true}
 	if why := missing(needsCamelliaGFNIAVX512(all)); why != "" {
 		t.Errorf("every feature: missing %q", why)
@@ -103,9 +103,9 @@ func TestCamelliaS1(t *testing.T) {
 }
 
 // TestCamelliaRoutineRFC3713: the RFC 3713 (appendix A) vectors through
-// the generated routine itself with the tweak 0 (ECB), for 16 to 80
-// blocks (a partial and a full iteration), encrypting and decrypting,
-// the schedule from camelliaExpand.
+// the generated routines themselves: the single-block one, and the XTS one
+// with the tweak 0 (ECB) for 16 to 80 blocks (a partial and a full
+// iteration), encrypting and decrypting, the schedule from camelliaExpand.
 func TestCamelliaRoutineRFC3713(t *testing.T) {
 	pt, _ := hex.DecodeString("0123456789abcdeffedcba9876543210")
 	for _, tc := range []struct{ key, ct string }{
@@ -129,6 +129,18 @@ func TestCamelliaRoutineRFC3713(t *testing.T) {
 				var ke, kd [320]uint32
 				sliceCamelliaSchedule(&ke, &enc, rounds)
 				sliceCamelliaSchedule(&kd, &dec, rounds)
+				var be, bd [40]uint64
+				blockCamelliaSchedule(&be, &enc, rounds)
+				blockCamelliaSchedule(&bd, &dec, rounds)
+				var blk [16]byte
+				v.block(&be, rounds, &blk, (*[16]byte)(pt))
+				if !bytes.Equal(blk[:], ct) {
+					t.Fatalf("single block: encrypt %x, want %x", blk, ct)
+				}
+				v.block(&bd, rounds, &blk, &blk)
+				if !bytes.Equal(blk[:], pt) {
+					t.Fatalf("single block: decrypt %x, want %x", blk, pt)
+				}
 				for _, blocks := range []int{16, 32, 48, 64, 80} {
 					buf := bytes.Repeat(pt, blocks)
 					if lo, hi := v.bulk(&ke, rounds, buf, buf, 0, 0); lo != 0 || hi != 0 {

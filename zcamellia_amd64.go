@@ -15,3 +15,11 @@ package xts
 //
 //go:noescape
 func camelliaXTSGFNI(ks *[320]uint32, rounds int, dst []byte, src []byte, tweakLo uint64, tweakHi uint64) (lo uint64, hi uint64)
+
+// camelliaBlockGFNI encrypts or decrypts (by the schedule) the block src into dst
+// with Camellia (GFNI, AVX-512VL), a half block per xmm register. ks is a
+// folded schedule (foldCamelliaSchedule), each entry's bytes in order;
+// rounds is 18 or 24; dst and src may be the same.
+//
+//go:noescape
+func camelliaBlockGFNI(ks *[40]uint64, rounds int, dst *[16]byte, src *[16]byte)

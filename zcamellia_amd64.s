@@ -45,6 +45,238 @@ DATA camelliaGFNI<>+56(SB)/8, $0xeb36241e33d3b1b7
 DATA camelliaGFNI<>+64(SB)/8, $0x8000000000000000
 GLOBL camelliaGFNI<>(SB), RODATA|NOPTR, $72
 
+DATA camelliaBlkPreW<>+0(SB)/8, $0xff38108aa65cc0bc
+DATA camelliaBlkPreW<>+8(SB)/8, $0xff38108aa65cc0bc
+GLOBL camelliaBlkPreW<>(SB), RODATA|NOPTR, $16
+
+DATA camelliaBlkPostW<>+0(SB)/8, $0xeb36241e33d3b1b7
+DATA camelliaBlkPostW<>+8(SB)/8, $0xb7eb36241e33d3b1
+GLOBL camelliaBlkPostW<>(SB), RODATA|NOPTR, $16
+
+DATA camelliaBlkPreZ<>+0(SB)/8, $0xff38108aa65cc0bc
+DATA camelliaBlkPreZ<>+8(SB)/8, $0xff1c0845532e605e
+GLOBL camelliaBlkPreZ<>(SB), RODATA|NOPTR, $16
+
+DATA camelliaBlkPostZ<>+0(SB)/8, $0x36241e33d3b1b7eb
+DATA camelliaBlkPostZ<>+8(SB)/8, $0xeb36241e33d3b1b7
+GLOBL camelliaBlkPostZ<>(SB), RODATA|NOPTR, $16
+
+DATA camelliaBlkShufW0<>+0(SB)/1, $0x00
+DATA camelliaBlkShufW0<>+1(SB)/1, $0x00
+DATA camelliaBlkShufW0<>+2(SB)/1, $0x00
+DATA camelliaBlkShufW0<>+3(SB)/1, $0x09
+DATA camelliaBlkShufW0<>+4(SB)/1, $0x00
+DATA camelliaBlkShufW0<>+5(SB)/1, $0x09
+DATA camelliaBlkShufW0<>+6(SB)/1, $0x0c
+DATA camelliaBlkShufW0<>+7(SB)/1, $0x00
+DATA camelliaBlkShufW0<>+8(SB)/1, $0x00
+DATA camelliaBlkShufW0<>+9(SB)/1, $0x00
+DATA camelliaBlkShufW0<>+10(SB)/1, $0x00
+DATA camelliaBlkShufW0<>+11(SB)/1, $0x09
+DATA camelliaBlkShufW0<>+12(SB)/1, $0x00
+DATA camelliaBlkShufW0<>+13(SB)/1, $0x09
+DATA camelliaBlkShufW0<>+14(SB)/1, $0x0c
+DATA camelliaBlkShufW0<>+15(SB)/1, $0x00
+GLOBL camelliaBlkShufW0<>(SB), RODATA|NOPTR, $16
+
+DATA camelliaBlkShufW1<>+0(SB)/1, $0x07
+DATA camelliaBlkShufW1<>+1(SB)/1, $0x09
+DATA camelliaBlkShufW1<>+2(SB)/1, $0x09
+DATA camelliaBlkShufW1<>+3(SB)/1, $0x0c
+DATA camelliaBlkShufW1<>+4(SB)/1, $0x09
+DATA camelliaBlkShufW1<>+5(SB)/1, $0x0c
+DATA camelliaBlkShufW1<>+6(SB)/1, $0x07
+DATA camelliaBlkShufW1<>+7(SB)/1, $0x0c
+DATA camelliaBlkShufW1<>+8(SB)/1, $0x07
+DATA camelliaBlkShufW1<>+9(SB)/1, $0x09
+DATA camelliaBlkShufW1<>+10(SB)/1, $0x09
+DATA camelliaBlkShufW1<>+11(SB)/1, $0x0c
+DATA camelliaBlkShufW1<>+12(SB)/1, $0x09
+DATA camelliaBlkShufW1<>+13(SB)/1, $0x0c
+DATA camelliaBlkShufW1<>+14(SB)/1, $0x07
+DATA camelliaBlkShufW1<>+15(SB)/1, $0x0c
+GLOBL camelliaBlkShufW1<>(SB), RODATA|NOPTR, $16
+
+DATA camelliaBlkShufW2<>+0(SB)/1, $0x80
+DATA camelliaBlkShufW2<>+1(SB)/1, $0x0c
+DATA camelliaBlkShufW2<>+2(SB)/1, $0x0c
+DATA camelliaBlkShufW2<>+3(SB)/1, $0x80
+DATA camelliaBlkShufW2<>+4(SB)/1, $0x07
+DATA camelliaBlkShufW2<>+5(SB)/1, $0x07
+DATA camelliaBlkShufW2<>+6(SB)/1, $0x80
+DATA camelliaBlkShufW2<>+7(SB)/1, $0x80
+DATA camelliaBlkShufW2<>+8(SB)/1, $0x80
+DATA camelliaBlkShufW2<>+9(SB)/1, $0x0c
+DATA camelliaBlkShufW2<>+10(SB)/1, $0x0c
+DATA camelliaBlkShufW2<>+11(SB)/1, $0x80
+DATA camelliaBlkShufW2<>+12(SB)/1, $0x07
+DATA camelliaBlkShufW2<>+13(SB)/1, $0x07
+DATA camelliaBlkShufW2<>+14(SB)/1, $0x80
+DATA camelliaBlkShufW2<>+15(SB)/1, $0x80
+GLOBL camelliaBlkShufW2<>(SB), RODATA|NOPTR, $16
+
+DATA camelliaBlkShufW3<>+0(SB)/1, $0x80
+DATA camelliaBlkShufW3<>+1(SB)/1, $0x07
+DATA camelliaBlkShufW3<>+2(SB)/1, $0x07
+DATA camelliaBlkShufW3<>+3(SB)/1, $0x80
+DATA camelliaBlkShufW3<>+4(SB)/1, $0x80
+DATA camelliaBlkShufW3<>+5(SB)/1, $0x80
+DATA camelliaBlkShufW3<>+6(SB)/1, $0x80
+DATA camelliaBlkShufW3<>+7(SB)/1, $0x80
+DATA camelliaBlkShufW3<>+8(SB)/1, $0x80
+DATA camelliaBlkShufW3<>+9(SB)/1, $0x07
+DATA camelliaBlkShufW3<>+10(SB)/1, $0x07
+DATA camelliaBlkShufW3<>+11(SB)/1, $0x80
+DATA camelliaBlkShufW3<>+12(SB)/1, $0x80
+DATA camelliaBlkShufW3<>+13(SB)/1, $0x80
+DATA camelliaBlkShufW3<>+14(SB)/1, $0x80
+DATA camelliaBlkShufW3<>+15(SB)/1, $0x80
+GLOBL camelliaBlkShufW3<>(SB), RODATA|NOPTR, $16
+
+DATA camelliaBlkShufZ0<>+0(SB)/1, $0x02
+DATA camelliaBlkShufZ0<>+1(SB)/1, $0x0b
+DATA camelliaBlkShufZ0<>+2(SB)/1, $0x02
+DATA camelliaBlkShufZ0<>+3(SB)/1, $0x02
+DATA camelliaBlkShufZ0<>+4(SB)/1, $0x05
+DATA camelliaBlkShufZ0<>+5(SB)/1, $0x02
+DATA camelliaBlkShufZ0<>+6(SB)/1, $0x02
+DATA camelliaBlkShufZ0<>+7(SB)/1, $0x0b
+DATA camelliaBlkShufZ0<>+8(SB)/1, $0x02
+DATA camelliaBlkShufZ0<>+9(SB)/1, $0x0b
+DATA camelliaBlkShufZ0<>+10(SB)/1, $0x02
+DATA camelliaBlkShufZ0<>+11(SB)/1, $0x02
+DATA camelliaBlkShufZ0<>+12(SB)/1, $0x05
+DATA camelliaBlkShufZ0<>+13(SB)/1, $0x02
+DATA camelliaBlkShufZ0<>+14(SB)/1, $0x02
+DATA camelliaBlkShufZ0<>+15(SB)/1, $0x0b
+GLOBL camelliaBlkShufZ0<>(SB), RODATA|NOPTR, $16
+
+DATA camelliaBlkShufZ1<>+0(SB)/1, $0x0b
+DATA camelliaBlkShufZ1<>+1(SB)/1, $0x0e
+DATA camelliaBlkShufZ1<>+2(SB)/1, $0x05
+DATA camelliaBlkShufZ1<>+3(SB)/1, $0x0b
+DATA camelliaBlkShufZ1<>+4(SB)/1, $0x0e
+DATA camelliaBlkShufZ1<>+5(SB)/1, $0x0e
+DATA camelliaBlkShufZ1<>+6(SB)/1, $0x0b
+DATA camelliaBlkShufZ1<>+7(SB)/1, $0x05
+DATA camelliaBlkShufZ1<>+8(SB)/1, $0x0b
+DATA camelliaBlkShufZ1<>+9(SB)/1, $0x0e
+DATA camelliaBlkShufZ1<>+10(SB)/1, $0x05
+DATA camelliaBlkShufZ1<>+11(SB)/1, $0x0b
+DATA camelliaBlkShufZ1<>+12(SB)/1, $0x0e
+DATA camelliaBlkShufZ1<>+13(SB)/1, $0x0e
+DATA camelliaBlkShufZ1<>+14(SB)/1, $0x0b
+DATA camelliaBlkShufZ1<>+15(SB)/1, $0x05
+GLOBL camelliaBlkShufZ1<>(SB), RODATA|NOPTR, $16
+
+DATA camelliaBlkShufZ2<>+0(SB)/1, $0x05
+DATA camelliaBlkShufZ2<>+1(SB)/1, $0x80
+DATA camelliaBlkShufZ2<>+2(SB)/1, $0x80
+DATA camelliaBlkShufZ2<>+3(SB)/1, $0x05
+DATA camelliaBlkShufZ2<>+4(SB)/1, $0x80
+DATA camelliaBlkShufZ2<>+5(SB)/1, $0x80
+DATA camelliaBlkShufZ2<>+6(SB)/1, $0x05
+DATA camelliaBlkShufZ2<>+7(SB)/1, $0x0e
+DATA camelliaBlkShufZ2<>+8(SB)/1, $0x05
+DATA camelliaBlkShufZ2<>+9(SB)/1, $0x80
+DATA camelliaBlkShufZ2<>+10(SB)/1, $0x80
+DATA camelliaBlkShufZ2<>+11(SB)/1, $0x05
+DATA camelliaBlkShufZ2<>+12(SB)/1, $0x80
+DATA camelliaBlkShufZ2<>+13(SB)/1, $0x80
+DATA camelliaBlkShufZ2<>+14(SB)/1, $0x05
+DATA camelliaBlkShufZ2<>+15(SB)/1, $0x0e
+GLOBL camelliaBlkShufZ2<>(SB), RODATA|NOPTR, $16
+
+DATA camelliaBlkShufZ3<>+0(SB)/1, $0x0e
+DATA camelliaBlkShufZ3<>+1(SB)/1, $0x80
+DATA camelliaBlkShufZ3<>+2(SB)/1, $0x80
+DATA camelliaBlkShufZ3<>+3(SB)/1, $0x0e
+DATA camelliaBlkShufZ3<>+4(SB)/1, $0x80
+DATA camelliaBlkShufZ3<>+5(SB)/1, $0x80
+DATA camelliaBlkShufZ3<>+6(SB)/1, $0x80
+DATA camelliaBlkShufZ3<>+7(SB)/1, $0x80
+DATA camelliaBlkShufZ3<>+8(SB)/1, $0x0e
+DATA camelliaBlkShufZ3<>+9(SB)/1, $0x80
+DATA camelliaBlkShufZ3<>+10(SB)/1, $0x80
+DATA camelliaBlkShufZ3<>+11(SB)/1, $0x0e
+DATA camelliaBlkShufZ3<>+12(SB)/1, $0x80
+DATA camelliaBlkShufZ3<>+13(SB)/1, $0x80
+DATA camelliaBlkShufZ3<>+14(SB)/1, $0x80
+DATA camelliaBlkShufZ3<>+15(SB)/1, $0x80
+GLOBL camelliaBlkShufZ3<>(SB), RODATA|NOPTR, $16
+
+DATA camelliaBlkC8<>+0(SB)/1, $0x00
+DATA camelliaBlkC8<>+1(SB)/1, $0x00
+DATA camelliaBlkC8<>+2(SB)/1, $0x00
+DATA camelliaBlkC8<>+3(SB)/1, $0x00
+DATA camelliaBlkC8<>+4(SB)/1, $0x85
+DATA camelliaBlkC8<>+5(SB)/1, $0x37
+DATA camelliaBlkC8<>+6(SB)/1, $0xdc
+DATA camelliaBlkC8<>+7(SB)/1, $0x85
+DATA camelliaBlkC8<>+8(SB)/1, $0x00
+DATA camelliaBlkC8<>+9(SB)/1, $0x00
+DATA camelliaBlkC8<>+10(SB)/1, $0x00
+DATA camelliaBlkC8<>+11(SB)/1, $0x00
+DATA camelliaBlkC8<>+12(SB)/1, $0x85
+DATA camelliaBlkC8<>+13(SB)/1, $0x37
+DATA camelliaBlkC8<>+14(SB)/1, $0xdc
+DATA camelliaBlkC8<>+15(SB)/1, $0x85
+GLOBL camelliaBlkC8<>(SB), RODATA|NOPTR, $16
+
+DATA camelliaBlkRotU<>+0(SB)/1, $0x80
+DATA camelliaBlkRotU<>+1(SB)/1, $0x80
+DATA camelliaBlkRotU<>+2(SB)/1, $0x80
+DATA camelliaBlkRotU<>+3(SB)/1, $0x80
+DATA camelliaBlkRotU<>+4(SB)/1, $0x00
+DATA camelliaBlkRotU<>+5(SB)/1, $0x01
+DATA camelliaBlkRotU<>+6(SB)/1, $0x02
+DATA camelliaBlkRotU<>+7(SB)/1, $0x03
+DATA camelliaBlkRotU<>+8(SB)/1, $0x80
+DATA camelliaBlkRotU<>+9(SB)/1, $0x80
+DATA camelliaBlkRotU<>+10(SB)/1, $0x80
+DATA camelliaBlkRotU<>+11(SB)/1, $0x80
+DATA camelliaBlkRotU<>+12(SB)/1, $0x08
+DATA camelliaBlkRotU<>+13(SB)/1, $0x09
+DATA camelliaBlkRotU<>+14(SB)/1, $0x0a
+DATA camelliaBlkRotU<>+15(SB)/1, $0x0b
+GLOBL camelliaBlkRotU<>(SB), RODATA|NOPTR, $16
+
+DATA camelliaBlkRotV<>+0(SB)/1, $0x80
+DATA camelliaBlkRotV<>+1(SB)/1, $0x80
+DATA camelliaBlkRotV<>+2(SB)/1, $0x80
+DATA camelliaBlkRotV<>+3(SB)/1, $0x80
+DATA camelliaBlkRotV<>+4(SB)/1, $0x01
+DATA camelliaBlkRotV<>+5(SB)/1, $0x02
+DATA camelliaBlkRotV<>+6(SB)/1, $0x03
+DATA camelliaBlkRotV<>+7(SB)/1, $0x00
+DATA camelliaBlkRotV<>+8(SB)/1, $0x80
+DATA camelliaBlkRotV<>+9(SB)/1, $0x80
+DATA camelliaBlkRotV<>+10(SB)/1, $0x80
+DATA camelliaBlkRotV<>+11(SB)/1, $0x80
+DATA camelliaBlkRotV<>+12(SB)/1, $0x09
+DATA camelliaBlkRotV<>+13(SB)/1, $0x0a
+DATA camelliaBlkRotV<>+14(SB)/1, $0x0b
+DATA camelliaBlkRotV<>+15(SB)/1, $0x08
+GLOBL camelliaBlkRotV<>(SB), RODATA|NOPTR, $16
+
+DATA camelliaBlkMove<>+0(SB)/1, $0x04
+DATA camelliaBlkMove<>+1(SB)/1, $0x05
+DATA camelliaBlkMove<>+2(SB)/1, $0x06
+DATA camelliaBlkMove<>+3(SB)/1, $0x07
+DATA camelliaBlkMove<>+4(SB)/1, $0x80
+DATA camelliaBlkMove<>+5(SB)/1, $0x80
+DATA camelliaBlkMove<>+6(SB)/1, $0x80
+DATA camelliaBlkMove<>+7(SB)/1, $0x80
+DATA camelliaBlkMove<>+8(SB)/1, $0x0c
+DATA camelliaBlkMove<>+9(SB)/1, $0x0d
+DATA camelliaBlkMove<>+10(SB)/1, $0x0e
+DATA camelliaBlkMove<>+11(SB)/1, $0x0f
+DATA camelliaBlkMove<>+12(SB)/1, $0x80
+DATA camelliaBlkMove<>+13(SB)/1, $0x80
+DATA camelliaBlkMove<>+14(SB)/1, $0x80
+DATA camelliaBlkMove<>+15(SB)/1, $0x80
+GLOBL camelliaBlkMove<>(SB), RODATA|NOPTR, $16
+
 // func camelliaXTSGFNI(ks *[320]uint32, rounds int, dst []byte, src []byte, tweakLo uint64, tweakHi uint64) (lo uint64, hi uint64)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL, CMOV, GFNI, VPCLMULQDQ
 TEXT ·camelliaXTSGFNI(SB), NOSPLIT, $0-96
@@ -1758,5 +1990,514 @@ advance:
 	VPXORD  X29, X29, X29
 	VPXORD  X30, X30, X30
 	VPXORD  X31, X31, X31
+	VZEROUPPER
+	RET
+
+// func camelliaBlockGFNI(ks *[40]uint64, rounds int, dst *[16]byte, src *[16]byte)
+// Requires: AVX, AVX2, AVX512F, AVX512VL, GFNI
+TEXT ·camelliaBlockGFNI(SB), NOSPLIT, $0-32
+	MOVQ              ks+0(FP), AX
+	MOVQ              rounds+8(FP), CX
+	MOVQ              dst+16(FP), DX
+	MOVQ              src+24(FP), BX
+	VPBROADCASTQ      (BX), X0
+	VPBROADCASTQ      8(BX), X1
+	VMOVDQU64         camelliaBlkC8<>+0(SB), X2
+	VPXORQ.BCST       (AX), X0, X0
+	VPXORQ.BCST       8(AX), X1, X1
+	VPTERNLOGQ.BCST   $0x96, 16(AX), X2, X1
+	VGF2P8AFFINEQB    $0x08, camelliaBlkPreW<>+0(SB), X0, X3
+	VGF2P8AFFINEQB    $0x08, camelliaBlkPreZ<>+0(SB), X0, X4
+	VGF2P8AFFINEINVQB $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB           camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB           camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB           camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB           camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB           camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB           camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB           camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB           camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ        $0x96, X7, X6, X5
+	VPTERNLOGQ        $0x96, X11, X10, X9
+	VPTERNLOGQ        $0x96, X12, X8, X1
+	VPTERNLOGQ        $0x96, X9, X5, X1
+	VPTERNLOGQ.BCST   $0x96, 24(AX), X2, X0
+	VGF2P8AFFINEQB    $0x08, camelliaBlkPreW<>+0(SB), X1, X3
+	VGF2P8AFFINEQB    $0x08, camelliaBlkPreZ<>+0(SB), X1, X4
+	VGF2P8AFFINEINVQB $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB           camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB           camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB           camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB           camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB           camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB           camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB           camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB           camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ        $0x96, X7, X6, X5
+	VPTERNLOGQ        $0x96, X11, X10, X9
+	VPTERNLOGQ        $0x96, X12, X8, X0
+	VPTERNLOGQ        $0x96, X9, X5, X0
+	VPTERNLOGQ.BCST   $0x96, 32(AX), X2, X1
+	VGF2P8AFFINEQB    $0x08, camelliaBlkPreW<>+0(SB), X0, X3
+	VGF2P8AFFINEQB    $0x08, camelliaBlkPreZ<>+0(SB), X0, X4
+	VGF2P8AFFINEINVQB $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB           camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB           camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB           camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB           camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB           camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB           camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB           camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB           camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ        $0x96, X7, X6, X5
+	VPTERNLOGQ        $0x96, X11, X10, X9
+	VPTERNLOGQ        $0x96, X12, X8, X1
+	VPTERNLOGQ        $0x96, X9, X5, X1
+	VPTERNLOGQ.BCST   $0x96, 40(AX), X2, X0
+	VGF2P8AFFINEQB    $0x08, camelliaBlkPreW<>+0(SB), X1, X3
+	VGF2P8AFFINEQB    $0x08, camelliaBlkPreZ<>+0(SB), X1, X4
+	VGF2P8AFFINEINVQB $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB           camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB           camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB           camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB           camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB           camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB           camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB           camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB           camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ        $0x96, X7, X6, X5
+	VPTERNLOGQ        $0x96, X11, X10, X9
+	VPTERNLOGQ        $0x96, X12, X8, X0
+	VPTERNLOGQ        $0x96, X9, X5, X0
+	VPTERNLOGQ.BCST   $0x96, 48(AX), X2, X1
+	VGF2P8AFFINEQB    $0x08, camelliaBlkPreW<>+0(SB), X0, X3
+	VGF2P8AFFINEQB    $0x08, camelliaBlkPreZ<>+0(SB), X0, X4
+	VGF2P8AFFINEINVQB $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB           camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB           camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB           camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB           camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB           camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB           camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB           camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB           camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ        $0x96, X7, X6, X5
+	VPTERNLOGQ        $0x96, X11, X10, X9
+	VPTERNLOGQ        $0x96, X12, X8, X1
+	VPTERNLOGQ        $0x96, X9, X5, X1
+	VPTERNLOGQ.BCST   $0x96, 56(AX), X2, X0
+	VGF2P8AFFINEQB    $0x08, camelliaBlkPreW<>+0(SB), X1, X3
+	VGF2P8AFFINEQB    $0x08, camelliaBlkPreZ<>+0(SB), X1, X4
+	VGF2P8AFFINEINVQB $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB           camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB           camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB           camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB           camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB           camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB           camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB           camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB           camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ        $0x96, X7, X6, X5
+	VPTERNLOGQ        $0x96, X11, X10, X9
+	VPTERNLOGQ        $0x96, X12, X8, X0
+	VPTERNLOGQ        $0x96, X9, X5, X0
+
+	// FL and FL⁻¹ (entries 8, 9).
+	VPXORQ.BCST         272(AX), X1, X1
+	VPANDQ.BCST         64(AX), X0, X3
+	VPADDB              X3, X3, X4
+	VGF2P8AFFINEQB.BCST $0x00, camelliaGFNI<>+64(SB), X3, X5
+	VPSHUFB             camelliaBlkRotU<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkRotV<>+0(SB), X5, X5
+	VPTERNLOGQ          $0x96, X5, X4, X0
+	VPORQ.BCST          64(AX), X0, X3
+	VPSHUFB             camelliaBlkMove<>+0(SB), X3, X3
+	VPXORQ              X3, X0, X0
+	VPORQ.BCST          72(AX), X1, X6
+	VPSHUFB             camelliaBlkMove<>+0(SB), X6, X6
+	VPXORQ              X6, X1, X1
+	VPANDQ.BCST         72(AX), X1, X6
+	VPADDB              X6, X6, X7
+	VGF2P8AFFINEQB.BCST $0x00, camelliaGFNI<>+64(SB), X6, X8
+	VPSHUFB             camelliaBlkRotU<>+0(SB), X7, X7
+	VPSHUFB             camelliaBlkRotV<>+0(SB), X8, X8
+	VPTERNLOGQ          $0x96, X8, X7, X1
+	VPXORQ.BCST         280(AX), X0, X0
+	VPTERNLOGQ.BCST     $0x96, 80(AX), X2, X1
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreW<>+0(SB), X0, X3
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreZ<>+0(SB), X0, X4
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB             camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB             camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB             camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB             camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB             camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB             camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB             camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ          $0x96, X7, X6, X5
+	VPTERNLOGQ          $0x96, X11, X10, X9
+	VPTERNLOGQ          $0x96, X12, X8, X1
+	VPTERNLOGQ          $0x96, X9, X5, X1
+	VPTERNLOGQ.BCST     $0x96, 88(AX), X2, X0
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreW<>+0(SB), X1, X3
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreZ<>+0(SB), X1, X4
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB             camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB             camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB             camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB             camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB             camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB             camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB             camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ          $0x96, X7, X6, X5
+	VPTERNLOGQ          $0x96, X11, X10, X9
+	VPTERNLOGQ          $0x96, X12, X8, X0
+	VPTERNLOGQ          $0x96, X9, X5, X0
+	VPTERNLOGQ.BCST     $0x96, 96(AX), X2, X1
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreW<>+0(SB), X0, X3
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreZ<>+0(SB), X0, X4
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB             camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB             camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB             camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB             camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB             camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB             camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB             camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ          $0x96, X7, X6, X5
+	VPTERNLOGQ          $0x96, X11, X10, X9
+	VPTERNLOGQ          $0x96, X12, X8, X1
+	VPTERNLOGQ          $0x96, X9, X5, X1
+	VPTERNLOGQ.BCST     $0x96, 104(AX), X2, X0
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreW<>+0(SB), X1, X3
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreZ<>+0(SB), X1, X4
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB             camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB             camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB             camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB             camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB             camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB             camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB             camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ          $0x96, X7, X6, X5
+	VPTERNLOGQ          $0x96, X11, X10, X9
+	VPTERNLOGQ          $0x96, X12, X8, X0
+	VPTERNLOGQ          $0x96, X9, X5, X0
+	VPTERNLOGQ.BCST     $0x96, 112(AX), X2, X1
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreW<>+0(SB), X0, X3
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreZ<>+0(SB), X0, X4
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB             camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB             camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB             camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB             camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB             camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB             camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB             camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ          $0x96, X7, X6, X5
+	VPTERNLOGQ          $0x96, X11, X10, X9
+	VPTERNLOGQ          $0x96, X12, X8, X1
+	VPTERNLOGQ          $0x96, X9, X5, X1
+	VPTERNLOGQ.BCST     $0x96, 120(AX), X2, X0
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreW<>+0(SB), X1, X3
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreZ<>+0(SB), X1, X4
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB             camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB             camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB             camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB             camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB             camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB             camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB             camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ          $0x96, X7, X6, X5
+	VPTERNLOGQ          $0x96, X11, X10, X9
+	VPTERNLOGQ          $0x96, X12, X8, X0
+	VPTERNLOGQ          $0x96, X9, X5, X0
+
+	// FL and FL⁻¹ (entries 16, 17).
+	VPXORQ.BCST         288(AX), X1, X1
+	VPANDQ.BCST         128(AX), X0, X3
+	VPADDB              X3, X3, X4
+	VGF2P8AFFINEQB.BCST $0x00, camelliaGFNI<>+64(SB), X3, X5
+	VPSHUFB             camelliaBlkRotU<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkRotV<>+0(SB), X5, X5
+	VPTERNLOGQ          $0x96, X5, X4, X0
+	VPORQ.BCST          128(AX), X0, X3
+	VPSHUFB             camelliaBlkMove<>+0(SB), X3, X3
+	VPXORQ              X3, X0, X0
+	VPORQ.BCST          136(AX), X1, X6
+	VPSHUFB             camelliaBlkMove<>+0(SB), X6, X6
+	VPXORQ              X6, X1, X1
+	VPANDQ.BCST         136(AX), X1, X6
+	VPADDB              X6, X6, X7
+	VGF2P8AFFINEQB.BCST $0x00, camelliaGFNI<>+64(SB), X6, X8
+	VPSHUFB             camelliaBlkRotU<>+0(SB), X7, X7
+	VPSHUFB             camelliaBlkRotV<>+0(SB), X8, X8
+	VPTERNLOGQ          $0x96, X8, X7, X1
+	VPXORQ.BCST         296(AX), X0, X0
+	VPTERNLOGQ.BCST     $0x96, 144(AX), X2, X1
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreW<>+0(SB), X0, X3
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreZ<>+0(SB), X0, X4
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB             camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB             camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB             camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB             camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB             camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB             camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB             camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ          $0x96, X7, X6, X5
+	VPTERNLOGQ          $0x96, X11, X10, X9
+	VPTERNLOGQ          $0x96, X12, X8, X1
+	VPTERNLOGQ          $0x96, X9, X5, X1
+	VPTERNLOGQ.BCST     $0x96, 152(AX), X2, X0
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreW<>+0(SB), X1, X3
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreZ<>+0(SB), X1, X4
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB             camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB             camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB             camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB             camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB             camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB             camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB             camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ          $0x96, X7, X6, X5
+	VPTERNLOGQ          $0x96, X11, X10, X9
+	VPTERNLOGQ          $0x96, X12, X8, X0
+	VPTERNLOGQ          $0x96, X9, X5, X0
+	VPTERNLOGQ.BCST     $0x96, 160(AX), X2, X1
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreW<>+0(SB), X0, X3
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreZ<>+0(SB), X0, X4
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB             camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB             camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB             camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB             camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB             camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB             camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB             camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ          $0x96, X7, X6, X5
+	VPTERNLOGQ          $0x96, X11, X10, X9
+	VPTERNLOGQ          $0x96, X12, X8, X1
+	VPTERNLOGQ          $0x96, X9, X5, X1
+	VPTERNLOGQ.BCST     $0x96, 168(AX), X2, X0
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreW<>+0(SB), X1, X3
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreZ<>+0(SB), X1, X4
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB             camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB             camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB             camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB             camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB             camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB             camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB             camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ          $0x96, X7, X6, X5
+	VPTERNLOGQ          $0x96, X11, X10, X9
+	VPTERNLOGQ          $0x96, X12, X8, X0
+	VPTERNLOGQ          $0x96, X9, X5, X0
+	VPTERNLOGQ.BCST     $0x96, 176(AX), X2, X1
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreW<>+0(SB), X0, X3
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreZ<>+0(SB), X0, X4
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB             camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB             camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB             camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB             camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB             camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB             camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB             camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ          $0x96, X7, X6, X5
+	VPTERNLOGQ          $0x96, X11, X10, X9
+	VPTERNLOGQ          $0x96, X12, X8, X1
+	VPTERNLOGQ          $0x96, X9, X5, X1
+	VPTERNLOGQ.BCST     $0x96, 184(AX), X2, X0
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreW<>+0(SB), X1, X3
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreZ<>+0(SB), X1, X4
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB             camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB             camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB             camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB             camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB             camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB             camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB             camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ          $0x96, X7, X6, X5
+	VPTERNLOGQ          $0x96, X11, X10, X9
+	VPTERNLOGQ          $0x96, X12, X8, X0
+	VPTERNLOGQ          $0x96, X9, X5, X0
+	CMPQ                CX, $0x12
+	JEQ                 last
+
+	// FL and FL⁻¹ (entries 24, 25).
+	VPXORQ.BCST         304(AX), X1, X1
+	VPANDQ.BCST         192(AX), X0, X3
+	VPADDB              X3, X3, X4
+	VGF2P8AFFINEQB.BCST $0x00, camelliaGFNI<>+64(SB), X3, X5
+	VPSHUFB             camelliaBlkRotU<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkRotV<>+0(SB), X5, X5
+	VPTERNLOGQ          $0x96, X5, X4, X0
+	VPORQ.BCST          192(AX), X0, X3
+	VPSHUFB             camelliaBlkMove<>+0(SB), X3, X3
+	VPXORQ              X3, X0, X0
+	VPORQ.BCST          200(AX), X1, X6
+	VPSHUFB             camelliaBlkMove<>+0(SB), X6, X6
+	VPXORQ              X6, X1, X1
+	VPANDQ.BCST         200(AX), X1, X6
+	VPADDB              X6, X6, X7
+	VGF2P8AFFINEQB.BCST $0x00, camelliaGFNI<>+64(SB), X6, X8
+	VPSHUFB             camelliaBlkRotU<>+0(SB), X7, X7
+	VPSHUFB             camelliaBlkRotV<>+0(SB), X8, X8
+	VPTERNLOGQ          $0x96, X8, X7, X1
+	VPXORQ.BCST         312(AX), X0, X0
+	VPTERNLOGQ.BCST     $0x96, 208(AX), X2, X1
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreW<>+0(SB), X0, X3
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreZ<>+0(SB), X0, X4
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB             camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB             camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB             camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB             camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB             camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB             camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB             camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ          $0x96, X7, X6, X5
+	VPTERNLOGQ          $0x96, X11, X10, X9
+	VPTERNLOGQ          $0x96, X12, X8, X1
+	VPTERNLOGQ          $0x96, X9, X5, X1
+	VPTERNLOGQ.BCST     $0x96, 216(AX), X2, X0
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreW<>+0(SB), X1, X3
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreZ<>+0(SB), X1, X4
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB             camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB             camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB             camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB             camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB             camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB             camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB             camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ          $0x96, X7, X6, X5
+	VPTERNLOGQ          $0x96, X11, X10, X9
+	VPTERNLOGQ          $0x96, X12, X8, X0
+	VPTERNLOGQ          $0x96, X9, X5, X0
+	VPTERNLOGQ.BCST     $0x96, 224(AX), X2, X1
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreW<>+0(SB), X0, X3
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreZ<>+0(SB), X0, X4
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB             camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB             camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB             camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB             camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB             camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB             camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB             camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ          $0x96, X7, X6, X5
+	VPTERNLOGQ          $0x96, X11, X10, X9
+	VPTERNLOGQ          $0x96, X12, X8, X1
+	VPTERNLOGQ          $0x96, X9, X5, X1
+	VPTERNLOGQ.BCST     $0x96, 232(AX), X2, X0
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreW<>+0(SB), X1, X3
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreZ<>+0(SB), X1, X4
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB             camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB             camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB             camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB             camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB             camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB             camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB             camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ          $0x96, X7, X6, X5
+	VPTERNLOGQ          $0x96, X11, X10, X9
+	VPTERNLOGQ          $0x96, X12, X8, X0
+	VPTERNLOGQ          $0x96, X9, X5, X0
+	VPTERNLOGQ.BCST     $0x96, 240(AX), X2, X1
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreW<>+0(SB), X0, X3
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreZ<>+0(SB), X0, X4
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB             camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB             camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB             camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB             camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB             camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB             camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB             camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ          $0x96, X7, X6, X5
+	VPTERNLOGQ          $0x96, X11, X10, X9
+	VPTERNLOGQ          $0x96, X12, X8, X1
+	VPTERNLOGQ          $0x96, X9, X5, X1
+	VPTERNLOGQ.BCST     $0x96, 248(AX), X2, X0
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreW<>+0(SB), X1, X3
+	VGF2P8AFFINEQB      $0x08, camelliaBlkPreZ<>+0(SB), X1, X4
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostW<>+0(SB), X3, X3
+	VGF2P8AFFINEINVQB   $0x00, camelliaBlkPostZ<>+0(SB), X4, X4
+	VPSHUFB             camelliaBlkShufW0<>+0(SB), X3, X5
+	VPSHUFB             camelliaBlkShufZ0<>+0(SB), X4, X9
+	VPSHUFB             camelliaBlkShufW1<>+0(SB), X3, X6
+	VPSHUFB             camelliaBlkShufZ1<>+0(SB), X4, X10
+	VPSHUFB             camelliaBlkShufW2<>+0(SB), X3, X7
+	VPSHUFB             camelliaBlkShufZ2<>+0(SB), X4, X11
+	VPSHUFB             camelliaBlkShufW3<>+0(SB), X3, X8
+	VPSHUFB             camelliaBlkShufZ3<>+0(SB), X4, X12
+	VPTERNLOGQ          $0x96, X7, X6, X5
+	VPTERNLOGQ          $0x96, X11, X10, X9
+	VPTERNLOGQ          $0x96, X12, X8, X0
+	VPTERNLOGQ          $0x96, X9, X5, X0
+
+last:
+	VPXORQ.BCST 256(AX), X1, X1
+	VMOVQ       X1, (DX)
+	VMOVQ       X0, 8(DX)
+	VPXORD      X0, X0, X0
+	VPXORD      X1, X1, X1
+	VPXORD      X2, X2, X2
+	VPXORD      X3, X3, X3
+	VPXORD      X4, X4, X4
+	VPXORD      X5, X5, X5
+	VPXORD      X6, X6, X6
+	VPXORD      X7, X7, X7
+	VPXORD      X8, X8, X8
+	VPXORD      X9, X9, X9
+	VPXORD      X10, X10, X10
+	VPXORD      X11, X11, X11
+	VPXORD      X12, X12, X12
 	VZEROUPPER
 	RET

@@ -38,8 +38,10 @@ func main() {
 	Package("github.com/fastxts/xts")
 	ConstraintExpr("!purego")
 	genCamelliaData(g)
+	genBlockData(g)
 	// Decryption is encryption with the reversed schedule (RFC 3713,
 	// section 2.3.3): one routine serves both directions.
 	genCamelliaXTS("camelliaXTSGFNI", g)
+	genCamelliaBlock("camelliaBlockGFNI")
 	Generate()
 }
