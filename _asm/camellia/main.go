@@ -16,6 +16,9 @@
 // VPCLMULQDQ and parked in dst (the place of their block's output) until
 // the output XOR reads them back.
 //
+// A second routine (block.go) encrypts one block at a time, for the XTS
+// engine's tweak and tail blocks, in constant time too.
+//
 // Run it from _asm: `go generate ./...` there.
 package main
 
