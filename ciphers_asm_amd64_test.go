@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/fastxts/xts/camellia"
+	"github.com/fastxts/xts/kuznyechik"
 	"github.com/fastxts/xts/serpent"
+	"github.com/fastxts/xts/twofish"
 )
 
 // The tests every assembly engine of a block cipher other than AES goes
@@ -33,6 +35,8 @@ type otherCipherTest struct {
 var otherCipherTests = []otherCipherTest{
 	{"Serpent", serpent.NewCipher, []int{32, 48, 64}},
 	{"Camellia", camellia.NewCipher, []int{32, 48, 64}},
+	{"Twofish", twofish.NewCipher, []int{32, 48, 64}},
+	{"Kuznyechik", kuznyechik.NewCipher, []int{64}},
 }
 
 // TestOtherCipherTestsComplete: every registered family is tested.

@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/fastxts/xts/camellia"
+	"github.com/fastxts/xts/kuznyechik"
 	"github.com/fastxts/xts/serpent"
+	"github.com/fastxts/xts/twofish"
 )
 
 // benchCiphers are the block ciphers other than AES that
@@ -17,6 +19,8 @@ var benchCiphers = []struct {
 }{
 	{"Serpent", serpent.NewCipher},
 	{"Camellia", camellia.NewCipher},
+	{"Twofish", twofish.NewCipher},
+	{"Kuznyechik", kuznyechik.NewCipher},
 }
 
 // BenchmarkCipherXTS:

@@ -6,6 +6,11 @@
 #     circuits TestSboxCircuits checks on every input),
 #     zcamellia_amd64.{s,go} (Camellia-XTS, _asm/camellia, whose GFNI
 #     S-box maps TestGFNIDerivation checks on every input),
+#     ztwofish_amd64.{s,go} (Twofish-XTS, _asm/twofish, whose GFNI
+#     matrices TestMulMatrix checks on every byte),
+#     zkuznyechik_amd64.{s,go} (Kuznyechik-XTS, _asm/kuznyechik, whose
+#     multiplication matrices and transposition TestMulMatrices and
+#     TestTransposePlan check),
 #     internal/cpuid/zcpuid_amd64.{s,go} (the CPUID probes),
 #     internal/peak/peak_amd64.s (TestGeneratedFileIsCurrent in ./peak),
 #     internal/argon2/zblamka_amd64.s (the same in ./argon2), and for
@@ -19,7 +24,10 @@
 #     before RET in ymm/zmm code, no stack frame), and expandKey and the
 #     sector routines zero the vector registers they wrote
 #     (TestGeneratedAssemblyClearsVectors), and the same for
-#     zserpent_amd64.s (TestGeneratedSerpentAssembly) and zcamellia_amd64.s
+#     zserpent_amd64.s (TestGeneratedSerpentAssembly),
+#     zkuznyechik_amd64.s (TestGeneratedKuznyechikAssembly, mask registers
+#     included), ztwofish_amd64.s (TestGeneratedTwofishAssembly, mask
+#     registers included) and zcamellia_amd64.s
 #     (TestGeneratedCamelliaAssembly); on arm64
 #     TestGeneratedARM64Rules (reserved registers, encodable immediates,
 #     fused AES pairs, no SHA3, no frame) and TestGeneratedARM64ClearsVectors
@@ -53,10 +61,16 @@ same ../internal/cpuid/zcpuid_amd64.go "$tmp/zcpuid_amd64.go" "cd _asm/cpuid && 
 go run ./serpent -out "$tmp/zserpent_amd64.s" -stubs "$tmp/zserpent_amd64.go" -pkg xts
 same ../zserpent_amd64.s "$tmp/zserpent_amd64.s" "cd _asm/serpent && go generate ."
 same ../zserpent_amd64.go "$tmp/zserpent_amd64.go" "cd _asm/serpent && go generate ."
+go run ./twofish -out "$tmp/ztwofish_amd64.s" -stubs "$tmp/ztwofish_amd64.go" -pkg xts
+same ../ztwofish_amd64.s "$tmp/ztwofish_amd64.s" "cd _asm/twofish && go generate ."
+same ../ztwofish_amd64.go "$tmp/ztwofish_amd64.go" "cd _asm/twofish && go generate ."
+go run ./kuznyechik -out "$tmp/zkuznyechik_amd64.s" -stubs "$tmp/zkuznyechik_amd64.go" -pkg xts
+same ../zkuznyechik_amd64.s "$tmp/zkuznyechik_amd64.s" "cd _asm/kuznyechik && go generate ."
+same ../zkuznyechik_amd64.go "$tmp/zkuznyechik_amd64.go" "cd _asm/kuznyechik && go generate ."
 go run ./camellia -out "$tmp/zcamellia_amd64.s" -stubs "$tmp/zcamellia_amd64.go" -pkg xts
 same ../zcamellia_amd64.s "$tmp/zcamellia_amd64.s" "cd _asm/camellia && go generate ."
 same ../zcamellia_amd64.go "$tmp/zcamellia_amd64.go" "cd _asm/camellia && go generate ."
-go test -count=1 ./peak ./argon2 ./arm64 ./serpent ./camellia
+go test -count=1 ./peak ./argon2 ./arm64 ./serpent ./kuznyechik ./twofish ./camellia
 go run ./arm64 -out "$tmp/zxts_arm64.s" -stubs "$tmp/zxts_arm64.go"
 same ../zxts_arm64.s "$tmp/zxts_arm64.s" "cd _asm/arm64 && go generate ."
 same ../zxts_arm64.go "$tmp/zxts_arm64.go" "cd _asm/arm64 && go generate ."
@@ -81,7 +95,7 @@ fi
 
 cd ..
 go vet ./...
-go test -count=1 -run 'TestGeneratedAssembly(Rules|ClearsVectors)$|TestGenerated(Serpent|Camellia)Assembly$' .
+go test -count=1 -run 'TestGeneratedAssembly(Rules|ClearsVectors)$|TestGenerated(Serpent|Kuznyechik|Twofish|Camellia)Assembly$' .
 # arm64: vet (asmdecl), no R27 in the built routines (the assembler builds
 # an immediate that does not encode in R27, behind the program's back),
 # and the rules test under qemu-aarch64.

@@ -8,9 +8,15 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash"
+
+	"github.com/fastxts/xts/internal/hash/ripemd160"
+	"github.com/fastxts/xts/internal/hash/whirlpool"
 )
 
-// hashFunc returns the constructor of a LUKS hash name.
+// hashFunc returns the constructor of a LUKS hash name: the hash of a
+// keyslot's PBKDF2, its anti-forensic splitter and the volume key digest.
+// ripemd160 and whirlpool are there for the LUKS1 headers old cryptsetup
+// made with them.
 func hashFunc(name string) (func() hash.Hash, error) {
 	switch name {
 	case "sha1":
@@ -21,8 +27,12 @@ func hashFunc(name string) (func() hash.Hash, error) {
 		return sha512.New384, nil
 	case "sha512":
 		return sha512.New, nil
+	case "ripemd160":
+		return ripemd160.New, nil
+	case "whirlpool":
+		return whirlpool.New, nil
 	}
-	return nil, fmt.Errorf("%w: hash %q (sha1, sha256, sha384 and sha512 are supported)", ErrUnsupported, name)
+	return nil, fmt.Errorf("%w: hash %q (sha1, sha256, sha384, sha512, ripemd160 and whirlpool are supported)", ErrUnsupported, name)
 }
 
 // diffuse replaces buf with LUKS's anti-forensic diffusion of it: each

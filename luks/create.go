@@ -11,7 +11,7 @@ import (
 // a 512-bit key, 4096-byte sectors, a 16 MiB header, argon2id.
 type CreateOptions struct {
 	Version    int    // 2 (default) or 1
-	Cipher     string // "" for aes-xts-plain64
+	Cipher     string // "" for aes-xts-plain64; also serpent-xts-plain64, twofish-cbc-essiv:sha256, ... (see the package doc)
 	KeyBits    int    // 0 for 512 (XTS) or 256 (CBC)
 	SectorSize int    // LUKS2 only; 0 for 4096
 	KDF        KDFOptions

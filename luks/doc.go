@@ -23,15 +23,20 @@
 // mid-run included (this package needs no cryptsetup repair first).
 // Header.Reencryption reports one in progress.
 //
-// Supported: keyslot KDFs pbkdf2 (sha1, sha256, sha512), argon2i and
-// argon2id; data and keyslot ciphers aes-xts-plain64, aes-xts-plain,
-// aes-cbc-essiv:sha256, aes-cbc-plain64 and aes-cbc-plain with 128- and
-// 256-bit AES; sector sizes 512 to 4096. Refused with an error naming the
-// feature: integrity protection, any mandatory requirement flag (Open
-// and NewVolume refuse an image with a reencryption in progress, whose
-// data is half old, half new: ResumeReencrypt finishes it), ciphers
-// other than AES, unknown KDFs and anti-forensic types. Tokens are
-// listed but ignored.
+// Supported: keyslot KDFs pbkdf2 (sha1, sha256, sha384, sha512, and
+// ripemd160 and whirlpool as old cryptsetup made LUKS1 keyslots with them:
+// the same hash for the anti-forensic splitter and the volume key digest),
+// argon2i and argon2id; data and keyslot ciphers CIPHER-xts-plain64,
+// CIPHER-xts-plain, CIPHER-cbc-essiv:sha256, CIPHER-cbc-plain64 and
+// CIPHER-cbc-plain, where CIPHER is aes, serpent, twofish or camellia,
+// with 128-, 192- and 256-bit keys (XTS keys twice that: 256, 384 or 512
+// bits); sector sizes 512 to 4096. Create makes any of them, LUKS1 or
+// LUKS2, and encrypts the keyslots with the data cipher, as cryptsetup
+// does. Refused with an error naming the feature: integrity protection,
+// any mandatory requirement flag (Open and NewVolume refuse an image with
+// a reencryption in progress, whose data is half old, half new:
+// ResumeReencrypt finishes it), other ciphers (ErrUnsupported), unknown
+// KDFs and anti-forensic types. Tokens are listed but ignored.
 //
 // Changing a header: Create and Header.AddKey (and every verb that
 // changes a header) build the new header in memory and commit it the
@@ -89,7 +94,9 @@
 //     may be larger).
 //
 // Speed: whole sectors go through github.com/fastxts/xts's
-// EncryptSectors and DecryptSectors, in chunks spread over every core. On
+// EncryptSectors and DecryptSectors, in chunks spread over every core,
+// with the xts package's generated implementation of the cipher where
+// the CPU has one (AES, and Serpent, Twofish and Camellia where built). On
 // Linux a Volume over an *os.File maps its data segment read-only and
 // decrypts bulk reads straight from the page cache, without a copy; a file
 // cut short under it makes ReadAt fail with an error. Argon2 keyslots

@@ -67,8 +67,13 @@ func TestMappedFaultEveryChunkSize(t *testing.T) {
 			}
 			shrink(size / 4)
 			// Repeated, since which goroutine meets the fault first is down
-			// to timing: the caller's or a helper's.
-			for i := range 30 {
+			// to timing: the caller's or a helper's. Six times under -short
+			// (CI's -race step, where each fault took about a second).
+			reps := 30
+			if testing.Short() {
+				reps = 6
+			}
+			for i := range reps {
 				r := []struct{ off, n int }{{0, size}, {size / 8, size / 4}, {size - 8<<20, 8 << 20}}[i%3]
 				_, err := v.ReadAt(got[:r.n], int64(r.off))
 				if err == nil || !strings.Contains(err.Error(), "did the file shrink") {
@@ -91,7 +96,12 @@ func TestMappedFaultEveryChunkSize(t *testing.T) {
 // every read that succeeds returns the plaintext.
 func TestMappedShrinksMidRead(t *testing.T) {
 	const size = 32 << 20
-	for _, chunk := range []int{512 << 10, 4 << 20} {
+	chunks := []int{512 << 10, 4 << 20}
+	if testing.Short() {
+		t.Log("-short: 512 KiB chunks only (CI's -race step)")
+		chunks = chunks[:1]
+	}
+	for _, chunk := range chunks {
 		t.Run(fmt.Sprint("chunk=", chunk), func(t *testing.T) {
 			setChunkSize(t, chunk)
 			v, plain, shrink := mappedVolume(t, size)

@@ -61,10 +61,10 @@ func TestRefusals(t *testing.T) {
 		{"integrity", func(m map[string]any) {
 			obj(m, "segments", "0")["integrity"] = map[string]any{"type": "hmac(sha256)", "journal_encryption": "none", "journal_integrity": "none"}
 		}, false, "integrity protection (hmac(sha256)"},
-		{"twofish", func(m map[string]any) { obj(m, "segments", "0")["encryption"] = "twofish-xts-plain64" }, false, "cipher twofish"},
-		{"serpent-keyslot", func(m map[string]any) { obj(m, "keyslots", "0", "area")["encryption"] = "serpent-xts-plain64" }, false, "cipher serpent"},
+		{"blowfish", func(m map[string]any) { obj(m, "segments", "0")["encryption"] = "blowfish-cbc-plain64" }, false, "cipher blowfish"},
+		{"cast5-keyslot", func(m map[string]any) { obj(m, "keyslots", "0", "area")["encryption"] = "cast5-cbc-plain64" }, false, "cipher cast5"},
 		{"kdf", func(m map[string]any) { obj(m, "keyslots", "0", "kdf")["type"] = "scrypt" }, false, "key derivation function \"scrypt\""},
-		{"af-hash", func(m map[string]any) { obj(m, "keyslots", "0", "af")["hash"] = "whirlpool" }, false, "hash \"whirlpool\""},
+		{"af-hash", func(m map[string]any) { obj(m, "keyslots", "0", "af")["hash"] = "sm3" }, false, "hash \"sm3\""},
 		{"other-requirement", func(m map[string]any) {
 			obj(m, "config")["requirements"] = map[string]any{"mandatory": []any{"future-feature"}}
 		}, false, "mandatory requirement flag \"future-feature\""},

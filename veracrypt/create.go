@@ -151,6 +151,9 @@ func newHeaderFor(prfName, cipherName string, ss int, rnd io.Reader) (*Header, e
 		return nil, err
 	}
 	cipherName, known := CanonicalChain(cipherName)
+	if err := cbcCreateRefused(cipherName); !known && err != nil {
+		return nil, err
+	}
 	if !known {
 		return nil, fmt.Errorf("veracrypt: %q is not a VeraCrypt cipher chain", cipherName)
 	}
@@ -249,8 +252,9 @@ type ChangeOptions struct {
 // read the backup copy) under newPassword and n, with new salts: the
 // backup header first, then the primary, each one 512-byte write at its
 // 512-byte aligned place, so that after any prefix of these writes, even
-// a torn one, the volume opens with the old or the new password (Open
-// falls back to the backup header when the primary does not decrypt).
+// a torn one, the volume opens with the old or the new password (with
+// Options.TryBackup, Open falls back to the backup header when the
+// primary does not decrypt).
 // System encryption and TrueCrypt before 6.0 have no backup header here:
 // only the primary is written. The master key and data do not change.
 func ChangeKey(dev interface {

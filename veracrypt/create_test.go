@@ -202,7 +202,11 @@ func TestChangeKeyPowerLoss(t *testing.T) {
 				t.Fatalf("write of %d bytes at %d", len(w.data), w.off)
 			}
 		}
-		newOpts := &Options{PIM: 2, PRF: "sha256", Hidden: hidden}
+		// A torn primary header decrypts under neither password: the
+		// backup header is then the one that opens, with TryBackup.
+		newOpts := &Options{PIM: 2, PRF: "sha256", Hidden: hidden, TryBackup: true}
+		oldTry := *oldOpts
+		oldTry.TryBackup = true
 		for n := range len(work.writes) + 1 {
 			step := 64
 			if testing.Short() {
@@ -224,9 +228,17 @@ func TestChangeKeyPowerLoss(t *testing.T) {
 				for _, try := range []struct {
 					pw []byte
 					o  *Options
-				}{{[]byte("old"), oldOpts}, {[]byte("new"), newOpts}} {
+				}{{[]byte("old"), &oldTry}, {[]byte("new"), newOpts}} {
 					if v, err := Open(d, try.pw, try.o); err == nil {
 						opened = v
+						if v.Header().Backup {
+							// Without TryBackup, only the primary is tried.
+							no := *try.o
+							no.TryBackup = false
+							if _, err := Open(d, try.pw, &no); !errors.Is(err, ErrPassword) {
+								t.Fatalf("hidden %v, %d writes, tear %d: the backup opened, but without TryBackup Open gives %v", hidden, n, tear, err)
+							}
+						}
 						break
 					}
 				}
@@ -239,7 +251,7 @@ func TestChangeKeyPowerLoss(t *testing.T) {
 				opened.Close()
 			}
 		}
-		if _, err := Open(work, []byte("new"), &Options{PIM: 2, PRF: "sha256", Hidden: hidden, NoBackupFallback: true}); err != nil {
+		if _, err := Open(work, []byte("new"), &Options{PIM: 2, PRF: "sha256", Hidden: hidden}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := Open(work, []byte("old"), oldOpts); !errors.Is(err, ErrPassword) {
@@ -264,7 +276,7 @@ func TestOpenErrors(t *testing.T) {
 		{"unknown prf", []byte("pw"), Options{PRF: "md5"}},
 		{"unknown cipher", []byte("pw"), Options{PRF: "sha512", Cipher: "des"}},
 		{"hidden system", []byte("pw"), Options{System: true, Hidden: true}},
-		{"wrong pim", []byte("pw"), Options{PRF: "sha512", PIM: 2, NoBackupFallback: true}},
+		{"wrong pim", []byte("pw"), Options{PRF: "sha512", PIM: 2}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

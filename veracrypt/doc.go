@@ -59,11 +59,16 @@
 // an optional hidden volume) with random salts, keys and header areas.
 // ChangeKey re-encrypts a volume's two headers under a new password with
 // new salts, the backup first, so that a power loss at any point leaves a
-// volume that opens with the old or the new password (Open falls back to
-// the backup header).
+// volume that opens with the old or the new password (the backup header
+// with Options.Backup or TryBackup).
+//
+// TrueCrypt's legacy modes open read-only: LRW (TrueCrypt 4.1 to 4.3a)
+// and CBC (TrueCrypt 1.0 to 4.0: AES, Serpent, Twofish, Blowfish, CAST5,
+// Triple DES and the cascades, in outer or inner CBC; see cbc.go for the
+// IV and whitening scheme). Writes to them, and Create or ChangeKey on
+// them, are refused.
 //
 // # Not supported
 //
-// TrueCrypt's LRW and CBC modes (TrueCrypt before 5.0) are refused, as
-// are hidden operating systems.
+// Hidden operating systems.
 package veracrypt

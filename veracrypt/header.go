@@ -94,14 +94,18 @@ type Header struct {
 	Memory int
 	// Cipher is the cipher chain as VeraCrypt names it, in lower case
 	// ("aes", "aes-twofish-serpent"; CryptsetupChain gives cryptsetup's
-	// name), always in XTS mode.
+	// name), in the mode Mode names; for CBC, TrueCrypt's name of a CBC
+	// chain (cbcChains: "cast5", "des3_ede", "aes-blowfish-serpent"...).
 	Cipher string
 	// Mode is the chain's mode: "xts", or "lrw" for TrueCrypt 4.1-4.3a
-	// volumes (opened read-only).
+	// volumes, "cbc" for TrueCrypt 1.0-4.0 volumes (both opened
+	// read-only).
 	Mode string
 	// KeySize is the master key's size in bytes: 64 per cipher in XTS
 	// mode (primary and secondary keys), 32 plus 32 per cipher in LRW mode
-	// (the tweak key's slot, then the keys).
+	// (the tweak key's slot, then the keys); in CBC mode 32 (the IV and
+	// whitening seed) plus the ciphers' keys (Blowfish 56 bytes, CAST5
+	// 16, Triple DES 24, the others 32).
 	KeySize int
 	// Offset is where on the device the header was read.
 	Offset int64

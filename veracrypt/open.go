@@ -4,11 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/fastxts/xts"
 	"github.com/fastxts/xts/internal/volume"
@@ -16,7 +13,7 @@ import (
 
 // ErrPassword is returned by Open when no header decrypts with the
 // password, keyfiles and PIM under any PRF and cipher chain tried.
-var ErrPassword = errors.New("veracrypt: no header decrypts with this password, keyfiles and PIM (wrong password, PIM or keyfiles, not a VeraCrypt/TrueCrypt volume, or a TrueCrypt volume made before 5.0, whose LRW and CBC modes are not supported)")
+var ErrPassword = errors.New("veracrypt: no header decrypts with this password, keyfiles and PIM (wrong password, PIM or keyfiles, or not a VeraCrypt/TrueCrypt volume)")
 
 // Options selects what Open tries. The zero value (or nil) opens the
 // normal volume's primary header, trying every PRF and cipher chain of
@@ -29,7 +26,8 @@ type Options struct {
 	PRF string
 	// Cipher limits the trials to one cipher chain, in VeraCrypt's or
 	// cryptsetup's naming ("aes", "serpent-twofish-aes"; see Chains and
-	// CanonicalChain); "" tries all.
+	// CanonicalChain), or TrueCrypt's name of a CBC chain ("cast5",
+	// "des3_ede", "blowfish", "aes-blowfish"); "" tries all.
 	Cipher string
 	// PIM is VeraCrypt's Personal Iterations Multiplier; 0 uses the
 	// default iteration counts (and Argon2id's default costs).
@@ -45,10 +43,15 @@ type Options struct {
 	// the device given (the whole drive image).
 	System bool
 	// Backup opens with the backup header (in the last 128 KiB of the
-	// host) instead of the primary one. Without it, Open tries the backup
-	// header when the primary does not decrypt (as VeraCrypt does), unless
-	// NoBackupFallback is set.
-	Backup, NoBackupFallback bool
+	// host, or for a hidden volume 64 KiB before the end) instead of the
+	// primary one, as cryptsetup's --tcrypt-backup does.
+	Backup bool
+	// TryBackup tries the backup header when the primary one does not
+	// decrypt: for a volume whose primary header is damaged. It is off by
+	// default, as in cryptsetup: an encrypted header that is damaged
+	// cannot be told from a wrong password, so the fallback would double
+	// the time every wrong password takes to be refused.
+	TryBackup bool
 	// NoVeraCrypt tries TrueCrypt headers only; NoTrueCrypt VeraCrypt
 	// headers only.
 	NoVeraCrypt, NoTrueCrypt bool
@@ -87,9 +90,9 @@ func (o *Options) location(devSize int64) (int64, error) {
 }
 
 // unlock runs the trials on the 512-byte header block and returns the
-// decrypted header. Every (TrueCrypt/VeraCrypt, PRF) pair is a job; jobs
-// run on up to GOMAXPROCS goroutines, likeliest first, and the first
-// header that decrypts stops the others.
+// decrypted header. Every (TrueCrypt/VeraCrypt, PRF) pair is a job (see
+// runTrials for how the jobs share the cores); the first header that
+// decrypts stops the others.
 func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, cipherName string, system, noVC, noTC bool) (*Header, error) {
 	if len(block) != HeaderSize {
 		return nil, fmt.Errorf("veracrypt: header block of %d bytes", len(block))
@@ -98,15 +101,18 @@ func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, 
 		return nil, fmt.Errorf("veracrypt: a password is at most %d bytes, have %d", MaxPassword, len(password))
 	}
 	var chains []string
+	legacy := cbcCandidates(cipherName)
 	if cipherName != "" {
 		cn, ok := CanonicalChain(cipherName)
-		if !ok {
+		if !ok && len(legacy) == 0 {
 			return nil, fmt.Errorf("veracrypt: %q is not a VeraCrypt or TrueCrypt cipher chain", cipherName)
 		}
-		if err := chainAvailable(cn); err != nil {
-			return nil, err
+		if ok {
+			if err := chainAvailable(cn); err != nil {
+				return nil, err
+			}
+			chains = []string{cn}
 		}
-		chains = []string{cn}
 	} else {
 		for _, n := range chainNames {
 			if chainAvailable(n) == nil {
@@ -114,33 +120,75 @@ func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, 
 			}
 		}
 	}
-	if len(chains) == 0 {
+	if len(chains) == 0 && len(legacy) == 0 {
 		return nil, errors.New("veracrypt: no cipher chain in this build")
 	}
-	// The candidates: every chain in XTS mode, and for TrueCrypt headers
-	// the LRW chains, shortest keys first (PBKDF2 blocks are derived as
-	// they are needed).
-	type candidate struct {
-		chain   string
-		lrw     bool
-		keySize int
+	cands := trialCandidates(chains, legacy)
+	jobs, skipped := trialJobs(password, pim, prfName, system, noVC, noTC)
+	if len(jobs) == 0 {
+		if len(skipped) > 0 {
+			return nil, fmt.Errorf("veracrypt: no key derivation to try: %s not in this build yet", strings.Join(skipped, ", "))
+		}
+		if len(password) > MaxPassword {
+			return nil, fmt.Errorf("veracrypt: a password is at most %d bytes, have %d", MaxPassword, len(password))
+		}
+		return nil, fmt.Errorf("veracrypt: no key derivation matches %q", prfName)
 	}
+	found, lastErr := runTrials(block, password, keyfiles, pim, system, jobs, cands)
+	if found != nil {
+		return found, nil
+	}
+	if lastErr != nil && len(jobs) == 1 {
+		return nil, lastErr
+	}
+	if len(skipped) > 0 {
+		return nil, fmt.Errorf("%w; not tried: %s (not in this build yet)", ErrPassword, strings.Join(skipped, ", "))
+	}
+	return nil, ErrPassword
+}
+
+// A candidate is a cipher chain and mode a header may be encrypted with.
+type candidate struct {
+	chain   string
+	lrw     bool
+	keySize int
+	cbc     bool // TrueCrypt 1.0-4.0's CBC (cbc.go)
+}
+
+// trialCandidates returns the candidates: every chain in XTS mode, and
+// for TrueCrypt headers the LRW chains and the CBC chains of legacy
+// (cbcCandidates), shortest keys first (the header key's blocks are
+// derived as they are needed).
+func trialCandidates(chains, legacy []string) []candidate {
 	var cands []candidate
 	for _, cn := range chains {
-		cands = append(cands, candidate{cn, false, chainKeySize(cn)})
+		cands = append(cands, candidate{chain: cn, keySize: chainKeySize(cn)})
 		if slices.Contains(lrwChains, cn) {
-			cands = append(cands, candidate{cn, true, lrwKeySize(cn)})
+			cands = append(cands, candidate{chain: cn, lrw: true, keySize: lrwKeySize(cn)})
 		}
 	}
-	slices.SortStableFunc(cands, func(a, b candidate) int { return a.keySize - b.keySize })
-
-	type job struct {
-		p  *prf
-		tc bool
+	for _, cn := range legacy {
+		cands = append(cands, candidate{chain: cn, cbc: true, keySize: cbcKeySize(cn)})
 	}
-	var jobs []job
-	var skipped []string
-	for _, tc := range []bool{false, true} {
+	slices.SortStableFunc(cands, func(a, b candidate) int { return a.keySize - b.keySize })
+	return cands
+}
+
+// applies reports whether the candidate is tried for job j's headers.
+func (cd candidate) applies(j job) bool { return !(cd.lrw || cd.cbc) || j.tc }
+
+// A job is one key derivation to try: a PRF, for TrueCrypt's or
+// VeraCrypt's headers.
+type job struct {
+	p  *prf
+	tc bool
+}
+
+// trialJobs returns the jobs that the options allow, TrueCrypt's first
+// (their derivations are cheap), then VeraCrypt's likeliest first, and
+// the PRFs this build lacks.
+func trialJobs(password []byte, pim int, prfName string, system, noVC, noTC bool) (jobs []job, skipped []string) {
+	for _, tc := range []bool{true, false} {
 		if (tc && noTC) || (!tc && noVC) {
 			continue
 		}
@@ -161,118 +209,45 @@ func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, 
 			jobs = append(jobs, job{p, tc})
 		}
 	}
-	if len(jobs) == 0 {
-		if len(skipped) > 0 {
-			return nil, fmt.Errorf("veracrypt: no key derivation to try: %s not in this build yet", strings.Join(skipped, ", "))
-		}
-		if len(password) > MaxPassword {
-			return nil, fmt.Errorf("veracrypt: a password is at most %d bytes, have %d", MaxPassword, len(password))
-		}
-		return nil, fmt.Errorf("veracrypt: no key derivation matches %q", prfName)
-	}
-	// TrueCrypt's derivations are cheap: run them first.
-	slices.SortStableFunc(jobs, func(a, b job) int {
-		if a.tc == b.tc {
-			return 0
-		}
-		if a.tc {
-			return -1
-		}
-		return 1
-	})
+	return jobs, skipped
+}
 
-	var (
-		stop    atomic.Bool
-		next    atomic.Int64
-		mu      sync.Mutex
-		found   *Header
-		wg      sync.WaitGroup
-		lastErr error
-	)
-	salt := block[:SaltSize]
-	try := func(j job) {
-		pw, err := passwordFor(password, keyfiles, j.tc)
+// tryCandidate decrypts the header block with the candidate and key (at
+// least cd.keySize bytes) into dec (HeaderSize bytes, the salt already
+// in place), and returns the header when it parses as job j's.
+func tryCandidate(j job, cd candidate, key, block, dec []byte) *Header {
+	key = key[:cd.keySize]
+	if cd.cbc {
+		if !cbcHeader(cd.chain, key, dec[SaltSize:], block[SaltSize:]) {
+			return nil
+		}
+	} else if cd.lrw {
+		c, err := newLRWChain(cd.chain, key)
 		if err != nil {
-			mu.Lock()
-			lastErr = err
-			mu.Unlock()
-			return
+			return nil
 		}
-		defer clear(pw)
-		iter, mem := j.p.iterations(pim, system, j.tc)
-		d := &deriver{p: j.p, password: pw, salt: salt, iter: iter, mem: mem, stop: &stop}
-		defer d.wipe()
-		dec := make([]byte, HeaderSize)
-		defer clear(dec)
-		copy(dec, salt)
-		for _, cd := range cands {
-			if cd.lrw && !j.tc {
-				continue
-			}
-			key := d.get(cd.keySize)
-			if key == nil {
-				return
-			}
-			if cd.lrw {
-				c, err := newLRWChain(cd.chain, key)
-				if err != nil {
-					continue
-				}
-				c.header(dec[SaltSize:], block[SaltSize:], false)
-				c.wipe()
-			} else {
-				c, err := newChain(cd.chain, key, xts.AllowEqualKeyHalves(), xts.WithoutParallelism())
-				if err != nil {
-					continue
-				}
-				c.header(dec[SaltSize:], block[SaltSize:], false)
-				c.wipe()
-			}
-			h, err := ParseHeader(dec)
-			if err != nil || h.TrueCrypt != j.tc {
-				continue
-			}
-			h.PRF, h.Iterations, h.Cipher, h.KeySize, h.Mode = j.p.name, iter, cd.chain, cd.keySize, "xts"
-			if cd.lrw {
-				h.Mode = "lrw"
-			}
-			if mem > 0 {
-				h.Memory = mem
-			}
-			mu.Lock()
-			if found == nil {
-				found = h
-			}
-			mu.Unlock()
-			stop.Store(true)
-			return
+		c.header(dec[SaltSize:], block[SaltSize:], false)
+		c.wipe()
+	} else {
+		c, err := newChain(cd.chain, key, xts.AllowEqualKeyHalves(), xts.WithoutParallelism())
+		if err != nil {
+			return nil
 		}
+		c.header(dec[SaltSize:], block[SaltSize:], false)
+		c.wipe()
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(jobs))
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !stop.Load() {
-				i := int(next.Add(1)) - 1
-				if i >= len(jobs) {
-					return
-				}
-				try(jobs[i])
-			}
-		}()
+	h, err := ParseHeader(dec)
+	if err != nil || h.TrueCrypt != j.tc {
+		return nil
 	}
-	wg.Wait()
-	if found != nil {
-		return found, nil
+	h.Cipher, h.KeySize, h.Mode = cd.chain, cd.keySize, "xts"
+	if cd.lrw {
+		h.Mode = "lrw"
 	}
-	if lastErr != nil && len(jobs) == 1 {
-		return nil, lastErr
+	if cd.cbc {
+		h.Mode = "cbc"
 	}
-	if len(skipped) > 0 {
-		return nil, fmt.Errorf("%w; not tried: %s (not in this build yet)", ErrPassword, strings.Join(skipped, ", "))
-	}
-	return nil, ErrPassword
+	return h
 }
 
 // Volume is an open VeraCrypt or TrueCrypt volume: the decrypted data
@@ -348,7 +323,8 @@ func ReadHeader(dev io.ReaderAt, password []byte, o *Options) (*Header, error) {
 }
 
 // findHeader runs the trials of Open on the header o names, then on the
-// legacy TrueCrypt hidden header and the backup header as fallbacks.
+// legacy TrueCrypt hidden header, and with o.TryBackup the backup header,
+// as fallbacks.
 func findHeader(dev io.ReaderAt, size int64, password []byte, o *Options) (*Header, error) {
 	off, err := o.location(size)
 	if err != nil {
@@ -371,7 +347,7 @@ func findHeader(dev io.ReaderAt, size int64, password []byte, o *Options) (*Head
 		}
 	}
 	backup := o.Backup
-	if errors.Is(err, ErrPassword) && !o.Backup && !o.System && !o.NoBackupFallback {
+	if errors.Is(err, ErrPassword) && o.TryBackup && !o.Backup && !o.System {
 		bo := *o
 		bo.Backup = true
 		boff, _ := bo.location(size)
@@ -447,7 +423,12 @@ func newVolume(dev io.ReaderAt, size int64, h *Header, readOnly bool, guard func
 	ss := int(h.SectorSize)
 	length -= length % int64(ss)
 	var sc volume.Sectors
-	if h.Mode == "lrw" {
+	if h.Mode == "cbc" {
+		if sc, err = cbcVolumeSectors(h); err != nil {
+			return nil, err
+		}
+		readOnly = true
+	} else if h.Mode == "lrw" {
 		// TrueCrypt 4's LRW volumes are opened read-only.
 		c, err := newLRWChain(h.Cipher, h.KeyArea[:h.KeySize])
 		if err != nil {
@@ -475,7 +456,7 @@ func newVolume(dev io.ReaderAt, size int64, h *Header, readOnly bool, guard func
 func protectGuard(dev io.ReaderAt, size int64, outer *Header, o *Options) (func(off, n int64) error, error) {
 	p := o.Protect
 	ho := &Options{PRF: p.PRF, PIM: p.PIM, Keyfiles: p.Keyfiles, Hidden: true, Backup: o.Backup,
-		NoVeraCrypt: o.NoVeraCrypt, NoTrueCrypt: o.NoTrueCrypt, NoBackupFallback: o.NoBackupFallback}
+		NoVeraCrypt: o.NoVeraCrypt, NoTrueCrypt: o.NoTrueCrypt, TryBackup: o.TryBackup}
 	hh, err := findHeader(dev, size, p.Password, ho)
 	if err != nil {
 		return nil, fmt.Errorf("veracrypt: hidden volume protection: %w", err)

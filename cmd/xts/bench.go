@@ -1,13 +1,13 @@
 package main
 
 import (
-	"crypto/aes"
 	"crypto/rand"
 	"fmt"
 	"math/bits"
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fastxts/xts"
@@ -16,11 +16,12 @@ import (
 
 const benchUsage = `Usage: xts bench [flags]
 
-Measures AES-XTS throughput on this machine, in the spirit of the Linux
-kernel's tcrypt: one row per implementation available on this CPU (pinned
-with xts.WithImplementation) plus golang.org/x/crypto/xts as a baseline
-(x-crypto-xts), one column per message size, in MB/s (10^6 bytes/s). Bulk
-rows time EncryptSectors/DecryptSectors over a 1 MiB buffer on one core
+Measures AES-XTS throughput (with --cipher, another cipher's) on this
+machine, in the spirit of the Linux kernel's tcrypt: one row per
+implementation available on this CPU (pinned with xts.WithImplementation)
+plus golang.org/x/crypto/xts as a baseline (x-crypto-xts), one column
+per message size, in MB/s (10^6 bytes/s). Bulk rows time
+EncryptSectors/DecryptSectors over a 1 MiB buffer on one core
 (enc-sectors, dec-sectors) and over 8 MiB on every core
 (enc-sectors-parallel, dec-sectors-parallel), one column per sector size.
 
@@ -51,6 +52,27 @@ previous call's output loses up to a third of its speed at 16 and 512
 bytes, by luck of placement. The bound is sampled before every row of
 every pass and its best sample kept. The defaults finish in under 30 s.
 
+--cipher times another block cipher in XTS: serpent, twofish, camellia
+or kuznyechik (rows: the generic engine, each assembly variant of the
+cipher this CPU runs, and golang.org/x/crypto/xts over the cipher's
+block), or a VeraCrypt cascade such as aes-twofish-serpent: the chain over
+512-byte data units on one core, beside each of its ciphers (its default
+implementation, over the same data units) and their combination
+1/(1/a + 1/b + ...), with the chain's ratio to it. No AES-round bound is
+shown for them. Cascades take 256-bit keys and message sizes that are
+multiples of 512, and have no bulk rows.
+
+libgcrypt's XTS is timed beside ours (AES, Serpent, Twofish, Camellia)
+when a harness built by scripts/gcrypt-sid.sh is found: --gcrypt names
+one or more (comma-separated), or else $XTS_GCRYPT_BENCH does, or else the
+script's default output (gcrypt-bench and gcrypt-bench-system in
+$XDG_CACHE_HOME/xts-gcrypt) is used when every implementation is timed.
+The harness runs as a subprocess once each pass, interleaved with our
+cells, each data unit with a fresh tweak; rows are named after the
+library's version (libgcrypt-1.12.4), and a ratio row compares the
+cipher's default implementation with each. A harness that was found
+rather than named and fails is left out with a warning.
+
 TSV output (--format tsv) is fixed, for scripts: the header
 impl	keybits	op	size	mbps	bound_pct
 and one row per cell. The bound is a row with impl aes-round-bound, op
@@ -71,6 +93,11 @@ const (
 )
 
 type benchOptions struct {
+	cipher       string      // --cipher: "aes", "serpent", ... or a cascade "aes-twofish-serpent"
+	bc           benchCipher // the cipher (zero for a cascade)
+	parts        []string    // a cascade's ciphers, as named; nil otherwise
+	defImpl      string      // the implementation the ratio rows compare
+	gcrypt       []*gcryptHarness
 	impls        []string // message rows, in table order
 	sectorImpls  []string // implementations with bulk rows
 	keys         []int
@@ -84,13 +111,15 @@ type benchOptions struct {
 }
 
 func runBench(e *env, args []string) error {
-	var implFlag, keyFlag, opFlag, sizesFlag, sectorFlag, timeFlag string
+	var implFlag, keyFlag, opFlag, sizesFlag, sectorFlag, timeFlag, cipherFlag, gcryptFlag string
 	var o benchOptions
 	fs := newFlagSet("bench", benchUsage, e.stdout)
+	fs.StringVar(&cipherFlag, "cipher", "aes", "block cipher: aes, serpent, twofish, camellia, kuznyechik, or a VeraCrypt cascade such as aes-twofish-serpent")
+	fs.StringVar(&gcryptFlag, "gcrypt", "auto", "libgcrypt harnesses (scripts/gcrypt-sid.sh) to time beside ours: comma-separated paths, none, or auto ($"+envGcrypt+", else the script's default output)")
 	fs.StringVar(&implFlag, "impl", "all", "comma-separated implementations to time (see 'xts info'), "+baselineName+" for the baseline, or all")
 	fs.StringVar(&keyFlag, "key", "256", "comma-separated key sizes in bits: 128, 192, 256")
 	fs.StringVar(&opFlag, "op", "dec", "comma-separated operations: enc, dec")
-	fs.StringVar(&sizesFlag, "sizes", "16,512,4096,65536", "comma-separated message sizes in bytes (at least 16)")
+	fs.StringVar(&sizesFlag, "sizes", "", "comma-separated message sizes in bytes (at least 16; multiples of 512 for a cascade); default 16,512,4096,65536 for AES, 512,4096,65536 otherwise")
 	fs.StringVar(&sectorFlag, "sector-sizes", "512,4096", "comma-separated sector sizes of the bulk rows, or none")
 	fs.StringVar(&timeFlag, "time", "0.2s", "time per cell and pass (a duration such as 200ms, or seconds)")
 	fs.IntVar(&o.passes, "passes", 3, "passes over every cell; the best counts")
@@ -102,7 +131,13 @@ func runBench(e *env, args []string) error {
 	if len(pos) > 0 {
 		return usagef("unexpected argument %q", pos[0])
 	}
+	if err := o.resolveCipher(cipherFlag); err != nil {
+		return err
+	}
 	if err := o.parse(implFlag, keyFlag, opFlag, sizesFlag, sectorFlag, timeFlag); err != nil {
+		return err
+	}
+	if err := o.resolveGcrypt(gcryptFlag); err != nil {
 		return err
 	}
 
@@ -110,7 +145,9 @@ func runBench(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	b.run(e)
+	if err := b.run(e); err != nil {
+		return err
+	}
 	switch o.format {
 	case "tsv":
 		b.writeTSV(e.stdout)
@@ -125,12 +162,25 @@ func runBench(e *env, args []string) error {
 // parse validates the flags and resolves the implementations.
 func (o *benchOptions) parse(implFlag, keyFlag, opFlag, sizesFlag, sectorFlag, timeFlag string) error {
 	var err error
+	if o.cipher == "" {
+		o.cipher, o.bc = "aes", benchCiphers["aes"]
+	}
 	if o.keys, err = parseInts("key", keyFlag); err != nil {
 		return err
 	}
+	allowed := o.bc.keyBits
+	if o.isCascade() {
+		allowed = []int{256} // VeraCrypt's keys are 256-bit
+	}
 	for _, k := range o.keys {
-		if k != 128 && k != 192 && k != 256 {
-			return usagef("--key: %d is not 128, 192 or 256", k)
+		if !slices.Contains(allowed, k) {
+			return usagef("--key: %s takes %s-bit keys, not %d", o.cipher, joinInts(allowed, ", "), k)
+		}
+	}
+	if sizesFlag == "" {
+		sizesFlag = "512,4096,65536"
+		if o.isAES() {
+			sizesFlag = "16,512,4096,65536"
 		}
 	}
 	o.keys = dedupSorted(o.keys)
@@ -144,9 +194,12 @@ func (o *benchOptions) parse(implFlag, keyFlag, opFlag, sizesFlag, sectorFlag, t
 		if s < 16 || s > 16<<20 {
 			return usagef("--sizes: %d is outside 16 .. 16777216 bytes", s)
 		}
+		if o.isCascade() && s%512 != 0 {
+			return usagef("--sizes: %d is not a multiple of 512, a cascade's data unit", s)
+		}
 	}
 	o.sizes = dedupSorted(o.sizes)
-	if sectorFlag != "none" {
+	if sectorFlag != "none" && !o.isCascade() {
 		if o.sectorSizes, err = parseInts("sector-sizes", sectorFlag); err != nil {
 			return err
 		}
@@ -175,10 +228,32 @@ func (o *benchOptions) parse(implFlag, keyFlag, opFlag, sizesFlag, sectorFlag, t
 // implementation gets a message row and the default one the bulk rows;
 // naming implementations gives each of them both.
 func (o *benchOptions) resolveImpls(implFlag string) error {
+	if o.isCascade() {
+		// The chain, its parts on their default implementations, and
+		// what the parts make together.
+		if implFlag != "all" {
+			return usagef("--impl: a cascade runs its ciphers' default implementations; want all")
+		}
+		o.impls = append([]string{o.cipher}, o.parts...)
+		o.impls = append(o.impls, cascadeName)
+		return nil
+	}
 	var all []xts.Implementation
 	for _, im := range xts.Implementations() {
-		if im.Cipher == "" { // AES-XTS (and generic): what bench times
+		if o.isAES() && im.Cipher == "" || // AES-XTS (and generic)
+			im.Name == "generic" || strings.EqualFold(im.Cipher, o.bc.name) {
 			all = append(all, im)
+		}
+	}
+	if !o.isAES() {
+		// The default for the cipher's keys: its first available
+		// implementation, else generic.
+		def := slices.IndexFunc(all, func(im xts.Implementation) bool { return im.Available && im.Name != "generic" })
+		if def < 0 {
+			def = slices.IndexFunc(all, func(im xts.Implementation) bool { return im.Name == "generic" })
+		}
+		for i := range all {
+			all[i].Default = i == def
 		}
 	}
 	names := []string{baselineName}
@@ -192,6 +267,7 @@ func (o *benchOptions) resolveImpls(implFlag string) error {
 			}
 			if im.Default {
 				o.sectorImpls = []string{im.Name}
+				o.defImpl = im.Name
 			}
 		}
 		o.impls = append(o.impls, baselineName)
@@ -216,8 +292,20 @@ func (o *benchOptions) resolveImpls(implFlag string) error {
 		}
 		o.impls = append(o.impls, name)
 		o.sectorImpls = append(o.sectorImpls, name)
+		if o.defImpl == "" {
+			o.defImpl = name
+		}
 	}
 	return nil
+}
+
+// joinInts joins numbers with sep.
+func joinInts(v []int, sep string) string {
+	var s []string
+	for _, x := range v {
+		s = append(s, strconv.Itoa(x))
+	}
+	return strings.Join(s, sep)
 }
 
 // parseSeconds accepts a Go duration ("200ms") or a number of seconds.
@@ -241,7 +329,7 @@ func dedupSorted(v []int) []int {
 	return slices.Compact(v)
 }
 
-// newKey returns a random XTS key for keyBits-bit AES (both halves).
+// newKey returns a random XTS key for a keyBits-bit cipher (both halves).
 func newKey(keyBits int) []byte {
 	k := make([]byte, 2*keyBits/8)
 	rand.Read(k)
@@ -252,15 +340,18 @@ func newKey(keyBits int) []byte {
 // implementation under test: a pinned xts.Cipher on one core, or
 // x/crypto/xts for the baseline. Both are method values with the same
 // signature, called directly in the timed loop as BenchmarkXTS calls them.
-func opFuncs(impl string, key []byte) (enc, dec func(dst, src []byte, sectorNum uint64), err error) {
+func opFuncs(o *benchOptions, impl string, key []byte) (enc, dec func(dst, src []byte, sectorNum uint64), err error) {
+	if o.isCascade() {
+		return cascadeOpFuncs(o, impl)
+	}
 	if impl == baselineName {
-		c, err := xcts.NewCipher(aes.NewCipher, key)
+		c, err := xcts.NewCipher(o.bc.newBlock, key)
 		if err != nil {
 			return nil, nil, err
 		}
 		return c.Encrypt, c.Decrypt, nil
 	}
-	c, err := xts.NewCipher(aes.NewCipher, key, xts.WithImplementation(impl), xts.WithoutParallelism())
+	c, err := xts.NewCipher(o.bc.newBlock, key, xts.WithImplementation(impl), xts.WithoutParallelism())
 	if err != nil {
 		return nil, nil, err
 	}

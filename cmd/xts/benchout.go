@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/fastxts/xts/internal/cpuid"
@@ -20,7 +21,7 @@ func (b *bench) writeTSV(w io.Writer) {
 	}
 	for _, r := range b.rows {
 		for _, c := range r.cells {
-			if c.run != nil {
+			if c.has() {
 				fmt.Fprintf(w, "%s\t%d\t%s\t%d\t%s\t%s\n", r.impl, r.keyBits, r.op, c.size, num(c.mbps), num(b.share(c.mbps, r.keyBits, r.parallel)))
 			}
 		}
@@ -59,6 +60,9 @@ type boundCell struct {
 // core and, when there are parallel rows, for every core.
 func (b *bench) boundRows() []boundCell {
 	var out []boundCell
+	if !b.o.isAES() {
+		return nil
+	}
 	add := func(k int, op string, parallel bool) {
 		v := b.boundMBps(k, parallel)
 		c := boundCell{jsonCell{Impl: boundName, KeyBits: k, Op: op, MBps: optional(v)}, v}
@@ -88,13 +92,14 @@ func (b *bench) writeJSON(w io.Writer) error {
 	cpu := cpuid.Detect()
 	out := struct {
 		CPU           string     `json:"cpu"`
+		Cipher        string     `json:"cipher"`
 		Threads       int        `json:"threads"`
 		SecondsPerRun float64    `json:"seconds_per_run"`
 		Passes        int        `json:"passes"`
 		BoundLoop     string     `json:"bound_loop"`
 		LatencyNs     *float64   `json:"aes_round_latency_ns"`
 		Results       []jsonCell `json:"results"`
-	}{CPU: cpu.Name, Threads: threads(), SecondsPerRun: b.o.perRun.Seconds(), Passes: b.o.passes, BoundLoop: b.loop.Name}
+	}{CPU: cpu.Name, Cipher: b.o.cipher, Threads: threads(), SecondsPerRun: b.o.perRun.Seconds(), Passes: b.o.passes, BoundLoop: b.loop.Name}
 	if b.latency > 0 {
 		out.LatencyNs = optional(b.latency * 1e9)
 	}
@@ -103,7 +108,7 @@ func (b *bench) writeJSON(w io.Writer) error {
 	}
 	for _, r := range b.rows {
 		for _, c := range r.cells {
-			if c.run != nil {
+			if c.has() {
 				jc := jsonCell{r.impl, r.keyBits, r.op, c.size, optional(c.mbps), optional(b.share(c.mbps, r.keyBits, r.parallel)), nil}
 				if r.op == "enc" || r.op == "dec" {
 					jc.NsPerCall = optional(c.nsPerCall())
@@ -123,33 +128,42 @@ func (b *bench) writeTable(w io.Writer) {
 	cpu := cpuid.Detect()
 	fmt.Fprintf(w, "xts bench on %s (%d threads): MB/s = 10^6 bytes/s, best of %d runs of %s per cell\n",
 		orUnknown(cpu.Name), threads(), b.o.passes, b.o.perRun)
-	if b.loopErr == nil {
+	switch {
+	case !b.o.isAES():
+		if b.o.isCascade() {
+			fmt.Fprintf(w, "%s: the chain on one core beside its ciphers, each on its default implementation over the same data units; %s = 1/(1/a + 1/b + ...) over the parts' MB/s\n", b.o.cipher, cascadeName)
+		}
+	case b.loopErr == nil:
 		fmt.Fprintf(w, "AES-round bound: 16 bytes x block-rounds/s / rounds, timed with %s (%d independent rounds per iteration)\n", b.loop.Name, peak.RoundsPerIter)
 		b.writeLatency(w)
-	} else {
+	default:
 		fmt.Fprintln(w, "AES-round bound: unavailable on this CPU or build")
 	}
 	for _, k := range b.o.keys {
 		for _, op := range b.o.ops {
 			verb := map[string]string{"enc": "encryption", "dec": "decryption"}[op]
-			fmt.Fprintf(w, "\nAES-%d-XTS %s, MB/s by message size in bytes:\n", k, verb)
-			b.block(w, k, func(r *benchRow) bool { return r.op == op }, b.o.sizes, false, "implementation")
+			fmt.Fprintf(w, "\n%s %s, MB/s by message size in bytes:\n", b.o.title(k), verb)
+			b.block(w, k, func(r *benchRow) bool { return r.op == op }, b.o.sizes, false, "implementation", b.ratioLines(k, op))
 			if b.sectorRows {
-				fmt.Fprintf(w, "\nAES-%d-XTS %s, bulk MB/s by sector size (1 MiB on 1 thread; parallel: 8 MiB on %d):\n", k, verb, threads())
-				b.block(w, k, func(r *benchRow) bool { return strings.HasPrefix(r.op, op+"-sectors") }, b.o.sectorSizes, true, "operation")
+				fmt.Fprintf(w, "\n%s %s, bulk MB/s by sector size (1 MiB on 1 thread; parallel: 8 MiB on %d):\n", b.o.title(k), verb, threads())
+				b.block(w, k, func(r *benchRow) bool { return strings.HasPrefix(r.op, op+"-sectors") }, b.o.sectorSizes, true, "operation", nil)
 			}
 		}
 	}
 }
 
+// tableLine is one line of a block: a label, cells, and the last column.
+type tableLine struct {
+	label string
+	cells []string
+	last  string
+}
+
 // block prints the rows of key size k that match, with a column per size,
-// the share of the bound, and the bound rows under them.
-func (b *bench) block(w io.Writer, k int, match func(*benchRow) bool, sizes []int, sectors bool, first string) {
-	type line struct {
-		label string
-		cells []string
-		last  string
-	}
+// the share of the bound, and the bound rows under them (AES only), then
+// extra lines (ratios).
+func (b *bench) block(w io.Writer, k int, match func(*benchRow) bool, sizes []int, sectors bool, first string, extra []tableLine) {
+	type line = tableLine
 	var lines []line
 	for _, r := range b.rows {
 		if r.keyBits != k || !match(r) {
@@ -165,7 +179,7 @@ func (b *bench) block(w io.Writer, k int, match func(*benchRow) bool, sizes []in
 			}
 		}
 		for i, c := range r.cells {
-			if c.run == nil {
+			if !c.has() {
 				l.cells = append(l.cells, "-")
 			} else {
 				l.cells = append(l.cells, fmt.Sprintf("%.0f", c.mbps))
@@ -186,6 +200,9 @@ func (b *bench) block(w io.Writer, k int, match func(*benchRow) bool, sizes []in
 			label    string
 			parallel bool
 		}{fmt.Sprintf("%s (%d threads)", boundName, threads()), true})
+	}
+	if !b.o.isAES() {
+		bounds = nil
 	}
 	for _, bd := range bounds {
 		l := line{label: bd.label, last: "100%"}
@@ -213,7 +230,18 @@ func (b *bench) block(w io.Writer, k int, match func(*benchRow) bool, sizes []in
 			header.cells = append(header.cells, "ns/call")
 		}
 	}
+	for _, l := range extra {
+		if !sectors { // no time per call for a ratio
+			l.cells = slices.Insert(slices.Clone(l.cells), 1, "")
+		}
+		lines = append(lines, l)
+	}
 	lines = append([]line{header}, lines...)
+	if !b.o.isAES() {
+		for i := range lines {
+			lines[i].last = "" // no bound to compare with
+		}
+	}
 	// Labels left-aligned, figures right-aligned, two spaces apart.
 	labelW, lastW := 0, 0
 	cellW := make([]int, len(header.cells))
@@ -230,8 +258,10 @@ func (b *bench) block(w io.Writer, k int, match func(*benchRow) bool, sizes []in
 		for i, c := range l.cells {
 			fmt.Fprintf(&sb, "  %*s", cellW[i], c)
 		}
-		fmt.Fprintf(&sb, "  %*s", lastW, l.last)
-		fmt.Fprintln(w, sb.String())
+		if lastW > 0 {
+			fmt.Fprintf(&sb, "  %*s", lastW, l.last)
+		}
+		fmt.Fprintln(w, strings.TrimRight(sb.String(), " "))
 	}
 }
 

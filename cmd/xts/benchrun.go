@@ -1,11 +1,14 @@
 package main
 
 import (
-	"crypto/aes"
+	"crypto/cipher"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 	"unsafe"
@@ -22,6 +25,8 @@ type benchRow struct {
 	op       string // enc, dec, enc-sectors[-parallel], dec-sectors[-parallel], rounds[-parallel]
 	parallel bool   // compared with the all-core bound
 	cells    []*benchCell
+	gcrypt   bool           // a libgcrypt harness's row
+	harness  *gcryptHarness // the harness of a gcrypt row
 }
 
 // A benchCell times one function over one size.
@@ -31,11 +36,16 @@ type benchCell struct {
 	run   func(buf []byte, n int) // n calls in a loop on buf; nil when the cell does not apply
 	iters int                     // calls per timed run, set in the first pass
 	mbps  float64
+	ext   bool // measured elsewhere (libgcrypt) or computed (a cascade's combined row)
 }
+
+// has reports whether the cell has a figure (or, before the run, will be
+// timed).
+func (c *benchCell) has() bool { return c.run != nil || c.ext && c.mbps > 0 }
 
 // nsPerCall is the cell's best time per call in ns (NaN if not timed).
 func (c *benchCell) nsPerCall() float64 {
-	if c.run == nil || !(c.mbps > 0) {
+	if !c.has() || !(c.mbps > 0) {
 		return math.NaN()
 	}
 	return float64(c.bytes) * 1e3 / c.mbps
@@ -45,7 +55,7 @@ func (c *benchCell) nsPerCall() float64 {
 func (r *benchRow) best() float64 {
 	m := math.NaN()
 	for _, c := range r.cells {
-		if c.run != nil && (math.IsNaN(m) || c.mbps > m) {
+		if c.has() && (math.IsNaN(m) || c.mbps > m) {
 			m = c.mbps
 		}
 	}
@@ -84,7 +94,11 @@ func (b *bench) passBuf(p int) []byte {
 // newBench builds every row and cell; nothing is timed yet.
 func newBench(o *benchOptions) (*bench, error) {
 	b := &bench{o: o}
-	b.loop, b.loopErr = peak.Widest()
+	if o.isAES() {
+		b.loop, b.loopErr = peak.Widest()
+	} else {
+		b.loopErr = errNoBound
+	}
 
 	// All cells share one buffer, which every call encrypts or decrypts in
 	// place (see benchUsage): they run one at a time, and sharing keeps the
@@ -104,7 +118,15 @@ func newBench(o *benchOptions) (*bench, error) {
 		key := newKey(keyBits)
 		for _, op := range o.ops {
 			for _, impl := range o.impls {
-				enc, dec, err := opFuncs(impl, key)
+				if impl == cascadeName {
+					r := &benchRow{impl: impl, keyBits: keyBits, op: op}
+					for _, size := range o.sizes {
+						r.cells = append(r.cells, &benchCell{size: size, bytes: size, ext: true})
+					}
+					b.rows = append(b.rows, r)
+					continue
+				}
+				enc, dec, err := opFuncs(o, impl, key)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", impl, err)
 				}
@@ -124,6 +146,13 @@ func newBench(o *benchOptions) (*bench, error) {
 				}
 				b.rows = append(b.rows, r)
 			}
+			for _, h := range o.gcrypt {
+				r := &benchRow{impl: filepath.Base(h.path), keyBits: keyBits, op: op, gcrypt: true, harness: h}
+				for _, size := range o.sizes {
+					r.cells = append(r.cells, &benchCell{size: size, bytes: size, ext: size%16 == 0})
+				}
+				b.rows = append(b.rows, r)
+			}
 		}
 		if !b.sectorRows {
 			continue
@@ -131,7 +160,7 @@ func newBench(o *benchOptions) (*bench, error) {
 		for _, op := range o.ops {
 			for _, parallel := range []bool{false, true} {
 				for _, impl := range o.sectorImpls {
-					r, err := sectorRow(impl, key, keyBits, op, parallel, o.sectorSizes)
+					r, err := sectorRow(o.bc.newBlock, impl, key, keyBits, op, parallel, o.sectorSizes)
 					if err != nil {
 						return nil, err
 					}
@@ -145,7 +174,7 @@ func newBench(o *benchOptions) (*bench, error) {
 
 // sectorRow builds a bulk row: EncryptSectors or DecryptSectors over
 // 1 MiB on one core, or over 8 MiB split across every core.
-func sectorRow(impl string, key []byte, keyBits int, op string, parallel bool, sizes []int) (*benchRow, error) {
+func sectorRow(newBlock func([]byte) (cipher.Block, error), impl string, key []byte, keyBits int, op string, parallel bool, sizes []int) (*benchRow, error) {
 	opts := []xts.Option{xts.WithImplementation(impl)}
 	n := sectorsParallelBuf
 	name := op + "-sectors-parallel"
@@ -154,7 +183,7 @@ func sectorRow(impl string, key []byte, keyBits int, op string, parallel bool, s
 		n = sectorsBuf
 		name = op + "-sectors"
 	}
-	c, err := xts.NewCipher(aes.NewCipher, key, opts...)
+	c, err := xts.NewCipher(newBlock, key, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", impl, err)
 	}
@@ -200,9 +229,14 @@ func messageLoop(f func(dst, src []byte, sectorNum uint64), size int) func(buf [
 // other programs on the machine only ever slow a sample down, and a bound
 // taken from a single disturbed moment would make every share too high,
 // so many samples spread over the whole run keep its best moment.
-func (b *bench) run(e *env) {
+func (b *bench) run(e *env) error {
 	d, sample := b.o.perRun, b.o.perRun/4
 	var perPass time.Duration
+	for _, r := range b.rows {
+		if r.gcrypt {
+			perPass += time.Duration(len(gcryptSizes(b.o.sizes))) * d
+		}
+	}
 	for _, r := range b.rows {
 		if b.loopErr == nil {
 			perPass += sample
@@ -243,7 +277,33 @@ func (b *bench) run(e *env) {
 				}
 			}
 		}
+		// libgcrypt's cells, once each a pass, interleaved with ours.
+		for i := 0; i < len(b.o.gcrypt); i++ {
+			h := b.o.gcrypt[i]
+			if err := b.runGcrypt(h, d); err != nil {
+				if !h.auto {
+					return err
+				}
+				// A harness found, not named: say why it is left out.
+				prog.finish()
+				fmt.Fprintf(e.stderr, "xts bench: leaving libgcrypt out: %v\n", err)
+				b.dropGcrypt(h)
+				i--
+			}
+		}
 	}
+	b.combine()
+	return nil
+}
+
+// errNoBound is why ciphers other than AES have no bound: the AES-round
+// loop bounds AES only.
+var errNoBound = errors.New("no bound: the AES-round bound applies to AES only")
+
+// dropGcrypt removes a failed harness and its rows.
+func (b *bench) dropGcrypt(h *gcryptHarness) {
+	b.o.gcrypt = slices.DeleteFunc(b.o.gcrypt, func(x *gcryptHarness) bool { return x == h })
+	b.rows = slices.DeleteFunc(b.rows, func(r *benchRow) bool { return r.harness == h })
 }
 
 // allCoreRate runs the bound loop on every thread at once and adds up the
@@ -298,7 +358,7 @@ func (b *bench) boundMBps(keyBits int, parallel bool) float64 {
 		// noisy all-thread run must not lower the bound below that.
 		r = max(b.rateAll, b.rate)
 	}
-	if b.loopErr != nil || r == 0 {
+	if b.loopErr != nil || r == 0 || !b.o.isAES() {
 		return math.NaN()
 	}
 	return peak.BoundMBps(r, keyBits)

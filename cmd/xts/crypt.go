@@ -71,7 +71,7 @@ type cryptOptions struct {
 // offsetWhat and sizeHelp say what --offset and --size mean to the command.
 func (o *cryptOptions) flags(fs *cmdFlags, offsetWhat, sizeHelp string) {
 	o.key.flags(fs)
-	fs.StringVar(&o.cipher, "cipher", "aes-xts-plain64", "`CIPHER`: aes-xts-plain64 (64-bit sector IV) or aes-xts-plain (32-bit, wraps to 0)")
+	fs.StringVar(&o.cipher, "cipher", "aes-xts-plain64", "`CIPHER`: aes-xts-plain64 (64-bit sector IV) or aes-xts-plain (32-bit, wraps to 0); serpent-, twofish- or camellia- for those ciphers")
 	fs.alias("c", "cipher")
 	fs.IntVar(&o.num.sectorSize, "sector-size", 512, "encryption sector size in `BYTES`: 512, 1024, 2048 or 4096")
 	fs.BoolVar(&o.num.large, "iv-large-sectors", false, "count IVs in sectors of --sector-size rather than 512-byte units")
@@ -143,13 +143,14 @@ func (o *cryptOptions) validate(pos []string) error {
 	if o.key.path == "-" && o.in == "-" {
 		return usagef("--key-file - and INPUT - cannot both read standard input")
 	}
-	switch o.cipher {
-	case "aes-xts-plain64":
-	case "aes-xts-plain":
-		o.num.plain32 = true
-	default:
-		return usagef("--cipher %q: want aes-xts-plain64 or aes-xts-plain", o.cipher)
+	spec, err := sector.ParseSpec(o.cipher)
+	if err == nil && spec.Mode != "xts" {
+		err = fmt.Errorf("mode %s: plain mode here is XTS only", spec.Mode)
 	}
+	if err != nil {
+		return usagef("--cipher %q: want aes-xts-plain64 or aes-xts-plain (or serpent-, twofish-, camellia-): %v", o.cipher, err)
+	}
+	o.num.cipher, o.num.plain32 = spec.Cipher, spec.IV == "plain"
 	if err := o.num.validate(); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 type numbering struct {
 	sectorSize int    // 512, 1024, 2048 or 4096
 	large      bool   // --iv-large-sectors
+	cipher     string // the block cipher: "aes" (the zero value reads as aes)
 	plain32    bool   // aes-xts-plain rather than aes-xts-plain64
 	skip       uint64 // --skip, in 512-byte units
 }
@@ -41,5 +42,9 @@ func (n numbering) String() string {
 	if n.plain32 {
 		mode = "plain"
 	}
-	return fmt.Sprintf("aes-xts-%s, %v", mode, n.sector())
+	c := n.cipher
+	if c == "" {
+		c = "aes"
+	}
+	return fmt.Sprintf("%s-xts-%s, %v", c, mode, n.sector())
 }

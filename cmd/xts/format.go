@@ -273,7 +273,15 @@ they reach IMAGE; a FLUSH fsyncs it.
 		return err
 	}
 	defer v.Close()
-	return serveExport(e, cmd, &formatBackend{v: v, img: img, readOnly: so.readOnly}, image, &so)
+	return serveExport(e, cmd, &formatBackend{v: v, img: img, readOnly: so.readOnly || volumeReadOnly(v)}, image, &so)
+}
+
+// volumeReadOnly reports a volume that its format opens read-only
+// whatever was asked (TrueCrypt's LRW and CBC volumes): served and
+// mounted read-only.
+func volumeReadOnly(v formatVolume) bool {
+	ro, ok := v.(interface{ ReadOnly() bool })
+	return ok && ro.ReadOnly()
 }
 
 // formatBackend serves a formatVolume over NBD; Flush fsyncs the image,
@@ -334,7 +342,7 @@ wipes the keys. A filesystem inside opens with e.g. 'fuse2fs DIR/volume MNT'.
 		return err
 	}
 	defer v.Close()
-	return mountVolume(g, e, cmd, image, dir, syncedVolume{v, img}, v.Size(), img, readOnly)
+	return mountVolume(g, e, cmd, image, dir, syncedVolume{v, img}, v.Size(), img, readOnly || volumeReadOnly(v))
 }
 
 // checkMountPoint checks, before any secret is asked for, that DIR is a

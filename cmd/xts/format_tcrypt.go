@@ -70,7 +70,7 @@ func (o *tcryptOptions) flags(fs *cmdFlags) {
 	fs.BoolVar(&o.queryPIM, "veracrypt-query-pim", false, "ask for the PIM (a line after the password)")
 	fs.BoolVar(&o.hidden, "tcrypt-hidden", false, "open the hidden volume")
 	fs.BoolVar(&o.system, "tcrypt-system", false, "a system-encrypted drive or partition (the header in the last sector of the first track)")
-	fs.BoolVar(&o.backup, "tcrypt-backup", false, "use the backup header (at the end of the volume)")
+	fs.BoolVar(&o.backup, "tcrypt-backup", false, "use the backup header (at the end of the volume) instead of the primary one, as for a damaged primary header; without it only the primary header is tried, as in cryptsetup")
 	fs.BoolVar(&o.noVeraCrypt, "disable-veracrypt", false, "try TrueCrypt headers only")
 	fs.StringVar(&o.hash, "hash", "", "try only the PRFs whose name contains `PRF` (sha512, sha256, whirlpool, ripemd160, blake2s, stribog512, argon2id, sha1)")
 	fs.alias("h", "hash")
@@ -203,18 +203,21 @@ func dumpTcrypt(w io.Writer, name string, h *veracrypt.Header, key bool) {
 			ss = 512
 		}
 		fmt.Fprintf(w, "Sector size:\t%d\n", ss)
-		fmt.Fprintf(w, "MK offset:\t%d\n", h.EncryptedAreaStart)
+		off := h.EncryptedAreaStart
+		if off == 0 {
+			off = 512 // headers before TrueCrypt 6.0: the data follows the header
+		}
+		fmt.Fprintf(w, "MK offset:\t%d\n", off)
 	}
 	fmt.Fprintf(w, "PBKDF2 hash:\t%s\n", cryptsetupPRF(h.PRF))
-	fmt.Fprintf(w, "Cipher chain:\t%s\n", veracrypt.CryptsetupChain(h.Cipher))
-	mode := "xts-plain64"
-	if h.Mode == "lrw" {
-		mode = "lrw-benbi"
-	}
+	chain, mode, bits := h.Cryptsetup()
+	fmt.Fprintf(w, "Cipher chain:\t%s\n", chain)
 	fmt.Fprintf(w, "Cipher mode:\t%s\n", mode)
-	fmt.Fprintf(w, "MK bits:       \t%d\n", 8*h.KeySize)
+	fmt.Fprintf(w, "MK bits:       \t%d\n", bits)
 	if key {
-		mk := h.MasterKey()
+		// The key area's first MK bits, as the line above counts them
+		// (for XTS and LRW the master key).
+		mk := append([]byte(nil), h.KeyArea[:min(bits/8, len(h.KeyArea))]...)
 		defer clear(mk)
 		fmt.Fprintf(w, "MK dump:\t")
 		hexLines(w, mk, "\t\t")

@@ -47,6 +47,8 @@ func TestTcryptVerbs(t *testing.T) {
 		{"tc_5-sha512-xts-serpent-twofish-aes", pw, []string{"-h", "sha512"}, "DEAD-BABE"},
 		{"vc_1-sha512-xts-camellia-serpent-kuznyechik", pw, []string{"-h", "sha512"}, "DEAD-BABE"},
 		{"sys_vc_1_gpt_part-sha512-xts-aes", pw, []string{"--tcrypt-system", "-h", "sha512"}, ""},
+		{"tc_1-sha1-cbc-cast5", pw, nil, "DEAD-BABE"},
+		{"tc_2-ripemd160-cbc-aes-hidden", hidden, []string{"--tcrypt-hidden", "-h", "ripemd160"}, "CAFE-BABE"},
 	} {
 		t.Run(c.image+"/"+strings.Join(c.flags, " "), func(t *testing.T) {
 			t.Parallel()
@@ -92,6 +94,15 @@ func TestTcryptVerbs(t *testing.T) {
 	t.Run("dump", func(t *testing.T) {
 		r := runCmd(t, strings.NewReader(pw+"\n"), "tcrypt", "dump", "-h", "sha512", "--dump-volume-key", img)
 		for _, want := range []string{"VERACRYPT header information for " + img, "PBKDF2 hash:\tsha512", "Cipher chain:\taes", "Cipher mode:\txts-plain64", "MK bits:       \t512", "MK dump:"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("xts tcrypt dump (exit %d) lacks %q:\n%s%s", r.code, want, r.stdout, r.stderr)
+			}
+		}
+		// TrueCrypt 1.0-4.0's CBC, named as cryptsetup names it.
+		cbc := filepath.Join(dir, "tc_2-ripemd160-cbc-aes-blowfish-serpent")
+		r = runCmd(t, strings.NewReader(pw+"\n"), "tcrypt", "dump", "-h", "ripemd160", cbc)
+		for _, want := range []string{"TCRYPT header information for " + cbc, "Version:        \t2", "MK offset:\t512", "PBKDF2 hash:\tripemd160",
+			"Cipher chain:\tserpent-blowfish_le-aes", "Cipher mode:\tcbc-tcrypt", "MK bits:       \t1216"} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("xts tcrypt dump (exit %d) lacks %q:\n%s%s", r.code, want, r.stdout, r.stderr)
 			}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/fastxts/xts/cmd/xts/internal/exit"
@@ -43,7 +42,7 @@ type pbkdfFlags struct {
 
 func (p *pbkdfFlags) flags(fs *cmdFlags) {
 	fs.StringVar(&p.kdf, "pbkdf", "", "keyslot KDF: argon2id, argon2i or pbkdf2 (default argon2id for LUKS2, pbkdf2 for LUKS1)")
-	fs.StringVar(&p.hash, "hash", "sha256", "hash for pbkdf2, the anti-forensic splitter and the digest: sha1, sha256, sha512")
+	fs.StringVar(&p.hash, "hash", "sha256", "hash for pbkdf2, the anti-forensic splitter and the digest: sha1, sha256, sha384, sha512, ripemd160, whirlpool")
 	fs.IntVar(&p.iterTime, "iter-time", 2000, "benchmark the KDF cost to take `MS` milliseconds to unlock here (wall clock on an idle machine, as cryptsetup measures it; the benchmark counts CPU time, so a busy machine does not lower the cost)")
 	fs.IntVar(&p.memory, "pbkdf-memory", 0, "argon2 memory cost in `KiB` (default 1048576, the most the benchmark uses)")
 	fs.IntVar(&p.parallel, "pbkdf-parallel", 0, "argon2 parallel cost (default min(4, CPUs))")
@@ -85,9 +84,9 @@ func runLUKSEncrypt(e *env, args []string) error {
 	o.pass.flags(fs)
 	o.kdf.flags(fs)
 	fs.StringVar(&o.typ, "type", "luks2", "luks2 or luks1")
-	fs.StringVar(&o.cipher, "cipher", "aes-xts-plain64", "aes-xts-plain64, aes-xts-plain, aes-cbc-essiv:sha256, aes-cbc-plain64 or aes-cbc-plain")
+	fs.StringVar(&o.cipher, "cipher", "aes-xts-plain64", "`CIPHER`-xts-plain64, -xts-plain, -cbc-essiv:sha256, -cbc-plain64 or -cbc-plain, CIPHER aes, serpent, twofish or camellia")
 	fs.alias("c", "cipher")
-	fs.IntVar(&o.keyBits, "key-size", 0, "volume key `BITS`: 256 or 512 for XTS (default 512), 128 or 256 for CBC (default 256)")
+	fs.IntVar(&o.keyBits, "key-size", 0, "volume key `BITS`: 256, 384 or 512 for XTS (default 512), 128, 192 or 256 for CBC (default 256)")
 	fs.alias("s", "key-size")
 	fs.IntVar(&o.sectorSize, "sector-size", 0, "encryption sector size, 512 to 4096 (default 4096 for LUKS2, 512 for LUKS1)")
 	fs.StringVar(&o.header, "header", "", "write the header to `FILE` (detached); OUTPUT then holds only the data")
@@ -246,8 +245,8 @@ func (o *luksEncryptOptions) createOptions() (*luks.CreateOptions, error) {
 	default:
 		return nil, usagef("--type %q: want luks2 or luks1", o.typ)
 	}
-	if !strings.HasPrefix(o.cipher, "aes-") {
-		return nil, usagef("--cipher %q: only AES ciphers are supported (aes-xts-plain64, aes-cbc-essiv:sha256, ...)", o.cipher)
+	if _, err := sector.ParseSpec(o.cipher); err != nil {
+		return nil, usagef("--cipher: %v", err)
 	}
 	if o.volumeKey != "" {
 		if co.VolumeKey, err = readKeyFile(o.volumeKey, 0, 0, nil); err != nil {

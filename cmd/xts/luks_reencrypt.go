@@ -16,6 +16,7 @@ import (
 	"github.com/fastxts/xts/cmd/xts/internal/exit"
 	"github.com/fastxts/xts/cmd/xts/internal/guard"
 	"github.com/fastxts/xts/cmd/xts/internal/progress"
+	"github.com/fastxts/xts/internal/sector"
 	"github.com/fastxts/xts/luks"
 	"golang.org/x/term"
 )
@@ -164,8 +165,10 @@ func (o *reencryptOptions) check() error {
 	if ss := o.sectorSize; ss != 0 && (ss < 512 || ss > 4096 || ss&(ss-1) != 0) {
 		return exit.Errorf(exitUsage, "Unsupported encryption sector size.")
 	}
-	if o.cipher != "" && !strings.HasPrefix(o.cipher, "aes-") {
-		return usagef("--cipher %q: only AES ciphers are supported (aes-xts-plain64, aes-cbc-essiv:sha256, ...)", o.cipher)
+	if o.cipher != "" {
+		if _, err := sector.ParseSpec(o.cipher); err != nil {
+			return usagef("--cipher: %v", err)
+		}
 	}
 	if o.decrypt {
 		if o.cipher != "" || o.keyBits != 0 || o.sectorSize != 0 || o.volumeKey != "" {

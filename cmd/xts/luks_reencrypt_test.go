@@ -107,7 +107,7 @@ func TestLUKSReencryptRefusals(t *testing.T) {
 		{"hash-not-checksum", "luks2", "", []string{"--resilience", "journal", "--resilience-hash", "sha1", "{dir}/img"}, exitUsage, "--resilience-hash goes with --resilience checksum only"},
 		{"key-size-odd", "luks2", "", []string{"-s", "100", "{dir}/img"}, exitUsage, "Key size must be a multiple of 8 bits"},
 		{"sector-size", "luks2", "", []string{"--sector-size", "1000", "{dir}/img"}, exitUsage, "Unsupported encryption sector size."},
-		{"cipher-not-aes", "luks2", "", []string{"-c", "twofish-xts-plain64", "{dir}/img"}, exitUsage, "only AES ciphers are supported"},
+		{"cipher-unknown", "luks2", "", []string{"-c", "blowfish-xts-plain64", "{dir}/img"}, exitUsage, "--cipher: cipher blowfish in \"blowfish-xts-plain64\" (aes, serpent, twofish and camellia are supported)"},
 		{"pbkdf-bogus", "luks2", "", []string{"--pbkdf", "scrypt", "{dir}/img"}, exitUsage, `--pbkdf "scrypt": want argon2id, argon2i or pbkdf2`},
 		{"decrypt-cipher", "luks2-detached", "", []string{"--decrypt", "--header", "{dir}/hdr", "-c", "aes-xts-plain64", "{dir}/img"}, exitUsage, "--decrypt leaves the data plain"},
 		{"uuid-not-encrypt", "luks2", "", []string{"--uuid", "12345678-1234-1234-1234-123456789abc", "{dir}/img"}, exitUsage, "--uuid and --label name the header --encrypt makes"},

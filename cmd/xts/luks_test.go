@@ -260,7 +260,7 @@ func TestLUKSEncryptRefusals(t *testing.T) {
 	}{
 		{"length", []string{raw, filepath.Join(dir, "o")}, 4, "4608 bytes, not a multiple of the sector size 4096"},
 		{"exists", []string{"--sector-size", "512", raw, existing}, 5, "already exists"},
-		{"cipher", []string{"-c", "twofish-xts-plain64", raw, filepath.Join(dir, "o")}, 1, "twofish"},
+		{"cipher", []string{"-c", "blowfish-xts-plain64", raw, filepath.Join(dir, "o")}, 1, "cipher blowfish in \"blowfish-xts-plain64\" (aes, serpent, twofish and camellia are supported)"},
 		{"type", []string{"--type", "luks3", raw, filepath.Join(dir, "o")}, 1, "--type"},
 		{"kdf", []string{"--pbkdf", "scrypt", raw, filepath.Join(dir, "o")}, 1, "scrypt"},
 		{"luks1-argon", []string{"--type", "luks1", "--pbkdf", "argon2id", raw, filepath.Join(dir, "o")}, 1, "LUKS1"},

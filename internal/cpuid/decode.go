@@ -17,7 +17,7 @@ type X86 struct {
 
 	AES, SSSE3, PCLMULQDQ, AVX, AVX2, VAES, VPCLMULQDQ bool
 	AVX512F, AVX512BW, AVX512VL, BMI2                  bool
-	GFNI                                               bool // Galois-field instructions (CPUID.7.0:ECX bit 8)
+	AVX512VBMI, GFNI                                   bool
 
 	OSXSAVE bool // the OS enabled XSAVE, so XCR0 can be read
 	OSYMM   bool // XCR0 bits 1 and 2: XMM and YMM state
@@ -43,7 +43,8 @@ const (
 	leaf7EBXAVX512BW = 1 << 30
 	leaf7EBXAVX512VL = 1 << 31
 
-	leaf7ECXGFNI       = 1 << 8
+	leaf7ECXAVX512VBMI = 1 << 1 // VPERMB, VPERMI2B, VPERMT2B
+	leaf7ECXGFNI       = 1 << 8 // GF2P8AFFINEQB, GF2P8AFFINEINVQB, GF2P8MULB
 	leaf7ECXVAES       = 1 << 9
 	leaf7ECXVPCLMULQDQ = 1 << 10
 
@@ -92,6 +93,7 @@ func (c *X86) setLeaf7(ebx, ecx uint32) {
 	c.AVX512F = ebx&leaf7EBXAVX512F != 0
 	c.AVX512BW = ebx&leaf7EBXAVX512BW != 0
 	c.AVX512VL = ebx&leaf7EBXAVX512VL != 0
+	c.AVX512VBMI = ecx&leaf7ECXAVX512VBMI != 0
 	c.GFNI = ecx&leaf7ECXGFNI != 0
 	c.VAES = ecx&leaf7ECXVAES != 0
 	c.VPCLMULQDQ = ecx&leaf7ECXVPCLMULQDQ != 0

@@ -1,7 +1,6 @@
 package sector
 
 import (
-	"crypto/aes"
 	"crypto/cipher"
 	"crypto/sha256"
 	"encoding/binary"
@@ -9,25 +8,31 @@ import (
 	"github.com/fastxts/xts/internal/parallel"
 )
 
-// cbcEngine is AES-CBC with a per-sector IV: the 64-bit little-endian
-// sector number (plain64, and plain, whose numbers Split keeps below
-// 2^32), or that number encrypted under SHA-256 of the key (essiv:sha256).
-// Sectors are independent, so large calls run on several goroutines.
+// cbcEngine is CBC with a per-sector IV: the 64-bit little-endian sector
+// number (plain64, and plain, whose numbers Split keeps below 2^32), or
+// that number encrypted under SHA-256 of the key with the same block
+// cipher (essiv:sha256, as dm-crypt does: serpent-cbc-essiv:sha256
+// encrypts the IVs with Serpent). Sectors are independent, so large calls
+// run on several goroutines.
 type cbcEngine struct {
 	b, essiv cipher.Block
 	serial   bool
+	pkg      string
 }
 
-func newCBC(key []byte, essiv, serial bool) (engine, error) {
-	b, err := aes.NewCipher(key)
+func newCBC(bc blockCipher, key []byte, essiv, serial bool) (engine, error) {
+	b, err := bc.newBlock(key)
 	if err != nil {
 		return nil, err
 	}
-	e := &cbcEngine{b: b, serial: serial}
+	e := &cbcEngine{b: b, serial: serial, pkg: bc.pkg}
 	if essiv {
 		salt := sha256.Sum256(key)
-		e.essiv, _ = aes.NewCipher(salt[:])
+		e.essiv, err = bc.newBlock(salt[:])
 		clear(salt[:])
+		if err != nil {
+			return nil, err
+		}
 	}
 	return e, nil
 }
@@ -70,8 +75,8 @@ func cbcSerial(b, essiv cipher.Block, dst, src []byte, ss int, n, step uint64, e
 	}
 }
 
-func (e *cbcEngine) implementation() string { return "crypto/aes" }
+func (e *cbcEngine) implementation() string { return e.pkg }
 
-// wipe drops the block ciphers: crypto/aes has no way to clear their key
-// schedules.
+// wipe drops the block ciphers: crypto/aes and the module's other block
+// ciphers have no way to clear their key schedules.
 func (e *cbcEngine) wipe() { e.b, e.essiv = nil, nil }

@@ -1,7 +1,7 @@
 package sector
 
 import (
-	"crypto/aes"
+	"crypto/cipher"
 	"fmt"
 	"runtime"
 
@@ -67,11 +67,12 @@ func New(spec string, key []byte, n Numbering, opts ...Option) (*Cipher, error) 
 			equalHalves = true
 		}
 	}
+	bc, _ := lookupCipher(s.Cipher) // ParseSpec checked it
 	c := &Cipher{spec: s, n: n}
 	if s.Mode == "xts" {
-		c.e, err = newXTS(key, n, serial, equalHalves)
+		c.e, err = newXTS(bc.newBlock, key, n, serial, equalHalves)
 	} else {
-		c.e, err = newCBC(key, s.IV == "essiv:sha256", serial)
+		c.e, err = newCBC(bc, key, s.IV == "essiv:sha256", serial)
 	}
 	if err != nil {
 		return nil, err
@@ -108,7 +109,9 @@ func (c *Cipher) Numbering() Numbering { return c.n }
 func (c *Cipher) SectorSize() int { return c.n.SectorSize }
 
 // Implementation names what runs the cipher: the xts package's
-// implementation for XTS, crypto/aes for CBC.
+// implementation for XTS (its generated routines for the cipher where it
+// has them), for CBC the block cipher's package (crypto/aes,
+// github.com/fastxts/xts/serpent, ...).
 func (c *Cipher) Implementation() string { return c.e.implementation() }
 
 // Encrypt encrypts whole sectors of src into dst as the sectors k, k+1, …
@@ -134,8 +137,8 @@ func (c *Cipher) crypt(dst, src []byte, k uint64, encrypt bool) {
 	})
 }
 
-// Wipe clears the key schedules (see xts.Cipher.Wipe; crypto/aes blocks,
-// which Go cannot clear, are dropped). The Cipher, and every Cipher made
+// Wipe clears the key schedules (see xts.Cipher.Wipe; CBC's block
+// ciphers, which have no way to clear, are dropped). The Cipher, and every Cipher made
 // from it by With, must not be used again; Wipe may be repeated.
 func (c *Cipher) Wipe() {
 	if c.e != nil {
@@ -146,7 +149,10 @@ func (c *Cipher) Wipe() {
 // xtsEngine runs the xts package's bulk sector calls.
 type xtsEngine struct{ c *xts.Cipher }
 
-func newXTS(key []byte, n Numbering, serial, equalHalves bool) (engine, error) {
+// newXTS builds the XTS engine of newBlock, the block cipher's own
+// constructor: xts.NewCipher recognises it and picks the cipher's fastest
+// implementation.
+func newXTS(newBlock func([]byte) (cipher.Block, error), key []byte, n Numbering, serial, equalHalves bool) (engine, error) {
 	var opts []xts.Option
 	if !n.LargeIV {
 		// The tweak counts 512-byte units whatever the sector size, so
@@ -159,7 +165,7 @@ func newXTS(key []byte, n Numbering, serial, equalHalves bool) (engine, error) {
 	if equalHalves {
 		opts = append(opts, xts.AllowEqualKeyHalves())
 	}
-	c, err := xts.NewCipher(aes.NewCipher, key, opts...)
+	c, err := xts.NewCipher(newBlock, key, opts...)
 	if err != nil {
 		return nil, err
 	}

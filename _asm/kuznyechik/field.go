@@ -1,0 +1,152 @@
+package main
+
+import "fmt"
+
+// pi is the substitution π of GOST R 34.12-2015 (RFC 7801, section
+// 4.1.1): pi[x] for x = 0..255.
+var pi = [256]byte{
+	252, 238, 221, 17, 207, 110, 49, 22, 251, 196, 250, 218, 35, 197, 4, 77,
+	233, 119, 240, 219, 147, 46, 153, 186, 23, 54, 241, 187, 20, 205, 95, 193,
+	249, 24, 101, 90, 226, 92, 239, 33, 129, 28, 60, 66, 139, 1, 142, 79,
+	5, 132, 2, 174, 227, 106, 143, 160, 6, 11, 237, 152, 127, 212, 211, 31,
+	235, 52, 44, 81, 234, 200, 72, 171, 242, 42, 104, 162, 253, 58, 206, 204,
+	181, 112, 14, 86, 8, 12, 118, 18, 191, 114, 19, 71, 156, 183, 93, 135,
+	21, 161, 150, 41, 16, 123, 154, 199, 243, 145, 120, 111, 157, 158, 178, 177,
+	50, 117, 25, 61, 255, 53, 138, 126, 109, 84, 198, 128, 195, 189, 13, 87,
+	223, 245, 36, 169, 62, 168, 67, 201, 215, 121, 214, 246, 124, 34, 185, 3,
+	224, 15, 236, 222, 122, 148, 176, 188, 220, 232, 40, 80, 78, 51, 10, 74,
+	167, 151, 96, 115, 30, 0, 98, 68, 26, 184, 56, 130, 100, 159, 38, 65,
+	173, 69, 70, 146, 39, 94, 85, 47, 140, 163, 165, 125, 105, 213, 149, 59,
+	7, 88, 179, 64, 134, 172, 29, 247, 48, 55, 107, 228, 136, 217, 231, 137,
+	225, 27, 131, 73, 76, 63, 248, 254, 141, 83, 170, 144, 202, 216, 133, 97,
+	32, 113, 103, 164, 45, 43, 9, 91, 203, 155, 37, 208, 190, 229, 108, 82,
+	89, 166, 116, 210, 230, 244, 180, 192, 209, 102, 175, 194, 57, 75, 99, 182,
+}
+
+// inverse returns the inverse permutation of s (it panics if s is not a
+// permutation).
+func inverse(s [256]byte) (inv [256]byte) {
+	var seen [256]bool
+	for x, y := range s {
+		if seen[y] {
+			panic(fmt.Sprintf("kuznyechik generator: %d appears twice in the S-box", y))
+		}
+		seen[y] = true
+		inv[y] = byte(x)
+	}
+	return inv
+}
+
+// lCoef are the coefficients of ℓ (RFC 7801, section 4.1.2) for the
+// block's bytes in memory order: byte 0 is a_15, the first byte of the
+// standard's examples, byte 15 is a_0.
+var lCoef = [16]byte{148, 32, 133, 16, 194, 192, 1, 251, 1, 192, 194, 16, 133, 32, 148, 1}
+
+// gfMul multiplies in GF(2^8) modulo x^8 + x^7 + x^6 + x + 1 (0x1C3), the
+// field of ℓ. Generator-side only, on public constants.
+func gfMul(a, b byte) byte {
+	var p byte
+	for ; b != 0; b >>= 1 {
+		if b&1 != 0 {
+			p ^= a
+		}
+		carry := a & 0x80
+		a <<= 1
+		if carry != 0 {
+			a ^= 0xC3
+		}
+	}
+	return p
+}
+
+// affine evaluates one byte of VGF2P8AFFINEQB as the Intel SDM defines
+// it: bit i of the result is the parity of (byte 7-i of the matrix AND x),
+// XOR bit i of imm (zero here).
+func affine(m uint64, x byte) byte {
+	var y byte
+	for i := range 8 {
+		row := byte(m >> (8 * (7 - i)))
+		p := row & x
+		p ^= p >> 4
+		p ^= p >> 2
+		p ^= p >> 1
+		y |= (p & 1) << i
+	}
+	return y
+}
+
+// mulMatrix returns the VGF2P8AFFINEQB matrix of multiplication by c in
+// the field: column j of the bit matrix is c·x^j, and bit j of the
+// matrix's byte 7-i is bit i of that column.
+func mulMatrix(c byte) uint64 {
+	var m uint64
+	for j := range 8 {
+		col := gfMul(c, 1<<j)
+		for i := range 8 {
+			if col>>i&1 != 0 {
+				m |= uint64(1) << (8*(7-i) + j)
+			}
+		}
+	}
+	return m
+}
+
+// distinctCoefs are the coefficients of ℓ other than 1, in the order of
+// the matrix table emitted: index k of mulCoefs is at offset 8k.
+var mulCoefs = func() []byte {
+	var cs []byte
+	for _, c := range lCoef {
+		found := c == 1
+		for _, d := range cs {
+			found = found || d == c
+		}
+		if !found {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}()
+
+// coefIndex returns the index of c in mulCoefs.
+func coefIndex(c byte) int {
+	for i, d := range mulCoefs {
+		if d == c {
+			return i
+		}
+	}
+	panic(fmt.Sprintf("kuznyechik generator: no matrix for %d", c))
+}
+
+// checkTables verifies, before anything is emitted, what the routines rely
+// on: gfMul is a field multiplication (no zero divisors, 0x1C3 reduction),
+// every matrix reproduces its product on all 256 inputs under the SDM's
+// semantics, ℓ's symmetry, and π is a permutation.
+func checkTables() {
+	for a := 1; a < 256; a++ {
+		for b := 1; b < 256; b++ {
+			if gfMul(byte(a), byte(b)) == 0 {
+				panic("kuznyechik generator: zero divisor")
+			}
+		}
+	}
+	if gfMul(0x80, 2) != 0xC3 {
+		panic("kuznyechik generator: wrong reduction")
+	}
+	for _, c := range mulCoefs {
+		m := mulMatrix(c)
+		for x := range 256 {
+			if affine(m, byte(x)) != gfMul(c, byte(x)) {
+				panic(fmt.Sprintf("kuznyechik generator: matrix of %d wrong at %d", c, x))
+			}
+		}
+	}
+	for k := range 7 {
+		if lCoef[k] != lCoef[14-k] {
+			panic("kuznyechik generator: ℓ is not symmetric")
+		}
+	}
+	if lCoef[6] != 1 || lCoef[8] != 1 || lCoef[15] != 1 {
+		panic("kuznyechik generator: ℓ's unit coefficients moved")
+	}
+	inverse(pi)
+}

@@ -1,0 +1,440 @@
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// Read-only data: π and π^-1 (the VPERMI2B tables), the multiplication
+// matrices of ℓ's coefficients (broadcast qwords), and the tweak
+// constants: the XTS polynomial x^7+x^2+x+1 in the low quadword of each
+// lane and the per-lane shift counts that turn T into T·x^lane.
+var piMem, piInvMem, mulMem, polyMem, shlMem, shrMem Mem
+
+func genData() {
+	piMem = GLOBL("kuznyechikPi", RODATA|NOPTR)
+	emitTable(pi)
+	piInvMem = GLOBL("kuznyechikPiInv", RODATA|NOPTR)
+	emitTable(inverse(pi))
+	mulMem = GLOBL("kuznyechikMul", RODATA|NOPTR)
+	for i, c := range mulCoefs {
+		DATA(8*i, U64(mulMatrix(c)))
+	}
+	polyMem = GLOBL("kuznyechikPoly", RODATA|NOPTR)
+	for l := range 4 {
+		DATA(16*l, U64(0x87))
+		DATA(16*l+8, U64(0))
+	}
+	shlMem = GLOBL("kuznyechikTweakShl", RODATA|NOPTR)
+	for l := range 4 {
+		DATA(16*l, U64(uint64(l)))
+		DATA(16*l+8, U64(uint64(l)))
+	}
+	// A count of 64 shifts everything out (lane 0 has no carry).
+	shrMem = GLOBL("kuznyechikTweakShr", RODATA|NOPTR)
+	for l := range 4 {
+		DATA(16*l, U64(uint64(64-l)))
+		DATA(16*l+8, U64(uint64(64-l)))
+	}
+}
+
+// emitTable emits a 256-byte table into the current GLOBL.
+func emitTable(t [256]byte) {
+	for x := 0; x < 256; x += 8 {
+		var q uint64
+		for k := range 8 {
+			q |= uint64(t[x+k]) << (8 * k)
+		}
+		DATA(x, U64(q))
+	}
+}
+
+var zregs = []reg.VecPhysical{
+	reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7,
+	reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12, reg.Z13, reg.Z14, reg.Z15,
+	reg.Z16, reg.Z17, reg.Z18, reg.Z19, reg.Z20, reg.Z21, reg.Z22, reg.Z23,
+	reg.Z24, reg.Z25, reg.Z26, reg.Z27, reg.Z28, reg.Z29, reg.Z30, reg.Z31,
+}
+
+// Register plan: Z16-Z19 the S-box (π or π^-1, 64 entries each), Z20 the
+// tweaks of the next four blocks, Z21 a running tweak, Z22-Z23 the tweak
+// arithmetic's temporaries; the other 24 hold the sixteen state registers
+// and the temporaries of the transposition and of ℓ, from a pool.
+var (
+	sbox       = zregs[16:20]
+	tweakBase  = reg.Z20
+	tweakRun   = reg.Z21
+	tweakTemps = [2]reg.VecPhysical{reg.Z22, reg.Z23}
+)
+
+// pool hands out free registers.
+type pool struct{ free []reg.VecPhysical }
+
+func newPool() *pool {
+	p := &pool{}
+	for i := 31; i >= 24; i-- {
+		p.free = append(p.free, zregs[i])
+	}
+	for i := 15; i >= 0; i-- {
+		p.free = append(p.free, zregs[i])
+	}
+	return p
+}
+
+func (p *pool) get() reg.VecPhysical {
+	if len(p.free) == 0 {
+		panic("kuznyechik generator: out of vector registers")
+	}
+	r := p.free[len(p.free)-1]
+	p.free = p.free[:len(p.free)-1]
+	return r
+}
+
+func (p *pool) put(r reg.VecPhysical) {
+	for _, f := range p.free {
+		if f == r {
+			panic(fmt.Sprintf("kuznyechik generator: %v freed twice", r))
+		}
+	}
+	p.free = append(p.free, r)
+}
+
+// mulx multiplies each lane of tw by x^k in GF(2^128) (0 < k < 64).
+func mulx(tw reg.VecPhysical, k int) {
+	c, d := tweakTemps[0], tweakTemps[1]
+	VPSRLQ(U8(64-k), tw, c)
+	VPSLLQ(U8(k), tw, tw)
+	VPSLLDQ(U8(8), c, d)
+	VPCLMULQDQ(U8(0x01), polyMem, c, c)
+	VPTERNLOGD(U8(0x96), c, d, tw)
+}
+
+// transposeNet emits the network of transpose.go on the list l, taking
+// its destinations from p and returning the sources to it.
+func transposeNet(l [16]reg.VecPhysical, p *pool) [16]reg.VecPhysical {
+	type unpackFn func(ops ...Op)
+	lo := map[int]unpackFn{1: VPUNPCKLBW, 2: VPUNPCKLWD, 4: VPUNPCKLDQ, 8: VPUNPCKLQDQ}
+	hi := map[int]unpackFn{1: VPUNPCKHBW, 2: VPUNPCKHWD, 4: VPUNPCKHDQ, 8: VPUNPCKHQDQ}
+	for _, st := range network() {
+		var next [16]reg.VecPhysical
+		for _, s := range st {
+			a, b := l[s.lo], l[s.hi]
+			next[s.lo] = p.get()
+			lo[s.e](b, a, next[s.lo])
+			next[s.hi] = p.get()
+			hi[s.e](b, a, next[s.hi])
+			p.put(a)
+			p.put(b)
+		}
+		l = next
+	}
+	return l
+}
+
+// kmasks rotate over three pairs so that consecutive lookups need not
+// wait for each other's mask.
+var kmasks = [][2]reg.OpmaskPhysical{{reg.K1, reg.K2}, {reg.K3, reg.K4}, {reg.K5, reg.K6}}
+
+// subBytes applies the S-box in Z16-Z19 to every byte of the sixteen
+// registers: VPERMI2B looks up 128 entries by bits 0-6 of each byte, so
+// the upper half of the table is looked up where the top bit is set and
+// the lower half where it is clear, each under its mask, in place.
+func subBytes(s [16]reg.VecPhysical) {
+	for i, x := range s {
+		k := kmasks[i%len(kmasks)]
+		VPMOVB2M(x, k[0])
+		KNOTQ(k[0], k[1])
+		VPERMI2B(sbox[3], sbox[2], k[0], x)
+		VPERMI2B(sbox[1], sbox[0], k[1], x)
+	}
+}
+
+// ell emits new = ℓ(ops) XOR key into ops[15]'s register (ℓ's coefficient
+// there is 1): ops[i] has coefficient lCoef[i]. ops[newest] is the byte the
+// previous step made (ops[0] in R, ops[14] in R^-1): the steps form a
+// chain through it, so it is multiplied alone and added last, one product
+// and one XOR from one step to the next, while its partner in the pair
+// (0, 14) is multiplied early on its own (measured about 20 % faster than
+// multiplying the pair's XOR). key is a broadcast dword of the round key
+// material.
+func ell(ops [16]reg.VecPhysical, newest int, key *Mem, p *pool) {
+	mul := func(i int, x reg.VecPhysical) reg.VecPhysical {
+		t := p.get()
+		VGF2P8AFFINEQB_BCST(U8(0), mulMem.Offset(8*coefIndex(lCoef[i])), x, t)
+		return t
+	}
+	pair := func(i int) reg.VecPhysical {
+		t := p.get()
+		VPXORD(ops[14-i], ops[i], t)
+		VGF2P8AFFINEQB_BCST(U8(0), mulMem.Offset(8*coefIndex(lCoef[i])), t, t)
+		return t
+	}
+	dst := ops[15]
+	h := mul(14-newest, ops[14-newest])
+	f, e, d, c, b := mul(7, ops[7]), pair(5), pair(4), pair(3), pair(2)
+	a := pair(1) // holds the byte made two steps back
+	VPTERNLOGD(U8(0x96), ops[8], ops[6], dst)
+	VPTERNLOGD(U8(0x96), e, f, dst)
+	VPTERNLOGD(U8(0x96), c, d, dst)
+	VPTERNLOGD(U8(0x96), b, h, dst)
+	VPTERNLOGD_BCST(U8(0x96), *key, a, dst)
+	g := mul(newest, ops[newest])
+	VPXORD(g, dst, dst)
+	for _, t := range []reg.VecPhysical{a, b, c, d, e, f, g, h} {
+		p.put(t)
+	}
+}
+
+// keyByte is the broadcast operand of byte i of the round key at kp: the
+// key schedule holds each byte four times in a dword, 16 dwords a round.
+func keyByte(kp reg.Register, i int) *Mem {
+	return &Mem{Base: kp, Disp: 4 * i}
+}
+
+// linear emits L (R sixteen times) or L^-1 (R^-1 sixteen times) on the
+// byte-sliced state s (s[i] holds byte i), injecting the round key
+// material at kp, and returns the new state. R makes ℓ of all sixteen
+// bytes the new byte 0 and moves byte i to i+1, byte 15 out: the move is
+// a renaming. R^-1 moves byte i to i-1 and makes ℓ(bytes 1..15, byte 0)
+// the new byte 15. Each step XORs one key byte into its new byte, the one
+// at the position where the new byte ends; the new byte feeds the later
+// steps, so the key schedule hands over not the round key K but the bytes
+// that make the result L(x) XOR K (kuznyechik_amd64.go, inject). After
+// sixteen steps the renaming has come full circle: the state is in the
+// registers it started in, so the rounds can loop.
+func linear(s [16]reg.VecPhysical, inv bool, kp reg.Register, p *pool) [16]reg.VecPhysical {
+	start := s
+	for step := range 16 {
+		var ops [16]reg.VecPhysical
+		var keyAt, newest int
+		if !inv {
+			ops = s
+			keyAt = 15 - step // where this step's byte ends up
+		} else {
+			copy(ops[:15], s[1:])
+			ops[15] = s[0]
+			keyAt, newest = step, 14
+		}
+		ell(ops, newest, keyByte(kp, keyAt), p)
+		var next [16]reg.VecPhysical
+		if !inv {
+			next[0] = s[15]
+			copy(next[1:], s[:15])
+		} else {
+			copy(next[:15], s[1:])
+			next[15] = s[0]
+		}
+		s = next
+	}
+	if s != start {
+		panic("kuznyechik generator: L leaves the state in other registers")
+	}
+	return s
+}
+
+const signature = "func(ks *[10][16]uint32, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)"
+
+// genXTS emits one routine: XTS over len(src)/512 groups of 32 blocks
+// (two groups per loop iteration, then an odd one alone), the first block
+// with tweak T = (tweakLo, tweakHi), returning the tweak of the block
+// after the last one processed. One copy of the transposition and of one
+// round serves both the 64-block loop and the 32-block tail, so that the
+// routine's hot code stays small (about 2,900 bytes a round).
+func genXTS(name string, dec bool) {
+	TEXT(name, NOSPLIT, signature)
+	Pragma("noescape")
+	what, keys := "encrypts", "K_1 and the material of K_2..K_10"
+	if dec {
+		what, keys = "decrypts", "the material of L^-1(K_10), ..., L^-1(K_2), and K_1"
+	}
+	Doc(name+" "+what+" len(src)/512 groups of 32 blocks with Kuznyechik-XTS",
+		"(AVX-512F/BW/VL/VBMI, GFNI, VPCLMULQDQ), byte-sliced, 64 blocks at a time:",
+		"block j of src uses the tweak T·x^j, T given as two little-endian words;",
+		"it returns T·x^(32·groups). ks holds "+keys+"",
+		"(kuznyechikKeySchedule), each byte repeated in a dword; len(dst) >= len(src),",
+		"dst and src the same memory or disjoint.")
+	ks := Load(Param("ks"), GP64())
+	dst := Load(Param("dst").Base(), GP64())
+	src := Load(Param("src").Base(), GP64())
+	n := Load(Param("src").Len(), GP64())
+	SHRQ(U8(9), n) // groups of 32 blocks
+	JNZ(LabelRef("start"))
+	lo := Load(Param("tweakLo"), GP64())
+	hi := Load(Param("tweakHi"), GP64())
+	Store(lo, Return("lo"))
+	Store(hi, Return("hi"))
+	RET()
+
+	Label("start")
+	Comment("The S-box into Z16-Z19; Z20 = T·x^0..3 (a lane each).")
+	tab := piMem
+	if dec {
+		tab = piInvMem
+	}
+	for i, z := range sbox {
+		VMOVDQU64(tab.Offset(64*i), z)
+	}
+	tArg, err := Param("tweakLo").Resolve()
+	if err != nil {
+		panic(err)
+	}
+	c, d := tweakTemps[0], tweakTemps[1]
+	// tweakLo and tweakHi are adjacent in the argument frame: T's 16 bytes.
+	VBROADCASTI32X4(tArg.Addr, c)
+	VPSRLVQ(shrMem, c, d)
+	VPSLLVQ(shlMem, c, tweakBase)
+	VPSLLDQ(U8(8), d, c)
+	VPCLMULQDQ(U8(0x01), polyMem, d, d)
+	VPTERNLOGD(U8(0x96), d, c, tweakBase)
+
+	odd, half, kp, rounds := GP64(), GP64(), GP64(), GP64()
+	MOVQ(n, odd)
+	ANDQ(U8(1), odd)
+	SHRQ(U8(1), n)
+	JZ(LabelRef("tail"))
+
+	Label("loop")
+	XORQ(half, half)
+	load(src, 16)
+	JMP(LabelRef("rounds"))
+
+	Label("tail")
+	Comment("An odd 32 blocks: the same code with the upper 32 zero.")
+	TESTQ(odd, odd)
+	JZ(LabelRef("done"))
+	MOVQ(U32(1), half)
+	load(src, 8)
+
+	Label("rounds")
+	back := rounds16(ks, kp, rounds, dec)
+	TESTQ(half, half)
+	JNZ(LabelRef("store8"))
+	store(dst, back, 16)
+	ADDQ(U32(1024), src)
+	ADDQ(U32(1024), dst)
+	DECQ(n)
+	JNZ(LabelRef("loop"))
+	JMP(LabelRef("tail"))
+
+	Label("store8")
+	store(dst, back, 8)
+
+	Label("done")
+	Comment("Return the next tweak; zero every vector and mask register.")
+	VMOVQ(tweakBase.AsX(), lo)
+	VPEXTRQ(U8(1), tweakBase.AsX(), hi)
+	Store(lo, Return("lo"))
+	Store(hi, Return("hi"))
+	for _, k := range kmasks { // the masks held the S-box inputs' top bits
+		KXORQ(k[0], k[0], k[0])
+		KXORQ(k[1], k[1], k[1])
+	}
+	for _, z := range zregs {
+		x := z.AsX() // an EVEX write zeroes the whole zmm register
+		VPXORD(x, x, x)
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// stateRegs are the sixteen registers the blocks are loaded into; the
+// pool hands them out in the same order every time.
+func stateRegs() (*pool, [16]reg.VecPhysical) {
+	p := newPool()
+	var l [16]reg.VecPhysical
+	for k := range l {
+		l[k] = p.get()
+	}
+	return p, l
+}
+
+// load emits the loading of 4·nreg blocks (nreg 16 or 8) at src XOR their
+// tweaks T·x^j, into stateRegs in block order, four a register; the
+// registers past nreg are zeroed.
+func load(src reg.Register, nreg int) {
+	Comment(fmt.Sprintf("Load %d blocks XOR their tweaks.", 4*nreg))
+	_, l := stateRegs()
+	VMOVDQA64(tweakBase, tweakRun)
+	for k := range 16 {
+		if k >= nreg {
+			x := l[k].AsX()
+			VPXORD(x, x, x)
+			continue
+		}
+		VPXORD(Mem{Base: src, Disp: 64 * k}, tweakRun, l[k])
+		if k < nreg-1 {
+			mulx(tweakRun, 4)
+		}
+	}
+}
+
+// rounds16 emits, on the state load left, the transposition to bytes,
+// the cipher (a loop over the nine rounds, kp walking the round keys,
+// count in rounds) and the transposition back; it returns the registers
+// that hold each group of four blocks.
+func rounds16(ks, kp, rounds reg.Register, dec bool) [16]reg.VecPhysical {
+	p, l := stateRegs()
+	pl := makePlan()
+	Comment("Transpose to bytes: a register per byte position.")
+	out := transposeNet(l, p)
+	var s [16]reg.VecPhysical
+	for i := range 16 {
+		s[i] = out[pl.sliceOf[i]]
+	}
+	MOVQ(ks, kp)
+	MOVQ(U32(9), rounds)
+	if !dec {
+		Comment("K_1, then nine rounds of S, L and the next key.")
+		for i := range 16 {
+			VPXORD_BCST(*keyByte(kp, i), s[i], s[i])
+		}
+		ADDQ(U8(64), kp)
+		Label(loopLabel(dec))
+		subBytes(s)
+		s = linear(s, false, kp, p)
+	} else {
+		Comment("Nine rounds of L^-1 with the next key and S^-1, then K_1.")
+		Label(loopLabel(dec))
+		s = linear(s, true, kp, p)
+		subBytes(s)
+	}
+	ADDQ(U8(64), kp)
+	DECQ(rounds)
+	JNZ(LabelRef(loopLabel(dec)))
+	if dec {
+		for i := range 16 {
+			VPXORD_BCST(*keyByte(kp, i), s[i], s[i])
+		}
+	}
+	Comment("Transpose back.")
+	back := transposeNet(s, p)
+	var groups [16]reg.VecPhysical
+	for k := range 16 {
+		groups[k] = back[pl.groupOf[k]]
+	}
+	return groups
+}
+
+func loopLabel(dec bool) string {
+	if dec {
+		return "decround"
+	}
+	return "encround"
+}
+
+// store emits the XOR of the tweaks into the first nreg groups and their
+// store at dst; Z20 advances by x^(4·nreg).
+func store(dst reg.Register, groups [16]reg.VecPhysical, nreg int) {
+	Comment(fmt.Sprintf("XOR the tweaks of %d blocks, store.", 4*nreg))
+	VMOVDQA64(tweakBase, tweakRun)
+	for k := range nreg {
+		y := groups[k]
+		VPXORD(tweakRun, y, y)
+		VMOVDQU64(y, Mem{Base: dst, Disp: 64 * k})
+		mulx(tweakRun, 4)
+	}
+	VMOVDQA64(tweakRun, tweakBase)
+}

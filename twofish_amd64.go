@@ -1,0 +1,258 @@
+//go:build !purego
+
+package xts
+
+import (
+	"crypto/cipher"
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/fastxts/xts/internal/cpuid"
+)
+
+// This file is the one place that lists the x86-64 Twofish-XTS variants
+// (the generator in _asm/twofish emits their routines).
+var twofishX86Variants = []struct {
+	name             string
+	needs            func(cpuid.X86) []requirement
+	encrypt, decrypt twofishBulkFunc
+}{
+	{"twofish-avx512", needsTwofishAVX512, twofishXTSEncryptAVX512, twofishXTSDecryptAVX512},
+}
+
+// twofishBulkFunc is the signature of the generated Twofish routines:
+// len(src)/512 groups of 32 blocks, the tweak in and out by value.
+type twofishBulkFunc func(ks *[twofishKSWords]uint32, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)
+
+// needsTwofishAVX512: VPERMI2B on zmm is AVX-512 VBMI; VPSLLDQ on zmm
+// AVX-512BW; VPXORD on xmm (the final zeroing) AVX-512VL;
+// VGF2P8AFFINEQB the GFNI bit (its EVEX form with AVX-512F); VPCLMULQDQ
+// on zmm the VPCLMULQDQ bit; VMOVQ, VPINSRQ and VPEXTRQ on xmm0-15 are
+// plain AVX (VEX), which AVX-512F implies; everything else AVX-512F.
+func needsTwofishAVX512(c cpuid.X86) []requirement {
+	return []requirement{
+		{"AVX-512F", c.AVX512F, false},
+		{"AVX-512BW", c.AVX512BW, false},
+		{"AVX-512VL", c.AVX512VL, false},
+		{"AVX-512VBMI", c.AVX512VBMI, false},
+		{"GFNI", c.GFNI, false},
+		{"VPCLMULQDQ", c.VPCLMULQDQ, false},
+		{"ZMM", c.UsableZMM(), true},
+	}
+}
+
+func init() {
+	registerFamily(cipherFamily{cipher: "Twofish", symbol: twofishNewCipher, impls: twofishX86Implementations})
+}
+
+// twofishNewCipher is the symbol of twofish.NewCipher (package
+// github.com/fastxts/xts/twofish), matched by name (cipher_select.go).
+const twofishNewCipher = "github.com/fastxts/xts/twofish.NewCipher"
+
+func twofishX86Implementations() []otherImpl {
+	c, _ := cpuid.Host()
+	impls := make([]otherImpl, 0, len(twofishX86Variants))
+	for i := range twofishX86Variants {
+		v := &twofishX86Variants[i]
+		why := missing(v.needs(c))
+		ok := why == ""
+		note := "Twofish keys only (twofish.NewCipher): key-dependent S-boxes read with VPERMI2B, MDS with GFNI, 64 blocks at a time"
+		if !ok {
+			note += "; " + why
+		}
+		impls = append(impls, otherImpl{
+			name:      v.name,
+			available: ok,
+			note:      note,
+			newEngine: func(key []byte, k1, k2 cipher.Block) engine {
+				return newTwofishAsmEngine(v.encrypt, v.decrypt, key, k1, k2)
+			},
+		})
+	}
+	return impls
+}
+
+// twofishRoutines are the bulkRoutines of one Twofish variant and key:
+// whole groups of 32 blocks.
+type twofishRoutines struct {
+	ks               *[2][twofishKSWords]uint32 // the data key's, the tweak key's
+	encBulk, decBulk twofishBulkFunc
+}
+
+func newTwofishAsmEngine(enc, dec twofishBulkFunc, key []byte, k1, k2 cipher.Block) *bulkAsmEngine {
+	ks := new([2][twofishKSWords]uint32)
+	half := len(key) / 2
+	twofishKeySchedule(&ks[0], key[:half])
+	twofishKeySchedule(&ks[1], key[half:])
+	return newBulkAsmEngine(&twofishRoutines{ks: ks, encBulk: enc, decBulk: dec}, 512, k1, k2)
+}
+
+func (r *twofishRoutines) encrypt(dst, src []byte, lo, hi uint64) (uint64, uint64) {
+	return r.encBulk(&r.ks[0], dst, src, lo, hi)
+}
+
+func (r *twofishRoutines) decrypt(dst, src []byte, lo, hi uint64) (uint64, uint64) {
+	return r.decBulk(&r.ks[0], dst, src, lo, hi)
+}
+
+// encryptTweaks uses the encryption routine with the tweak key and the
+// tweak 0 (XTS with a zero tweak is ECB).
+func (r *twofishRoutines) encryptTweaks(b []byte) { r.encBulk(&r.ks[1], b, b, 0, 0) }
+
+func (r *twofishRoutines) wipe() { *r.ks = [2][twofishKSWords]uint32{} }
+
+// twofishKSWords is the size of the schedule the routines read: the 40
+// subkey words, then the S-boxes s0..s3 (256 bytes each, byte x of s_j
+// at byte offset 160 + 256j + x, little-endian in the words).
+const twofishKSWords = 40 + 4*256/4
+
+// twofishQ holds the nibble permutations t0..t3 of q0 and q1 (Twofish
+// paper, section 4.3.5), each packed into a word: entry v in bits 4v..4v+3,
+// so that a lookup is a shift (a secret shift count takes constant time on
+// x86-64; no memory address depends on it).
+var twofishQ = [2][4]uint64{
+	{
+		twofishPack(0x8, 0x1, 0x7, 0xD, 0x6, 0xF, 0x3, 0x2, 0x0, 0xB, 0x5, 0x9, 0xE, 0xC, 0xA, 0x4),
+		twofishPack(0xE, 0xC, 0xB, 0x8, 0x1, 0x2, 0x3, 0x5, 0xF, 0x4, 0xA, 0x6, 0x7, 0x0, 0x9, 0xD),
+		twofishPack(0xB, 0xA, 0x5, 0xE, 0x6, 0xD, 0x9, 0x0, 0xC, 0x8, 0xF, 0x3, 0x2, 0x4, 0x7, 0x1),
+		twofishPack(0xD, 0x7, 0xF, 0x4, 0x1, 0x2, 0x6, 0xE, 0x9, 0xB, 0x3, 0x0, 0x8, 0x5, 0xC, 0xA),
+	},
+	{
+		twofishPack(0x2, 0x8, 0xB, 0xD, 0xF, 0x7, 0x6, 0xE, 0x3, 0x1, 0x9, 0x4, 0x0, 0xA, 0xC, 0x5),
+		twofishPack(0x1, 0xE, 0x2, 0xB, 0x4, 0xC, 0x3, 0x7, 0x6, 0xD, 0xA, 0x5, 0xF, 0x9, 0x0, 0x8),
+		twofishPack(0x4, 0xC, 0x7, 0x5, 0x1, 0x6, 0x9, 0xA, 0x0, 0xE, 0xD, 0x8, 0x2, 0xB, 0x3, 0xF),
+		twofishPack(0xB, 0x9, 0x5, 0x1, 0xC, 0x3, 0xD, 0xE, 0x6, 0x4, 0x7, 0xF, 0x2, 0x0, 0x8, 0xA),
+	},
+}
+
+func twofishPack(n ...uint64) uint64 {
+	var w uint64
+	for i, v := range n {
+		w |= v << (4 * i)
+	}
+	return w
+}
+
+// twofishQPerm computes q_i(x) in constant time.
+func twofishQPerm(i int, x byte) byte {
+	t := &twofishQ[i]
+	nib := func(tab uint64, v byte) byte { return byte(tab>>(4*(v&15))) & 15 }
+	ror := func(v byte) byte { return (v>>1 | v<<3) & 15 }
+	a, b := x>>4, x&15
+	a, b = a^b, a^ror(b)^(a<<3&15)
+	a, b = nib(t[0], a), nib(t[1], b)
+	a, b = a^b, a^ror(b)^(a<<3&15)
+	a, b = nib(t[2], a), nib(t[3], b)
+	return b<<4 | a
+}
+
+// twofishGFMul multiplies a and b in GF(2^8) modulo poly, without a
+// branch or an index on either.
+func twofishGFMul(a, b byte, poly uint32) byte {
+	var r uint32
+	x := uint32(a)
+	for i := range 8 {
+		r ^= x & -(uint32(b) >> i & 1)
+		x = x<<1 ^ poly&-(x>>7&1)
+	}
+	return byte(r)
+}
+
+// The polynomials of the MDS and RS matrices and the matrices (paper,
+// sections 4.2 and 4.3).
+const (
+	twofishMDSPoly = 0x169 // x^8 + x^6 + x^5 + x^3 + 1
+	twofishRSPoly  = 0x14D // x^8 + x^6 + x^3 + x^2 + 1
+)
+
+var (
+	twofishMDS = [4][4]byte{
+		{0x01, 0xEF, 0x5B, 0x5B},
+		{0x5B, 0xEF, 0xEF, 0x01},
+		{0xEF, 0x5B, 0x01, 0xEF},
+		{0xEF, 0x01, 0xEF, 0x5B},
+	}
+	twofishRS = [4][8]byte{
+		{0x01, 0xA4, 0x55, 0x87, 0x5A, 0x58, 0xDB, 0x9E},
+		{0xA4, 0x56, 0x82, 0xF3, 0x1E, 0xC6, 0x68, 0xE5},
+		{0x02, 0xA1, 0xFC, 0xC1, 0x47, 0xAE, 0x3D, 0x19},
+		{0xA4, 0x55, 0x87, 0x5A, 0x58, 0xDB, 0x9E, 0x03},
+	}
+	// twofishQStages names, per byte position, the q of each stage of the
+	// h function: for key words 3, 2, 1, 0 (those a shorter key has not
+	// are skipped), then the last.
+	twofishQStages = [4][5]int{
+		{1, 1, 0, 0, 1},
+		{0, 1, 1, 0, 0},
+		{0, 0, 0, 1, 1},
+		{1, 0, 1, 1, 0},
+	}
+)
+
+// twofishSbox passes byte x of position j through the q stages and the
+// key words l (k of them), as the h function does before the MDS matrix.
+func twofishSbox(j int, x byte, l *[4]uint32, k int) byte {
+	st := &twofishQStages[j]
+	for s := 4 - k; s < 4; s++ {
+		x = twofishQPerm(st[s], x) ^ byte(l[3-s]>>(8*j))
+	}
+	return twofishQPerm(st[4], x)
+}
+
+// twofishH is the paper's h function.
+func twofishH(x uint32, l *[4]uint32, k int) uint32 {
+	var y [4]byte
+	for j := range 4 {
+		y[j] = twofishSbox(j, byte(x>>(8*j)), l, k)
+	}
+	var z uint32
+	for i := range 4 {
+		var v byte
+		for j := range 4 {
+			v ^= twofishGFMul(twofishMDS[i][j], y[j], twofishMDSPoly)
+		}
+		z |= uint32(v) << (8 * i)
+	}
+	return z
+}
+
+// twofishKeySchedule fills ks for a 16, 24 or 32-byte key: the subkeys
+// K0..K39 and the key-dependent S-boxes s0..s3 (the q stages with the
+// S-vector, without the MDS matrix, which the routines apply). Constant
+// time: no branch or memory index depends on the key.
+func twofishKeySchedule(ks *[twofishKSWords]uint32, key []byte) {
+	k := len(key) / 8
+	var me, mo, sv [4]uint32
+	for i := range k {
+		me[i] = binary.LittleEndian.Uint32(key[8*i:])
+		mo[i] = binary.LittleEndian.Uint32(key[8*i+4:])
+		var s uint32
+		for r := range 4 {
+			var v byte
+			for c := range 8 {
+				v ^= twofishGFMul(twofishRS[r][c], key[8*i+c], twofishRSPoly)
+			}
+			s |= uint32(v) << (8 * r)
+		}
+		sv[k-1-i] = s // the S-box key lists S_{k-1} first
+	}
+	const rho = 0x01010101
+	for i := range uint32(20) {
+		a := twofishH(2*i*rho, &me, k)
+		b := bits.RotateLeft32(twofishH((2*i+1)*rho, &mo, k), 8)
+		ks[2*i] = a + b
+		ks[2*i+1] = bits.RotateLeft32(a+2*b, 9)
+	}
+	for j := range 4 {
+		for x := range 256 {
+			w := &ks[40+64*j+x/4]
+			if x%4 == 0 {
+				*w = 0
+			}
+			*w |= uint32(twofishSbox(j, byte(x), &sv, k)) << (8 * (x % 4))
+		}
+	}
+	clear(me[:])
+	clear(mo[:])
+	clear(sv[:])
+}

@@ -1,0 +1,16 @@
+package veracrypt
+
+import (
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// processCPU returns the CPU time the process has used, or 0.
+func processCPU() time.Duration {
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
