@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fastxts/xts/camellia"
 	"github.com/fastxts/xts/kuznyechik"
 	"github.com/fastxts/xts/serpent"
 	"github.com/fastxts/xts/twofish"
@@ -33,6 +34,7 @@ type otherCipherTest struct {
 // family registered without a row here fails TestOtherCipherTestsComplete.
 var otherCipherTests = []otherCipherTest{
 	{"Serpent", serpent.NewCipher, []int{32, 48, 64}},
+	{"Camellia", camellia.NewCipher, []int{32, 48, 64}},
 	{"Twofish", twofish.NewCipher, []int{32, 48, 64}},
 	{"Kuznyechik", kuznyechik.NewCipher, []int{64}},
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/fastxts/xts/camellia"
 	"github.com/fastxts/xts/kuznyechik"
 	"github.com/fastxts/xts/serpent"
 	"github.com/fastxts/xts/twofish"
@@ -17,6 +18,7 @@ var benchCiphers = []struct {
 	newCipher func([]byte) (cipher.Block, error)
 }{
 	{"Serpent", serpent.NewCipher},
+	{"Camellia", camellia.NewCipher},
 	{"Twofish", twofish.NewCipher},
 	{"Kuznyechik", kuznyechik.NewCipher},
 }

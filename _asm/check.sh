@@ -4,6 +4,8 @@
 #     zasm_amd64.s and its Go declarations zasm_amd64.go (package xts),
 #     zserpent_amd64.{s,go} (Serpent-XTS, _asm/serpent, whose S-box
 #     circuits TestSboxCircuits checks on every input),
+#     zcamellia_amd64.{s,go} (Camellia-XTS, _asm/camellia, whose GFNI
+#     S-box maps TestGFNIDerivation checks on every input),
 #     ztwofish_amd64.{s,go} (Twofish-XTS, _asm/twofish, whose GFNI
 #     matrices TestMulMatrix checks on every byte),
 #     zkuznyechik_amd64.{s,go} (Kuznyechik-XTS, _asm/kuznyechik, whose
@@ -24,8 +26,9 @@
 #     (TestGeneratedAssemblyClearsVectors), and the same for
 #     zserpent_amd64.s (TestGeneratedSerpentAssembly),
 #     zkuznyechik_amd64.s (TestGeneratedKuznyechikAssembly, mask registers
-#     included) and ztwofish_amd64.s (TestGeneratedTwofishAssembly, mask
-#     registers included); on arm64
+#     included), ztwofish_amd64.s (TestGeneratedTwofishAssembly, mask
+#     registers included) and zcamellia_amd64.s
+#     (TestGeneratedCamelliaAssembly); on arm64
 #     TestGeneratedARM64Rules (reserved registers, encodable immediates,
 #     fused AES pairs, no SHA3, no frame) and TestGeneratedARM64ClearsVectors
 #     (expandKey and the sector routines zero their vector registers), run
@@ -64,7 +67,10 @@ same ../ztwofish_amd64.go "$tmp/ztwofish_amd64.go" "cd _asm/twofish && go genera
 go run ./kuznyechik -out "$tmp/zkuznyechik_amd64.s" -stubs "$tmp/zkuznyechik_amd64.go" -pkg xts
 same ../zkuznyechik_amd64.s "$tmp/zkuznyechik_amd64.s" "cd _asm/kuznyechik && go generate ."
 same ../zkuznyechik_amd64.go "$tmp/zkuznyechik_amd64.go" "cd _asm/kuznyechik && go generate ."
-go test -count=1 ./peak ./argon2 ./arm64 ./serpent ./kuznyechik ./twofish
+go run ./camellia -out "$tmp/zcamellia_amd64.s" -stubs "$tmp/zcamellia_amd64.go" -pkg xts
+same ../zcamellia_amd64.s "$tmp/zcamellia_amd64.s" "cd _asm/camellia && go generate ."
+same ../zcamellia_amd64.go "$tmp/zcamellia_amd64.go" "cd _asm/camellia && go generate ."
+go test -count=1 ./peak ./argon2 ./arm64 ./serpent ./kuznyechik ./twofish ./camellia
 go run ./arm64 -out "$tmp/zxts_arm64.s" -stubs "$tmp/zxts_arm64.go"
 same ../zxts_arm64.s "$tmp/zxts_arm64.s" "cd _asm/arm64 && go generate ."
 same ../zxts_arm64.go "$tmp/zxts_arm64.go" "cd _asm/arm64 && go generate ."
@@ -89,7 +95,7 @@ fi
 
 cd ..
 go vet ./...
-go test -count=1 -run 'TestGeneratedAssembly(Rules|ClearsVectors)$|TestGenerated(Serpent|Kuznyechik|Twofish)Assembly$' .
+go test -count=1 -run 'TestGeneratedAssembly(Rules|ClearsVectors)$|TestGenerated(Serpent|Kuznyechik|Twofish|Camellia)Assembly$' .
 # arm64: vet (asmdecl), no R27 in the built routines (the assembler builds
 # an immediate that does not encode in R27, behind the program's back),
 # and the rules test under qemu-aarch64.
