@@ -13,13 +13,14 @@ import (
 // (the generator in _asm/camellia emits their routine) and adapts
 // Camellia's key schedule (camellia_schedule_amd64.go) to the routine's
 // byte-sliced layout.
-var camelliaX86Variants = []struct {
-	name  string
-	needs func(cpuid.X86) []requirement
+var camelliaX86Variants = []x86Variant[camelliaFuncs]{
+	{"camellia-gfni-avx512", needsCamelliaGFNIAVX512, camelliaFuncs{camelliaXTSGFNI, camelliaBlockGFNI}},
+}
+
+// camelliaFuncs are a Camellia variant's generated routines.
+type camelliaFuncs struct {
 	bulk  camelliaBulkFunc
 	block camelliaBlockFunc
-}{
-	{"camellia-gfni-avx512", needsCamelliaGFNIAVX512, camelliaXTSGFNI, camelliaBlockGFNI},
 }
 
 // camelliaBulkFunc is the signature of the generated Camellia routine:
@@ -57,28 +58,12 @@ func init() {
 const camelliaNewCipher = "github.com/fastxts/xts/camellia.NewCipher"
 
 func camelliaX86Implementations() []otherImpl {
-	c, _ := cpuid.Host()
-	impls := make([]otherImpl, 0, len(camelliaX86Variants))
-	for i := range camelliaX86Variants {
-		v := &camelliaX86Variants[i]
-		why := missing(v.needs(c))
-		ok := why == ""
-		note := "Camellia keys only (camellia.NewCipher): byte-sliced, GFNI S-boxes, 64 blocks at a time, constant time"
-		if !ok {
-			note += "; " + why
-		}
-		impls = append(impls, otherImpl{
-			name:      v.name,
-			available: ok,
-			note:      note,
-			newEngine: func(key []byte, _, _ cipher.Block) engine {
-				// k1, k2 (package camellia's table-driven blocks) are
-				// not used: see newCamelliaAsmEngine.
-				return newCamelliaAsmEngine(v.bulk, v.block, key)
-			},
+	return x86FamilyImplementations(camelliaX86Variants, "Camellia keys only (camellia.NewCipher): byte-sliced, GFNI S-boxes, 64 blocks at a time, constant time",
+		func(f camelliaFuncs, key []byte, _, _ cipher.Block) engine {
+			// k1, k2 (package camellia's table-driven blocks) are not
+			// used: see newCamelliaAsmEngine.
+			return newCamelliaAsmEngine(f.bulk, f.block, key)
 		})
-	}
-	return impls
 }
 
 // camelliaKeys are the byte-sliced schedules of one XTS key: the data

@@ -133,23 +133,23 @@ func TestCamelliaRoutineRFC3713(t *testing.T) {
 				blockCamelliaSchedule(&be, &enc, rounds)
 				blockCamelliaSchedule(&bd, &dec, rounds)
 				var blk [16]byte
-				v.block(&be, rounds, &blk, (*[16]byte)(pt))
+				v.funcs.block(&be, rounds, &blk, (*[16]byte)(pt))
 				if !bytes.Equal(blk[:], ct) {
 					t.Fatalf("single block: encrypt %x, want %x", blk, ct)
 				}
-				v.block(&bd, rounds, &blk, &blk)
+				v.funcs.block(&bd, rounds, &blk, &blk)
 				if !bytes.Equal(blk[:], pt) {
 					t.Fatalf("single block: decrypt %x, want %x", blk, pt)
 				}
 				for _, blocks := range []int{16, 32, 48, 64, 80} {
 					buf := bytes.Repeat(pt, blocks)
-					if lo, hi := v.bulk(&ke, rounds, buf, buf, 0, 0); lo != 0 || hi != 0 {
+					if lo, hi := v.funcs.bulk(&ke, rounds, buf, buf, 0, 0); lo != 0 || hi != 0 {
 						t.Fatalf("tweak 0 came back as %#x:%#x", hi, lo)
 					}
 					if want := bytes.Repeat(ct, blocks); !bytes.Equal(buf, want) {
 						t.Fatalf("%d blocks: encrypt %s", blocks, firstDiff(buf, want, 16))
 					}
-					v.bulk(&kd, rounds, buf, buf, 0, 0)
+					v.funcs.bulk(&kd, rounds, buf, buf, 0, 0)
 					if want := bytes.Repeat(pt, blocks); !bytes.Equal(buf, want) {
 						t.Fatalf("%d blocks: decrypt %s", blocks, firstDiff(buf, want, 16))
 					}

@@ -15,13 +15,12 @@ import (
 // holds the key schedule they run on: the root package cannot import
 // package kuznyechik (its tests import this package), so the round keys
 // are computed here again, from RFC 7801, in constant time.
-var kuznyechikX86Variants = []struct {
-	name             string
-	needs            func(cpuid.X86) []requirement
-	encrypt, decrypt kuznyechikBulkFunc
-}{
-	{"kuznyechik-avx512", needsKuznyechikAVX512, kuznyechikXTSEncryptAVX512, kuznyechikXTSDecryptAVX512},
+var kuznyechikX86Variants = []x86Variant[kuznyechikFuncs]{
+	{"kuznyechik-avx512", needsKuznyechikAVX512, kuznyechikFuncs{kuznyechikXTSEncryptAVX512, kuznyechikXTSDecryptAVX512}},
 }
+
+// kuznyechikFuncs are a Kuznyechik variant's generated routines.
+type kuznyechikFuncs struct{ encrypt, decrypt kuznyechikBulkFunc }
 
 // kuznyechikBulkFunc is the signature of the generated routines:
 // len(src)/512 groups of 32 blocks, the tweak in and out by value.
@@ -53,26 +52,10 @@ func init() {
 const kuznyechikNewCipher = "github.com/fastxts/xts/kuznyechik.NewCipher"
 
 func kuznyechikX86Implementations() []otherImpl {
-	c, _ := cpuid.Host()
-	impls := make([]otherImpl, 0, len(kuznyechikX86Variants))
-	for i := range kuznyechikX86Variants {
-		v := &kuznyechikX86Variants[i]
-		why := missing(v.needs(c))
-		ok := why == ""
-		note := "Kuznyechik keys only (kuznyechik.NewCipher): byte-sliced, table-free (S-box in registers, GFNI products), 64 blocks at a time"
-		if !ok {
-			note += "; " + why
-		}
-		impls = append(impls, otherImpl{
-			name:      v.name,
-			available: ok,
-			note:      note,
-			newEngine: func(key []byte, k1, k2 cipher.Block) engine {
-				return newKuznyechikAsmEngine(v.encrypt, v.decrypt, key, k1, k2)
-			},
+	return x86FamilyImplementations(kuznyechikX86Variants, "Kuznyechik keys only (kuznyechik.NewCipher): byte-sliced, table-free (S-box in registers, GFNI products), 64 blocks at a time",
+		func(f kuznyechikFuncs, key []byte, k1, k2 cipher.Block) engine {
+			return newKuznyechikAsmEngine(f.encrypt, f.decrypt, key, k1, k2)
 		})
-	}
-	return impls
 }
 
 // kuznyechikKeys are the round keys of an XTS key in the routines' form.

@@ -126,11 +126,11 @@ func TestKuznyechikRoutinesECB(t *testing.T) {
 				b.Decrypt(wantD[i:], src[i:])
 			}
 			got := make([]byte, n)
-			v.encrypt(&enc, got, src, 0, 0)
+			v.funcs.encrypt(&enc, got, src, 0, 0)
 			if !bytes.Equal(got, want) {
 				t.Fatalf("%s encrypt n=%d: %s", v.name, n, firstDiff(got, want, 16))
 			}
-			v.decrypt(&dec, got, src, 0, 0)
+			v.funcs.decrypt(&dec, got, src, 0, 0)
 			if !bytes.Equal(got, wantD) {
 				t.Fatalf("%s decrypt n=%d: %s", v.name, n, firstDiff(got, wantD, 16))
 			}

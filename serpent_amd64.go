@@ -12,13 +12,12 @@ import (
 
 // This file is the one place that lists the x86-64 Serpent-XTS variants
 // (the generator in _asm/serpent emits their routines).
-var serpentX86Variants = []struct {
-	name             string
-	needs            func(cpuid.X86) []requirement
-	encrypt, decrypt serpentBulkFunc
-}{
-	{"serpent-avx512", needsSerpentAVX512, serpentXTSEncryptAVX512, serpentXTSDecryptAVX512},
+var serpentX86Variants = []x86Variant[serpentFuncs]{
+	{"serpent-avx512", needsSerpentAVX512, serpentFuncs{serpentXTSEncryptAVX512, serpentXTSDecryptAVX512}},
 }
+
+// serpentFuncs are a Serpent variant's generated routines.
+type serpentFuncs struct{ encrypt, decrypt serpentBulkFunc }
 
 // serpentBulkFunc is the signature of the generated Serpent routines:
 // len(src)/256 groups of 16 blocks, the tweak in and out by value.
@@ -46,26 +45,10 @@ func init() {
 const serpentNewCipher = "github.com/fastxts/xts/serpent.NewCipher"
 
 func serpentX86Implementations() []otherImpl {
-	c, _ := cpuid.Host()
-	impls := make([]otherImpl, 0, len(serpentX86Variants))
-	for i := range serpentX86Variants {
-		v := &serpentX86Variants[i]
-		why := missing(v.needs(c))
-		ok := why == ""
-		note := "Serpent keys only (serpent.NewCipher): bitsliced, 32 blocks at a time"
-		if !ok {
-			note += "; " + why
-		}
-		impls = append(impls, otherImpl{
-			name:      v.name,
-			available: ok,
-			note:      note,
-			newEngine: func(key []byte, k1, k2 cipher.Block) engine {
-				return newSerpentAsmEngine(v.encrypt, v.decrypt, key, k1, k2)
-			},
+	return x86FamilyImplementations(serpentX86Variants, "Serpent keys only (serpent.NewCipher): bitsliced, 32 blocks at a time",
+		func(f serpentFuncs, key []byte, k1, k2 cipher.Block) engine {
+			return newSerpentAsmEngine(f.encrypt, f.decrypt, key, k1, k2)
 		})
-	}
-	return impls
 }
 
 // serpentRoutines are the bulkRoutines of one Serpent variant and key:

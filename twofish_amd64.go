@@ -12,13 +12,12 @@ import (
 
 // This file is the one place that lists the x86-64 Twofish-XTS variants
 // (the generator in _asm/twofish emits their routines).
-var twofishX86Variants = []struct {
-	name             string
-	needs            func(cpuid.X86) []requirement
-	encrypt, decrypt twofishBulkFunc
-}{
-	{"twofish-avx512", needsTwofishAVX512, twofishXTSEncryptAVX512, twofishXTSDecryptAVX512},
+var twofishX86Variants = []x86Variant[twofishFuncs]{
+	{"twofish-avx512", needsTwofishAVX512, twofishFuncs{twofishXTSEncryptAVX512, twofishXTSDecryptAVX512}},
 }
+
+// twofishFuncs are a Twofish variant's generated routines.
+type twofishFuncs struct{ encrypt, decrypt twofishBulkFunc }
 
 // twofishBulkFunc is the signature of the generated Twofish routines:
 // len(src)/512 groups of 32 blocks, the tweak in and out by value.
@@ -50,26 +49,10 @@ func init() {
 const twofishNewCipher = "github.com/fastxts/xts/twofish.NewCipher"
 
 func twofishX86Implementations() []otherImpl {
-	c, _ := cpuid.Host()
-	impls := make([]otherImpl, 0, len(twofishX86Variants))
-	for i := range twofishX86Variants {
-		v := &twofishX86Variants[i]
-		why := missing(v.needs(c))
-		ok := why == ""
-		note := "Twofish keys only (twofish.NewCipher): key-dependent S-boxes read with VPERMI2B, MDS with GFNI, 64 blocks at a time"
-		if !ok {
-			note += "; " + why
-		}
-		impls = append(impls, otherImpl{
-			name:      v.name,
-			available: ok,
-			note:      note,
-			newEngine: func(key []byte, k1, k2 cipher.Block) engine {
-				return newTwofishAsmEngine(v.encrypt, v.decrypt, key, k1, k2)
-			},
+	return x86FamilyImplementations(twofishX86Variants, "Twofish keys only (twofish.NewCipher): key-dependent S-boxes read with VPERMI2B, MDS with GFNI, 64 blocks at a time",
+		func(f twofishFuncs, key []byte, k1, k2 cipher.Block) engine {
+			return newTwofishAsmEngine(f.encrypt, f.decrypt, key, k1, k2)
 		})
-	}
-	return impls
 }
 
 // twofishRoutines are the bulkRoutines of one Twofish variant and key:
