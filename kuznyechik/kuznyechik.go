@@ -67,7 +67,7 @@ func (k *kuznyechikCipher) expand(key *[keySize]byte) {
 	for i := 1; i <= 8; i++ {
 		// L^-1(K) = decT applied to S(K), since decT computes L^-1 S^-1.
 		w := k.ek[i]
-		k.dk[i][0], k.dk[i][1] = apply(&decT, subWord(&pi, w[0]), subWord(&pi, w[1]))
+		k.dk[i][0], k.dk[i][1] = apply(&decT, subWord(pi, w[0]), subWord(pi, w[1]))
 	}
 }
 
@@ -124,8 +124,8 @@ func (k *kuznyechikCipher) Decrypt(dst, src []byte) {
 
 func decrypt(dk *[10]words, dst, src *[BlockSize]byte) {
 	le := binary.LittleEndian
-	x0 := subWord(&pi, le.Uint64(src[0:8])^dk[9][0])
-	x1 := subWord(&pi, le.Uint64(src[8:16])^dk[9][1])
+	x0 := subWord(pi, le.Uint64(src[0:8])^dk[9][0])
+	x1 := subWord(pi, le.Uint64(src[8:16])^dk[9][1])
 	x0, x1 = apply(&decT, x0, x1)
 	for r := 8; r >= 1; r-- {
 		x0, x1 = apply(&decT, x0, x1)
