@@ -418,7 +418,10 @@ func decryptWorkers() int { return min(runtime.GOMAXPROCS(0), 4) }
 // ordered pump swapped 8 MiB chunks between a reader and a writer and
 // faulted in 16 MiB of fresh buffers at 18 µs a page. It returns the first
 // error, or ctx's once it ends, after every worker has stopped (each
-// finishes the chunk it has); add counts the bytes written.
+// finishes the chunk it has); add counts the bytes written. Mapping a
+// tmpfs output and reading straight into it (no writes) was tried and is
+// 4-6 times slower on that VM, whose every fresh user page costs a trap
+// to the host on first touch (bitlocker/README.md, Speed).
 func pumpAt(ctx context.Context, v decryptVolume, out io.WriterAt, workers int, add func(int64)) error {
 	size := v.Size()
 	workers = max(1, min(workers, int((size+decryptChunk-1)/decryptChunk)))
