@@ -415,6 +415,22 @@ func genCamelliaXTS(name string, _ gfni) {
 		loadTweaked(x, grp, src, dst, p)
 	}
 	Label("loaded")
+	// A whole iteration multiplies T by x^64 in one step, here, as soon
+	// as its tweaks are parked: at the end (four x^16 steps in a chain,
+	// then the next iteration's tweaks from it) it delayed the next
+	// loads. Every lane's (lo, hi) becomes (hi·(x^7+x^2+x+1), lo), the
+	// product at most 71 bits, so it spills into the high half. A last,
+	// partial iteration advances by x^16 per group at its end.
+	CMPQ(g, U8(4))
+	JNE(LabelRef("sliced"))
+	{
+		c := p.get()
+		VPCLMULQDQ(U8(0x01), polyMem, tweakT, c)
+		VPSLLDQ(U8(8), tweakT, tweakT)
+		VPXORQ(c, tweakT, tweakT)
+		p.put(c)
+	}
+	Label("sliced")
 	Comment("Byte-slice: register b holds byte b of every block.")
 	x = transpose16(x, p)
 	l, r := x[:8], x[8:]
@@ -455,17 +471,6 @@ func genCamelliaXTS(name string, _ gfni) {
 	SUBQ(g, n)
 	CMPQ(g, U8(4))
 	JNE(LabelRef("partial"))
-	// A whole iteration multiplies T by x^64 in one step (a chain of four
-	// x^16 steps delayed the next iteration's loads): every lane's
-	// (lo, hi) becomes (hi·(x^7+x^2+x+1), lo), the product of hi by the
-	// polynomial at most 71 bits, so it spills into the high half.
-	{
-		c := p.get()
-		VPCLMULQDQ(U8(0x01), polyMem, tweakT, c)
-		VPSLLDQ(U8(8), tweakT, tweakT)
-		VPXORQ(c, tweakT, tweakT)
-		p.put(c)
-	}
 	ADDQ(U32(1024), src)
 	ADDQ(U32(1024), dst)
 	TESTQ(n, n)
