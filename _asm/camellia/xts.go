@@ -237,9 +237,6 @@ func loadMatrices() {
 // waits on nothing of this round, so the S-boxes start as soon as in is
 // final: one instruction less on the path from round to round.
 func f(ks reg.Register, d int, in, out []reg.VecPhysical, p *pool) {
-	for b := range 8 {
-		VPXORD_BCST(keyMem(ks, d, b), out[b], out[b])
-	}
 	var t [8]reg.VecPhysical
 	for b := range 8 {
 		t[b] = p.get()
@@ -249,6 +246,11 @@ func f(ks reg.Register, d int, in, out []reg.VecPhysical, p *pool) {
 	for b := range 8 {
 		n := sboxOfByte[b]
 		VGF2P8AFFINEINVQB(U8(gf.post[n].imm), postReg[n], t[b], t[b])
+	}
+	// The subkey XORs after the S-boxes in program order: the scheduler
+	// favours older instructions, and the S-boxes are on the path.
+	for b := range 8 {
+		VPXORD_BCST(keyMem(ks, d, b), out[b], out[b])
 	}
 	// P (RFC 3713, 2.4.1) with A = t1^t2^t3^t4, B = t5^t6^t7^t8:
 	// y1..y4 = (t2^t5, t3^t6, t4^t7, t1^t8) ^ A ^ B,
