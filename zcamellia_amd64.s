@@ -1944,7 +1944,7 @@ last:
 	VMOVDQU64 Z23, 960(DX)
 
 stored:
-	// T times x^16 per group; next iteration.
+	// Next iteration (T advanced after the loads), or the last one's T·x^(16g).
 	SUBQ  DI, SI
 	CMPQ  DI, $0x04
 	JNE   partial
@@ -1955,18 +1955,31 @@ stored:
 	JMP   done
 
 partial:
-advance:
+	CMPQ       DI, $0x01
+	JNE        partial2
 	VPSRLQ     $0x30, Z28, Z0
 	VPSLLQ     $0x10, Z28, Z28
 	VPSLLDQ    $0x08, Z0, Z3
 	VPCLMULQDQ $0x01, camelliaPoly<>+0(SB), Z0, Z0
 	VPTERNLOGD $0x96, Z0, Z3, Z28
-	ADDQ       $0x00000100, BX
-	ADDQ       $0x00000100, DX
-	DECQ       DI
-	JNZ        advance
-	TESTQ      SI, SI
-	JNZ        loop
+	JMP        done
+
+partial2:
+	CMPQ       DI, $0x02
+	JNE        partial3
+	VPSRLQ     $0x20, Z28, Z15
+	VPSLLQ     $0x20, Z28, Z28
+	VPSLLDQ    $0x08, Z15, Z17
+	VPCLMULQDQ $0x01, camelliaPoly<>+0(SB), Z15, Z15
+	VPTERNLOGD $0x96, Z15, Z17, Z28
+	JMP        done
+
+partial3:
+	VPSRLQ     $0x10, Z28, Z22
+	VPSLLQ     $0x30, Z28, Z28
+	VPSLLDQ    $0x08, Z22, Z16
+	VPCLMULQDQ $0x01, camelliaPoly<>+0(SB), Z22, Z22
+	VPTERNLOGD $0x96, Z22, Z16, Z28
 
 done:
 	// Return the next tweak; zero every vector register.

@@ -469,7 +469,7 @@ func genCamelliaXTS(name string, _ gfni) {
 		}
 	}
 	Label("stored")
-	Comment("T times x^16 per group; next iteration.")
+	Comment("Next iteration (T advanced after the loads), or the last one's T·x^(16g).")
 	SUBQ(g, n)
 	CMPQ(g, U8(4))
 	JNE(LabelRef("partial"))
@@ -478,16 +478,20 @@ func genCamelliaXTS(name string, _ gfni) {
 	TESTQ(n, n)
 	JNZ(LabelRef("loop"))
 	JMP(LabelRef("done"))
+	// A partial iteration (g < 4) is the last one (n < 4 before it):
+	// advance T by x^(16g) in one step, not a chain of g.
 	Label("partial")
-	cnt := g
-	Label("advance")
-	mulx(tweakT, tweakT, 16, p)
-	ADDQ(U32(256), src)
-	ADDQ(U32(256), dst)
-	DECQ(cnt)
-	JNZ(LabelRef("advance"))
-	TESTQ(n, n)
-	JNZ(LabelRef("loop"))
+	for k := 1; k <= 3; k++ {
+		if k < 3 {
+			CMPQ(g, U8(k))
+			JNE(LabelRef(fmt.Sprintf("partial%d", k+1)))
+		}
+		mulx(tweakT, tweakT, 16*k, p)
+		if k < 3 {
+			JMP(LabelRef("done"))
+			Label(fmt.Sprintf("partial%d", k+1))
+		}
+	}
 
 	Label("done")
 
