@@ -237,9 +237,6 @@ func loadMatrices() {
 // waits on nothing of this round, so the S-boxes start as soon as in is
 // final: one instruction less on the path from round to round.
 func f(ks reg.Register, d int, in, out []reg.VecPhysical, p *pool) {
-	for b := range 8 {
-		VPXORD_BCST(keyMem(ks, d, b), out[b], out[b])
-	}
 	var t [8]reg.VecPhysical
 	for b := range 8 {
 		t[b] = p.get()
@@ -249,6 +246,11 @@ func f(ks reg.Register, d int, in, out []reg.VecPhysical, p *pool) {
 	for b := range 8 {
 		n := sboxOfByte[b]
 		VGF2P8AFFINEINVQB(U8(gf.post[n].imm), postReg[n], t[b], t[b])
+	}
+	// The subkey XORs after the S-boxes in program order: the scheduler
+	// favours older instructions, and the S-boxes are on the path.
+	for b := range 8 {
+		VPXORD_BCST(keyMem(ks, d, b), out[b], out[b])
 	}
 	// P (RFC 3713, 2.4.1) with A = t1^t2^t3^t4, B = t5^t6^t7^t8:
 	// y1..y4 = (t2^t5, t3^t6, t4^t7, t1^t8) ^ A ^ B,
@@ -415,6 +417,22 @@ func genCamelliaXTS(name string, _ gfni) {
 		loadTweaked(x, grp, src, dst, p)
 	}
 	Label("loaded")
+	// A whole iteration multiplies T by x^64 in one step, here, as soon
+	// as its tweaks are parked: at the end (four x^16 steps in a chain,
+	// then the next iteration's tweaks from it) it delayed the next
+	// loads. Every lane's (lo, hi) becomes (hi·(x^7+x^2+x+1), lo), the
+	// product at most 71 bits, so it spills into the high half. A last,
+	// partial iteration advances by x^16 per group at its end.
+	CMPQ(g, U8(4))
+	JNE(LabelRef("sliced"))
+	{
+		c := p.get()
+		VPCLMULQDQ(U8(0x01), polyMem, tweakT, c)
+		VPSLLDQ(U8(8), tweakT, tweakT)
+		VPXORQ(c, tweakT, tweakT)
+		p.put(c)
+	}
+	Label("sliced")
 	Comment("Byte-slice: register b holds byte b of every block.")
 	x = transpose16(x, p)
 	l, r := x[:8], x[8:]
@@ -451,17 +469,31 @@ func genCamelliaXTS(name string, _ gfni) {
 		}
 	}
 	Label("stored")
-	Comment("T times x^16 per group; next iteration.")
+	Comment("Next iteration (T advanced after the loads), or the last one's T·x^(16g).")
 	SUBQ(g, n)
-	cnt := g
-	Label("advance")
-	mulx(tweakT, tweakT, 16, p)
-	ADDQ(U32(256), src)
-	ADDQ(U32(256), dst)
-	DECQ(cnt)
-	JNZ(LabelRef("advance"))
+	CMPQ(g, U8(4))
+	JNE(LabelRef("partial"))
+	ADDQ(U32(1024), src)
+	ADDQ(U32(1024), dst)
 	TESTQ(n, n)
 	JNZ(LabelRef("loop"))
+	JMP(LabelRef("done"))
+	// A partial iteration (g < 4) is the last one (n < 4 before it):
+	// advance T by x^(16g) in one step, not a chain of g.
+	Label("partial")
+	for k := 1; k <= 3; k++ {
+		if k < 3 {
+			CMPQ(g, U8(k))
+			JNE(LabelRef(fmt.Sprintf("partial%d", k+1)))
+		}
+		mulx(tweakT, tweakT, 16*k, p)
+		if k < 3 {
+			JMP(LabelRef("done"))
+			Label(fmt.Sprintf("partial%d", k+1))
+		}
+	}
+
+	Label("done")
 
 	Comment("Return the next tweak; zero every vector register.")
 	VMOVQ(tweakT.AsX(), lo)
