@@ -54,10 +54,12 @@ func (p *pool) put(r reg.VecPhysical) {
 }
 
 // set is 16 blocks in flight: x[i] holds word i of each block once
-// transposed, and the registers it may use for temporaries.
+// transposed; its temporaries come from a pool shared by every set (the
+// sets' phases are emitted one after another, so a set's temporaries are
+// free again before the next set's phase starts).
 type set struct {
 	x    [4]reg.VecPhysical
-	pool pool
+	pool *pool
 }
 
 var zregs = []reg.VecPhysical{
@@ -67,19 +69,30 @@ var zregs = []reg.VecPhysical{
 	reg.Z24, reg.Z25, reg.Z26, reg.Z27, reg.Z28, reg.Z29, reg.Z30, reg.Z31,
 }
 
-// Register plan: Z0-Z7 the tweaks of the 32 blocks (four per zmm), Z8-Z19
-// set A (four state registers, eight temporaries), Z20-Z31 set B.
-func newSets() [2]*set {
-	var s [2]*set
-	for i := range 2 {
-		base := 8 + 12*i
-		s[i] = &set{}
-		copy(s[i].x[:], zregs[base:base+4])
-		for j := 11; j >= 4; j-- {
-			s[i].pool.free = append(s[i].pool.free, zregs[base+j])
-		}
+// tbase holds T·x^0..3 (one per 128-bit lane) of the step's first block.
+var tbase = reg.Z31
+
+// Register plan: Z31 the step's base tweaks, Z0-Z15 the words of four
+// sets (64 blocks), Z16-Z30 temporaries shared by the sets. The tweaks of
+// the blocks are not kept in registers: each one is stored in dst over
+// the block it belongs to (src is already loaded, so this is safe in
+// place) and XORed back from there after the rounds. Four independent sets
+// hide the latency of the rounds' dependency chain (about eleven
+// ternlog/rotate steps a round); two were latency-bound.
+func newSets(k int) ([]*set, *pool) {
+	p := &pool{}
+	for j := 30; j >= 16; j-- {
+		p.free = append(p.free, zregs[j])
 	}
-	return s
+	s := make([]*set, k)
+	for i := range k {
+		s[i] = &set{pool: p}
+		copy(s[i].x[:], zregs[4*i:4*i+4])
+	}
+	for j := 15; j >= 4*k; j-- {
+		p.free = append(p.free, zregs[j])
+	}
+	return s, p
 }
 
 // sbox applies circuit c to the set's four words.
@@ -236,9 +249,9 @@ func mulx(tw reg.VecPhysical, k int, p *pool) {
 const signature = "func(ks *[132]uint32, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)"
 
 // genSerpentXTS emits one routine: XTS over len(src)/256 groups of 16
-// blocks (two groups per loop iteration, then an odd one alone), the first
-// block with tweak T = (tweakLo, tweakHi), returning the tweak of the
-// block after the last one processed.
+// blocks (four groups per loop iteration, then two and one for the rest),
+// the first block with tweak T = (tweakLo, tweakHi), returning the tweak
+// of the block after the last one processed.
 func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
 	TEXT(name, NOSPLIT, signature)
 	Pragma("noescape")
@@ -247,7 +260,7 @@ func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
 		what = "decrypts"
 	}
 	Doc(name+" "+what+" len(src)/256 groups of 16 blocks with Serpent-XTS",
-		"(AVX-512F/BW/VL, VPCLMULQDQ), 32 blocks at a time: block j of src uses the",
+		"(AVX-512F/BW/VL, VPCLMULQDQ), 64 blocks at a time: block j of src uses the",
 		"tweak T·x^j, T given as two little-endian words; it returns",
 		"T·x^(16·groups). ks is the",
 		"132-word Serpent key schedule; len(dst) >= len(src), dst and src",
@@ -265,63 +278,49 @@ func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
 	RET()
 
 	Label("start")
-	tw := zregs[:8]
-	sets := newSets()
-	tp := &sets[0].pool
-	Comment("Tweaks: Z0 = T·x^0..3, Z1-Z3 the next, Z4-Z7 those times x^16.")
+	Comment("Z31 = T·x^0..3.")
 	tArg, err := Param("tweakLo").Resolve()
 	if err != nil {
 		panic(err)
 	}
-	c, d := tp.get(), tp.get()
+	c, d := zregs[0], zregs[1]
 	// tweakLo and tweakHi are adjacent in the argument frame: T's 16 bytes.
 	VBROADCASTI32X4(tArg.Addr, c)
 	VPSRLVQ(shrMem, c, d)
-	VPSLLVQ(shlMem, c, tw[0])
+	VPSLLVQ(shlMem, c, tbase)
 	VPSLLDQ(U8(8), d, c)
 	VPCLMULQDQ(U8(0x01), polyMem, d, d)
-	VPTERNLOGD(U8(0x96), d, c, tw[0])
-	tp.put(d)
-	tp.put(c)
-	for i := 1; i < 8; i++ {
-		from, k := tw[0], 4*i
-		if i >= 4 {
-			from, k = tw[i-4], 16
-		}
-		VMOVDQA64(from, tw[i])
-		mulx(tw[i], k, tp)
-	}
+	VPTERNLOGD(U8(0x96), d, c, tbase)
 
-	half := GP64()
-	MOVQ(n, half)
-	ANDQ(U8(1), half)
-	SHRQ(U8(1), n)
-	JZ(LabelRef("tail"))
+	CMPQ(n, U8(4))
+	JB(LabelRef("two"))
 
 	Label("loop")
-	sets = newSets()
-	serpentBlocks(sets[:], ks, src, dst, tw, dec, sb)
-	Comment("Next tweaks: times x^32.")
-	for i := range 8 {
-		mulx(tw[i], 32, &sets[i%2].pool)
-	}
+	serpentStep(4, ks, src, dst, dec, sb)
+	ADDQ(U32(1024), src)
+	ADDQ(U32(1024), dst)
+	SUBQ(U8(4), n)
+	CMPQ(n, U8(4))
+	JAE(LabelRef("loop"))
+
+	Label("two")
+	Comment("Two groups of 16 blocks left?")
+	TESTQ(U32(2), n)
+	JZ(LabelRef("one"))
+	serpentStep(2, ks, src, dst, dec, sb)
 	ADDQ(U32(512), src)
 	ADDQ(U32(512), dst)
-	DECQ(n)
-	JNZ(LabelRef("loop"))
 
-	Label("tail")
-	Comment("An odd 16 blocks: set A alone, then T·x^16 (in Z4) is next.")
-	TESTQ(half, half)
+	Label("one")
+	Comment("An odd group of 16 blocks?")
+	TESTQ(U32(1), n)
 	JZ(LabelRef("done"))
-	sets = newSets()
-	serpentBlocks(sets[:1], ks, src, dst, tw, dec, sb)
-	VMOVDQA64(tw[4], tw[0])
+	serpentStep(1, ks, src, dst, dec, sb)
 
 	Label("done")
 	Comment("Return the next tweak; zero every vector register.")
-	VMOVQ(tw[0].AsX(), lo)
-	VPEXTRQ(U8(1), tw[0].AsX(), hi)
+	VMOVQ(tbase.AsX(), lo)
+	VPEXTRQ(U8(1), tbase.AsX(), hi)
 	Store(lo, Return("lo"))
 	Store(hi, Return("hi"))
 	for _, z := range zregs {
@@ -332,15 +331,35 @@ func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
 	RET()
 }
 
-// serpentBlocks emits the work on 16 blocks per set (one or two sets) at
-// src and dst: load XOR the tweaks, transpose, the rounds, transpose back,
-// XOR the tweaks, store.
-func serpentBlocks(sets []*set, ks, src, dst reg.Register, tw []reg.VecPhysical, dec bool, sb [8]*circuit) {
-	Comment(fmt.Sprintf("Load %d blocks XOR their tweaks, transpose.", 16*len(sets)))
+// serpentStep emits the work on k sets of 16 blocks at src and dst: the
+// tweaks from Z31 (each stored in dst over its block), load XOR the
+// tweaks, transpose, the rounds, transpose back, XOR the tweaks, store;
+// Z31 advances by x^(16k).
+func serpentStep(k int, ks, src, dst reg.Register, dec bool, sb [8]*circuit) {
+	sets, p := newSets(k)
+	Comment(fmt.Sprintf("%d blocks: tweaks (kept in dst), load XOR tweaks, transpose.", 16*k))
 	for si, s := range sets {
 		for i := range 4 {
-			VPXORD(Mem{Base: src, Disp: 256*si + 64*i}, tw[4*si+i], s.x[i])
+			off := 256*si + 64*i
+			if off == 0 {
+				VPXORD(Mem{Base: src}, tbase, s.x[i])
+				VMOVDQU64(tbase, Mem{Base: dst})
+				continue
+			}
+			tw := p.get()
+			VMOVDQA64(tbase, tw)
+			mulx(tw, off/16, p)
+			VPXORD(Mem{Base: src, Disp: off}, tw, s.x[i])
+			VMOVDQU64(tw, Mem{Base: dst, Disp: off})
+			p.put(tw)
 		}
+	}
+	Comment(fmt.Sprintf("The next step's tweaks: Z31 times x^%d.", 16*k))
+	if k == 4 {
+		mulx(tbase, 32, p)
+		mulx(tbase, 32, p)
+	} else {
+		mulx(tbase, 16*k, p)
 	}
 	for _, s := range sets {
 		s.transpose()
@@ -375,8 +394,9 @@ func serpentBlocks(sets []*set, ks, src, dst reg.Register, tw []reg.VecPhysical,
 	for si, s := range sets {
 		s.transpose()
 		for i := range 4 {
-			VPXORD(tw[4*si+i], s.x[i], s.x[i])
-			VMOVDQU64(s.x[i], Mem{Base: dst, Disp: 256*si + 64*i})
+			m := Mem{Base: dst, Disp: 256*si + 64*i}
+			VPXORD(m, s.x[i], s.x[i])
+			VMOVDQU64(s.x[i], m)
 		}
 	}
 }
