@@ -233,6 +233,81 @@ func (s *set) transpose() {
 	}
 }
 
+// regState is where the sets' words are and which registers are free.
+type regState struct {
+	x    [][4]reg.VecPhysical
+	free []reg.VecPhysical
+}
+
+func snapshot(sets []*set, p *pool) regState {
+	st := regState{free: append([]reg.VecPhysical(nil), p.free...)}
+	for _, s := range sets {
+		st.x = append(st.x, s.x)
+	}
+	return st
+}
+
+// restore emits the moves that put the sets' words back where st had
+// them (a parallel move: a move whose target still holds another pending
+// move's source waits; a cycle is broken by swapping two registers with
+// three XORs, as no register may be free), then resets the allocator.
+func (st regState) restore(sets []*set, p *pool) {
+	type mv struct{ from, to reg.VecPhysical }
+	var moves []mv
+	for i, s := range sets {
+		for j := range 4 {
+			if s.x[j] != st.x[i][j] {
+				moves = append(moves, mv{s.x[j], st.x[i][j]})
+			}
+		}
+	}
+	if len(moves) > 0 {
+		Comment("Words back to the loop head's registers.")
+	}
+	for len(moves) > 0 {
+		progress := false
+		for i := 0; i < len(moves); i++ {
+			blocked := false
+			for j, o := range moves {
+				if j != i && o.from == moves[i].to {
+					blocked = true
+					break
+				}
+			}
+			if !blocked {
+				VMOVDQA64(moves[i].from, moves[i].to)
+				moves = append(moves[:i], moves[i+1:]...)
+				i--
+				progress = true
+			}
+		}
+		if progress {
+			continue
+		}
+		// Every target is another move's source: a cycle. Swap the
+		// first move's registers; its target then holds its value, and
+		// the move that read its target now reads its source.
+		a, b := moves[0].from, moves[0].to
+		VPXORD(b, a, a)
+		VPXORD(a, b, b)
+		VPXORD(b, a, a)
+		rest := moves[1:]
+		moves = nil
+		for _, m := range rest {
+			if m.from == b {
+				m.from = a
+			}
+			if m.from != m.to {
+				moves = append(moves, m)
+			}
+		}
+	}
+	for i, s := range sets {
+		s.x = st.x[i]
+	}
+	p.free = append(p.free[:0], st.free...)
+}
+
 // mulx multiplies each lane of tw by x^k in GF(2^128) (0 < k < 64) with
 // two temporaries.
 func mulx(tw reg.VecPhysical, k int, p *pool) {
@@ -252,7 +327,7 @@ const signature = "func(ks *[132]uint32, dst, src []byte, tweakLo, tweakHi uint6
 // blocks (four groups per loop iteration, then two and one for the rest),
 // the first block with tweak T = (tweakLo, tweakHi), returning the tweak
 // of the block after the last one processed.
-func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
+func genSerpentXTS(name string, dec bool, sbs [2][8]*circuit) {
 	TEXT(name, NOSPLIT, signature)
 	Pragma("noescape")
 	what := "encrypts"
@@ -296,7 +371,7 @@ func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
 	JB(LabelRef("two"))
 
 	Label("loop")
-	serpentStep(4, ks, src, dst, dec, sb)
+	serpentStep(4, ks, src, dst, dec, sbs[0])
 	ADDQ(U32(1024), src)
 	ADDQ(U32(1024), dst)
 	SUBQ(U8(4), n)
@@ -307,7 +382,7 @@ func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
 	Comment("Two groups of 16 blocks left?")
 	TESTQ(U32(2), n)
 	JZ(LabelRef("one"))
-	serpentStep(2, ks, src, dst, dec, sb)
+	serpentStep(2, ks, src, dst, dec, sbs[1])
 	ADDQ(U32(512), src)
 	ADDQ(U32(512), dst)
 
@@ -315,7 +390,7 @@ func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
 	Comment("An odd group of 16 blocks?")
 	TESTQ(U32(1), n)
 	JZ(LabelRef("done"))
-	serpentStep(1, ks, src, dst, dec, sb)
+	serpentStep(1, ks, src, dst, dec, sbs[1])
 
 	Label("done")
 	Comment("Return the next tweak; zero every vector register.")
@@ -369,26 +444,58 @@ func serpentStep(k int, ks, src, dst reg.Register, dec bool, sb [8]*circuit) {
 			f(s)
 		}
 	}
+	// The rounds run as a loop of eight (the S-boxes' period), not
+	// unrolled: four sets unrolled over 32 rounds are some 25 KB of code,
+	// more than the core's op cache holds, and decoding them bounds the
+	// loop. The sets' words are moved back to the registers they had at
+	// the loop's head before each back edge (the S-box circuits leave
+	// them elsewhere); kp walks the key schedule by eight round keys.
+	kp, cnt := GP64(), GP64()
+	MOVL(U32(4), cnt.As32())
+	lbl := fmt.Sprintf("rounds%d", k)
 	if !dec {
-		for r := range 32 {
-			Comment(fmt.Sprintf("Round %d.", r))
-			all(func(s *set) { s.addKey(ks, r) })
-			all(func(s *set) { s.sbox(sb[r%8]) })
-			if r < 31 {
+		all(func(s *set) { s.addKey(ks, 0) })
+		MOVQ(ks, kp)
+		head := snapshot(sets, p)
+		JMP(LabelRef(lbl + "enter"))
+		Label(lbl)
+		all(func(s *set) { s.lt() })
+		all(func(s *set) { s.addKey(kp, 0) })
+		Label(lbl + "enter")
+		for r := range 8 {
+			Comment(fmt.Sprintf("Round 8j+%d.", r))
+			all(func(s *set) { s.sbox(sb[r]) })
+			if r < 7 {
 				all(func(s *set) { s.lt() })
+				all(func(s *set) { s.addKey(kp, r+1) })
 			}
 		}
-		all(func(s *set) { s.addKey(ks, 32) })
+		head.restore(sets, p)
+		ADDQ(U8(128), kp)
+		DECL(cnt.As32())
+		JNZ(LabelRef(lbl))
+		Comment("The last round key.")
+		all(func(s *set) { s.addKey(kp, 0) })
 	} else {
 		all(func(s *set) { s.addKey(ks, 32) })
-		for r := 31; r >= 0; r-- {
-			Comment(fmt.Sprintf("Round %d.", r))
-			if r < 31 {
+		LEAQ(Mem{Base: ks, Disp: 4 * 4 * 24}, kp)
+		head := snapshot(sets, p)
+		JMP(LabelRef(lbl + "enter"))
+		Label(lbl)
+		all(func(s *set) { s.ltInv() })
+		Label(lbl + "enter")
+		for r := 7; r >= 0; r-- {
+			Comment(fmt.Sprintf("Round 8j+%d.", r))
+			all(func(s *set) { s.sbox(sb[r]) })
+			all(func(s *set) { s.addKey(kp, r) })
+			if r > 0 {
 				all(func(s *set) { s.ltInv() })
 			}
-			all(func(s *set) { s.sbox(sb[r%8]) })
-			all(func(s *set) { s.addKey(ks, r) })
 		}
+		head.restore(sets, p)
+		SUBQ(U8(128), kp)
+		DECL(cnt.As32())
+		JNZ(LabelRef(lbl))
 	}
 	Comment("Transpose back, XOR the tweaks, store.")
 	for si, s := range sets {
