@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math/bits"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
@@ -11,7 +12,7 @@ import (
 // Constants: the XTS reduction polynomial x^7+x^2+x+1 in the low quadword
 // of each lane, and the per-lane shift counts that turn T (in every lane)
 // into T·x^lane.
-var polyMem, shlMem, shrMem Mem
+var polyMem, shlMem, shrMem, ltMaskMem Mem
 
 func genSerpentData() {
 	polyMem = GLOBL("serpentPoly", RODATA|NOPTR)
@@ -19,6 +20,9 @@ func genSerpentData() {
 		DATA(16*l, U64(0x87))
 		DATA(16*l+8, U64(0))
 	}
+	// rol22(0xFFFFFF80): x<<7 rotated left by 22 is rol29(x) and this (ltKey).
+	ltMaskMem = GLOBL("serpentLTMask", RODATA|NOPTR)
+	DATA(0, U32(bits.RotateLeft32(0xFFFFFF80, 22)))
 	shlMem = GLOBL("serpentTweakShl", RODATA|NOPTR)
 	for l := range 4 {
 		DATA(16*l, U64(uint64(l)))
@@ -194,6 +198,47 @@ func (s *set) lt() {
 	VPROLD(U8(5), x[0], x[0])
 	VPROLD(U8(22), x[2], x[2])
 	s.pool.put(t)
+}
+
+// ltKey is lt followed by addKey(kp, r) with a shorter dependency chain
+// (five steps, against lt's six and the key's one), for the steps with
+// too few sets in flight to hide latency; it takes four instructions
+// more. Rotations distribute over XOR, so the last rotations of words 0
+// and 2 move onto their terms, which start earlier:
+//
+//	x0' = rol5(x0a ^ x1b ^ x3b) = rol18(x0) ^ rol6(x1a) ^ rol12(x3a)
+//	x2' = rol22(x2a ^ x3b ^ x1b<<7)
+//	    = rol25(x2) ^ rol29(x3a) ^ (rol30(x1a) & rol22(0xFFFFFF80))
+//
+// (x0a = rol13(x0), x2a = rol3(x2), x1a and x3a the middle values, x1b =
+// rol1(x1a), x3b = rol7(x3a)), and the round key goes onto rol18(x0) and
+// rol25(x2), off the chain.
+func (s *set) ltKey(kp reg.Register, r int) {
+	x := &s.x
+	key := func(i int) Mem { return Mem{Base: kp, Disp: 4 * (4*r + i)} }
+	a, b := s.pool.get(), s.pool.get()
+	VPROLD(U8(13), x[0], a)
+	VPROLD(U8(3), x[2], b)
+	VPTERNLOGD(U8(0x96), b, a, x[1]) // x1a
+	VPSLLD(U8(3), a, a)
+	VPTERNLOGD(U8(0x96), a, b, x[3]) // x3a
+	VPROLD(U8(18), x[0], x[0])
+	VPXORD_BCST(key(0), x[0], x[0])
+	VPROLD(U8(25), x[2], x[2])
+	VPXORD_BCST(key(2), x[2], x[2])
+	VPROLD(U8(6), x[1], a)
+	VPROLD(U8(12), x[3], b)
+	VPTERNLOGD(U8(0x96), b, a, x[0])
+	VPROLD(U8(30), x[1], a)
+	VPANDD_BCST(ltMaskMem, a, a)
+	VPROLD(U8(29), x[3], b)
+	VPTERNLOGD(U8(0x96), b, a, x[2])
+	VPROLD(U8(1), x[1], x[1])
+	VPXORD_BCST(key(1), x[1], x[1])
+	VPROLD(U8(7), x[3], x[3])
+	VPXORD_BCST(key(3), x[3], x[3])
+	s.pool.put(b)
+	s.pool.put(a)
 }
 
 // ltInv inverts lt.
@@ -458,16 +503,22 @@ func serpentStep(k int, ks, src, dst reg.Register, dec bool, sb [8]*circuit) {
 		MOVQ(ks, kp)
 		head := snapshot(sets, p)
 		JMP(LabelRef(lbl + "enter"))
+		ltKey := func(r int) {
+			if k <= 2 {
+				all(func(s *set) { s.ltKey(kp, r) })
+				return
+			}
+			all(func(s *set) { s.lt() })
+			all(func(s *set) { s.addKey(kp, r) })
+		}
 		Label(lbl)
-		all(func(s *set) { s.lt() })
-		all(func(s *set) { s.addKey(kp, 0) })
+		ltKey(0)
 		Label(lbl + "enter")
 		for r := range 8 {
 			Comment(fmt.Sprintf("Round 8j+%d.", r))
 			all(func(s *set) { s.sbox(sb[r]) })
 			if r < 7 {
-				all(func(s *set) { s.lt() })
-				all(func(s *set) { s.addKey(kp, r+1) })
+				ltKey(r + 1)
 			}
 		}
 		head.restore(sets, p)
