@@ -45,7 +45,7 @@ func init() {
 const serpentNewCipher = "github.com/fastxts/xts/serpent.NewCipher"
 
 func serpentX86Implementations() []otherImpl {
-	return x86FamilyImplementations(serpentX86Variants, "Serpent keys only (serpent.NewCipher): bitsliced, 32 blocks at a time",
+	return x86FamilyImplementations(serpentX86Variants, "Serpent keys only (serpent.NewCipher): bitsliced, 64 blocks at a time",
 		func(f serpentFuncs, key []byte, k1, k2 cipher.Block) engine {
 			return newSerpentAsmEngine(f.encrypt, f.decrypt, key, k1, k2)
 		})

@@ -5,7 +5,7 @@
 package xts
 
 // serpentXTSEncryptAVX512 encrypts len(src)/256 groups of 16 blocks with Serpent-XTS
-// (AVX-512F/BW/VL, VPCLMULQDQ), 32 blocks at a time: block j of src uses the
+// (AVX-512F/BW/VL, VPCLMULQDQ), 64 blocks at a time: block j of src uses the
 // tweak T·x^j, T given as two little-endian words; it returns
 // T·x^(16·groups). ks is the
 // 132-word Serpent key schedule; len(dst) >= len(src), dst and src
@@ -15,7 +15,7 @@ package xts
 func serpentXTSEncryptAVX512(ks *[132]uint32, dst []byte, src []byte, tweakLo uint64, tweakHi uint64) (lo uint64, hi uint64)
 
 // serpentXTSDecryptAVX512 decrypts len(src)/256 groups of 16 blocks with Serpent-XTS
-// (AVX-512F/BW/VL, VPCLMULQDQ), 32 blocks at a time: block j of src uses the
+// (AVX-512F/BW/VL, VPCLMULQDQ), 64 blocks at a time: block j of src uses the
 // tweak T·x^j, T given as two little-endian words; it returns
 // T·x^(16·groups). ks is the
 // 132-word Serpent key schedule; len(dst) >= len(src), dst and src

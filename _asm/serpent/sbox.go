@@ -108,18 +108,30 @@ func (c *circuit) eval() []tt {
 // two existing values), or else three (the Shannon expansion on x3 of two
 // three-input functions); the order with the fewest nodes wins (the first
 // one on ties).
-func synth(s [16]uint8) *circuit {
+//
+// With maxDepth 2, every output is at most two nodes deep (a node's depth
+// is one more than its deepest operand's, the inputs' is 0): only values
+// shallow enough are reused. Such circuits take a node or two more, but
+// the round's dependency chain is shorter, which pays where too few
+// blocks are in flight to hide it (the one- and two-set steps).
+func synth(s [16]uint8, maxDepth int) *circuit {
 	var best *circuit
 	for _, order := range permutations4() {
 		c := &circuit{}
 		vals := append([]tt(nil), inputTT[:]...)
+		depth := make([]int, 4, 32)
 		add := func(n tnode) int {
 			c.nodes = append(c.nodes, n)
 			vals = append(vals, tern(n.imm, vals[n.a], vals[n.b], vals[n.c]))
+			depth = append(depth, 1+max(depth[n.a], depth[n.b], depth[n.c]))
 			return len(vals) - 1
 		}
 		for _, j := range order {
-			c.out[j] = synthOne(outputTT(s, j), &vals, add)
+			if maxDepth > 0 {
+				c.out[j] = synthShallow(outputTT(s, j), vals, depth, maxDepth, add)
+			} else {
+				c.out[j] = synthOne(outputTT(s, j), &vals, add)
+			}
 		}
 		if best == nil || len(c.nodes) < len(best.nodes) {
 			best = c
@@ -180,6 +192,64 @@ func synthOne(f tt, valsp *[]tt, add func(tnode) int) int {
 	return add(tnode{0xCA, 3, h1, h0})
 }
 
+// synthShallow is synthOne for circuits at most maxDepth (2) deep: an
+// existing value, one node over values less deep than maxDepth, two nodes
+// (h over values at most maxDepth-2 deep, then f over h and two values
+// less deep than maxDepth), or the Shannon expansion (depth 2).
+func synthShallow(f tt, vals []tt, depth []int, maxDepth int, add func(tnode) int) int {
+	for i, v := range vals {
+		if v == f && depth[i] <= maxDepth {
+			return i
+		}
+	}
+	var ok1, ok2 []int // values usable below a node at the top, below two
+	for i := range vals {
+		if depth[i] < maxDepth {
+			ok1 = append(ok1, i)
+		}
+		if depth[i] <= maxDepth-2 {
+			ok2 = append(ok2, i)
+		}
+	}
+	for ia, a := range ok1 {
+		for ib := ia + 1; ib < len(ok1); ib++ {
+			b := ok1[ib]
+			for _, c := range ok1[ib+1:] {
+				if imm, ok := fit(f, vals[a], vals[b], vals[c]); ok {
+					return add(tnode{imm, a, b, c})
+				}
+			}
+		}
+	}
+	for ia, a := range ok2 {
+		for ib := ia + 1; ib < len(ok2); ib++ {
+			b := ok2[ib]
+			for _, c := range ok2[ib+1:] {
+				for hi := range 256 {
+					h := tern(uint8(hi), vals[a], vals[b], vals[c])
+					for ip, p := range ok1 {
+						for _, q := range ok1[ip+1:] {
+							if imm, ok := fit(f, h, vals[p], vals[q]); ok {
+								x := add(tnode{uint8(hi), a, b, c})
+								return add(tnode{imm, x, p, q})
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	f0 := f & 0xFF
+	f0 |= f0 << 8
+	f1 := f >> 8
+	f1 |= f1 << 8
+	i0, _ := fit(f0, inputTT[0], inputTT[1], inputTT[2])
+	i1, _ := fit(f1, inputTT[0], inputTT[1], inputTT[2])
+	h0 := add(tnode{i0, 0, 1, 2})
+	h1 := add(tnode{i1, 0, 1, 2})
+	return add(tnode{0xCA, 3, h1, h0})
+}
+
 func permutations4() [][4]int {
 	var r [][4]int
 	var rec func(p []int, used int)
@@ -210,14 +280,14 @@ func (c *circuit) check(s [16]uint8) error {
 }
 
 // sboxCircuits returns the circuits of the eight S-boxes (inv false) or of
-// their inverses, checked.
-func sboxCircuits(inv bool) [8]*circuit {
+// their inverses, checked; maxDepth as for synth (0: no limit).
+func sboxCircuits(inv bool, maxDepth int) [8]*circuit {
 	var r [8]*circuit
 	for i, s := range sboxTables {
 		if inv {
 			s = inverse(s)
 		}
-		r[i] = synth(s)
+		r[i] = synth(s, maxDepth)
 		if err := r[i].check(s); err != nil {
 			panic(fmt.Sprintf("S-box %d (inverse %v): %v", i, inv, err))
 		}

@@ -10,8 +10,12 @@ import (
 // check: nibble by nibble, bit by bit.
 func TestSboxCircuits(t *testing.T) {
 	start := time.Now()
-	for _, inv := range []bool{false, true} {
-		cs := sboxCircuits(inv)
+	for _, c := range []struct {
+		inv      bool
+		maxDepth int
+	}{{false, 0}, {true, 0}, {false, 2}, {true, 2}} {
+		inv, maxDepth := c.inv, c.maxDepth
+		cs := sboxCircuits(inv, c.maxDepth)
 		for i, c := range cs {
 			s := sboxTables[i]
 			if inv {
@@ -39,7 +43,18 @@ func TestSboxCircuits(t *testing.T) {
 					t.Errorf("S-box %d (inverse %v): S(%d) = %d, want %d", i, inv, v, got, s[v])
 				}
 			}
-			t.Logf("S-box %d inverse=%v: %d nodes", i, inv, len(c.nodes))
+			depth := make([]int, 4+len(c.nodes))
+			for k, n := range c.nodes {
+				depth[4+k] = 1 + max(depth[n.a], depth[n.b], depth[n.c])
+			}
+			deepest := 0
+			for _, o := range c.out {
+				deepest = max(deepest, depth[o])
+			}
+			if maxDepth > 0 && deepest > maxDepth {
+				t.Errorf("S-box %d (inverse %v): depth %d, want at most %d", i, inv, deepest, maxDepth)
+			}
+			t.Logf("S-box %d inverse=%v maxDepth=%d: %d nodes, depth %d", i, inv, maxDepth, len(c.nodes), deepest)
 		}
 	}
 	t.Logf("synthesis took %v", time.Since(start))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math/bits"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
@@ -11,7 +12,7 @@ import (
 // Constants: the XTS reduction polynomial x^7+x^2+x+1 in the low quadword
 // of each lane, and the per-lane shift counts that turn T (in every lane)
 // into T·x^lane.
-var polyMem, shlMem, shrMem Mem
+var polyMem, shlMem, shrMem, ltMaskMem Mem
 
 func genSerpentData() {
 	polyMem = GLOBL("serpentPoly", RODATA|NOPTR)
@@ -19,6 +20,9 @@ func genSerpentData() {
 		DATA(16*l, U64(0x87))
 		DATA(16*l+8, U64(0))
 	}
+	// rol22(0xFFFFFF80): x<<7 rotated left by 22 is rol29(x) and this (ltKey).
+	ltMaskMem = GLOBL("serpentLTMask", RODATA|NOPTR)
+	DATA(0, U32(bits.RotateLeft32(0xFFFFFF80, 22)))
 	shlMem = GLOBL("serpentTweakShl", RODATA|NOPTR)
 	for l := range 4 {
 		DATA(16*l, U64(uint64(l)))
@@ -54,10 +58,12 @@ func (p *pool) put(r reg.VecPhysical) {
 }
 
 // set is 16 blocks in flight: x[i] holds word i of each block once
-// transposed, and the registers it may use for temporaries.
+// transposed; its temporaries come from a pool shared by every set (the
+// sets' phases are emitted one after another, so a set's temporaries are
+// free again before the next set's phase starts).
 type set struct {
 	x    [4]reg.VecPhysical
-	pool pool
+	pool *pool
 }
 
 var zregs = []reg.VecPhysical{
@@ -67,19 +73,30 @@ var zregs = []reg.VecPhysical{
 	reg.Z24, reg.Z25, reg.Z26, reg.Z27, reg.Z28, reg.Z29, reg.Z30, reg.Z31,
 }
 
-// Register plan: Z0-Z7 the tweaks of the 32 blocks (four per zmm), Z8-Z19
-// set A (four state registers, eight temporaries), Z20-Z31 set B.
-func newSets() [2]*set {
-	var s [2]*set
-	for i := range 2 {
-		base := 8 + 12*i
-		s[i] = &set{}
-		copy(s[i].x[:], zregs[base:base+4])
-		for j := 11; j >= 4; j-- {
-			s[i].pool.free = append(s[i].pool.free, zregs[base+j])
-		}
+// tbase holds T·x^0..3 (one per 128-bit lane) of the step's first block.
+var tbase = reg.Z31
+
+// Register plan: Z31 the step's base tweaks, Z0-Z15 the words of four
+// sets (64 blocks), Z16-Z30 temporaries shared by the sets. The tweaks of
+// the blocks are not kept in registers: each one is stored in dst over
+// the block it belongs to (src is already loaded, so this is safe in
+// place) and XORed back from there after the rounds. Four independent sets
+// hide the latency of the rounds' dependency chain (about eleven
+// ternlog/rotate steps a round); two were latency-bound.
+func newSets(k int) ([]*set, *pool) {
+	p := &pool{}
+	for j := 30; j >= 16; j-- {
+		p.free = append(p.free, zregs[j])
 	}
-	return s
+	s := make([]*set, k)
+	for i := range k {
+		s[i] = &set{pool: p}
+		copy(s[i].x[:], zregs[4*i:4*i+4])
+	}
+	for j := 15; j >= 4*k; j-- {
+		p.free = append(p.free, zregs[j])
+	}
+	return s, p
 }
 
 // sbox applies circuit c to the set's four words.
@@ -183,6 +200,47 @@ func (s *set) lt() {
 	s.pool.put(t)
 }
 
+// ltKey is lt followed by addKey(kp, r) with a shorter dependency chain
+// (five steps, against lt's six and the key's one), for the steps with
+// too few sets in flight to hide latency; it takes four instructions
+// more. Rotations distribute over XOR, so the last rotations of words 0
+// and 2 move onto their terms, which start earlier:
+//
+//	x0' = rol5(x0a ^ x1b ^ x3b) = rol18(x0) ^ rol6(x1a) ^ rol12(x3a)
+//	x2' = rol22(x2a ^ x3b ^ x1b<<7)
+//	    = rol25(x2) ^ rol29(x3a) ^ (rol30(x1a) & rol22(0xFFFFFF80))
+//
+// (x0a = rol13(x0), x2a = rol3(x2), x1a and x3a the middle values, x1b =
+// rol1(x1a), x3b = rol7(x3a)), and the round key goes onto rol18(x0) and
+// rol25(x2), off the chain.
+func (s *set) ltKey(kp reg.Register, r int) {
+	x := &s.x
+	key := func(i int) Mem { return Mem{Base: kp, Disp: 4 * (4*r + i)} }
+	a, b := s.pool.get(), s.pool.get()
+	VPROLD(U8(13), x[0], a)
+	VPROLD(U8(3), x[2], b)
+	VPTERNLOGD(U8(0x96), b, a, x[1]) // x1a
+	VPSLLD(U8(3), a, a)
+	VPTERNLOGD(U8(0x96), a, b, x[3]) // x3a
+	VPROLD(U8(18), x[0], x[0])
+	VPXORD_BCST(key(0), x[0], x[0])
+	VPROLD(U8(25), x[2], x[2])
+	VPXORD_BCST(key(2), x[2], x[2])
+	VPROLD(U8(6), x[1], a)
+	VPROLD(U8(12), x[3], b)
+	VPTERNLOGD(U8(0x96), b, a, x[0])
+	VPROLD(U8(30), x[1], a)
+	VPANDD_BCST(ltMaskMem, a, a)
+	VPROLD(U8(29), x[3], b)
+	VPTERNLOGD(U8(0x96), b, a, x[2])
+	VPROLD(U8(1), x[1], x[1])
+	VPXORD_BCST(key(1), x[1], x[1])
+	VPROLD(U8(7), x[3], x[3])
+	VPXORD_BCST(key(3), x[3], x[3])
+	s.pool.put(b)
+	s.pool.put(a)
+}
+
 // ltInv inverts lt.
 func (s *set) ltInv() {
 	x := &s.x
@@ -220,6 +278,81 @@ func (s *set) transpose() {
 	}
 }
 
+// regState is where the sets' words are and which registers are free.
+type regState struct {
+	x    [][4]reg.VecPhysical
+	free []reg.VecPhysical
+}
+
+func snapshot(sets []*set, p *pool) regState {
+	st := regState{free: append([]reg.VecPhysical(nil), p.free...)}
+	for _, s := range sets {
+		st.x = append(st.x, s.x)
+	}
+	return st
+}
+
+// restore emits the moves that put the sets' words back where st had
+// them (a parallel move: a move whose target still holds another pending
+// move's source waits; a cycle is broken by swapping two registers with
+// three XORs, as no register may be free), then resets the allocator.
+func (st regState) restore(sets []*set, p *pool) {
+	type mv struct{ from, to reg.VecPhysical }
+	var moves []mv
+	for i, s := range sets {
+		for j := range 4 {
+			if s.x[j] != st.x[i][j] {
+				moves = append(moves, mv{s.x[j], st.x[i][j]})
+			}
+		}
+	}
+	if len(moves) > 0 {
+		Comment("Words back to the loop head's registers.")
+	}
+	for len(moves) > 0 {
+		progress := false
+		for i := 0; i < len(moves); i++ {
+			blocked := false
+			for j, o := range moves {
+				if j != i && o.from == moves[i].to {
+					blocked = true
+					break
+				}
+			}
+			if !blocked {
+				VMOVDQA64(moves[i].from, moves[i].to)
+				moves = append(moves[:i], moves[i+1:]...)
+				i--
+				progress = true
+			}
+		}
+		if progress {
+			continue
+		}
+		// Every target is another move's source: a cycle. Swap the
+		// first move's registers; its target then holds its value, and
+		// the move that read its target now reads its source.
+		a, b := moves[0].from, moves[0].to
+		VPXORD(b, a, a)
+		VPXORD(a, b, b)
+		VPXORD(b, a, a)
+		rest := moves[1:]
+		moves = nil
+		for _, m := range rest {
+			if m.from == b {
+				m.from = a
+			}
+			if m.from != m.to {
+				moves = append(moves, m)
+			}
+		}
+	}
+	for i, s := range sets {
+		s.x = st.x[i]
+	}
+	p.free = append(p.free[:0], st.free...)
+}
+
 // mulx multiplies each lane of tw by x^k in GF(2^128) (0 < k < 64) with
 // two temporaries.
 func mulx(tw reg.VecPhysical, k int, p *pool) {
@@ -236,10 +369,10 @@ func mulx(tw reg.VecPhysical, k int, p *pool) {
 const signature = "func(ks *[132]uint32, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)"
 
 // genSerpentXTS emits one routine: XTS over len(src)/256 groups of 16
-// blocks (two groups per loop iteration, then an odd one alone), the first
-// block with tweak T = (tweakLo, tweakHi), returning the tweak of the
-// block after the last one processed.
-func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
+// blocks (four groups per loop iteration, then two and one for the rest),
+// the first block with tweak T = (tweakLo, tweakHi), returning the tweak
+// of the block after the last one processed.
+func genSerpentXTS(name string, dec bool, sbs [2][8]*circuit) {
 	TEXT(name, NOSPLIT, signature)
 	Pragma("noescape")
 	what := "encrypts"
@@ -247,7 +380,7 @@ func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
 		what = "decrypts"
 	}
 	Doc(name+" "+what+" len(src)/256 groups of 16 blocks with Serpent-XTS",
-		"(AVX-512F/BW/VL, VPCLMULQDQ), 32 blocks at a time: block j of src uses the",
+		"(AVX-512F/BW/VL, VPCLMULQDQ), 64 blocks at a time: block j of src uses the",
 		"tweak T·x^j, T given as two little-endian words; it returns",
 		"T·x^(16·groups). ks is the",
 		"132-word Serpent key schedule; len(dst) >= len(src), dst and src",
@@ -265,63 +398,49 @@ func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
 	RET()
 
 	Label("start")
-	tw := zregs[:8]
-	sets := newSets()
-	tp := &sets[0].pool
-	Comment("Tweaks: Z0 = T·x^0..3, Z1-Z3 the next, Z4-Z7 those times x^16.")
+	Comment("Z31 = T·x^0..3.")
 	tArg, err := Param("tweakLo").Resolve()
 	if err != nil {
 		panic(err)
 	}
-	c, d := tp.get(), tp.get()
+	c, d := zregs[0], zregs[1]
 	// tweakLo and tweakHi are adjacent in the argument frame: T's 16 bytes.
 	VBROADCASTI32X4(tArg.Addr, c)
 	VPSRLVQ(shrMem, c, d)
-	VPSLLVQ(shlMem, c, tw[0])
+	VPSLLVQ(shlMem, c, tbase)
 	VPSLLDQ(U8(8), d, c)
 	VPCLMULQDQ(U8(0x01), polyMem, d, d)
-	VPTERNLOGD(U8(0x96), d, c, tw[0])
-	tp.put(d)
-	tp.put(c)
-	for i := 1; i < 8; i++ {
-		from, k := tw[0], 4*i
-		if i >= 4 {
-			from, k = tw[i-4], 16
-		}
-		VMOVDQA64(from, tw[i])
-		mulx(tw[i], k, tp)
-	}
+	VPTERNLOGD(U8(0x96), d, c, tbase)
 
-	half := GP64()
-	MOVQ(n, half)
-	ANDQ(U8(1), half)
-	SHRQ(U8(1), n)
-	JZ(LabelRef("tail"))
+	CMPQ(n, U8(4))
+	JB(LabelRef("two"))
 
 	Label("loop")
-	sets = newSets()
-	serpentBlocks(sets[:], ks, src, dst, tw, dec, sb)
-	Comment("Next tweaks: times x^32.")
-	for i := range 8 {
-		mulx(tw[i], 32, &sets[i%2].pool)
-	}
+	serpentStep(4, ks, src, dst, dec, sbs[0])
+	ADDQ(U32(1024), src)
+	ADDQ(U32(1024), dst)
+	SUBQ(U8(4), n)
+	CMPQ(n, U8(4))
+	JAE(LabelRef("loop"))
+
+	Label("two")
+	Comment("Two groups of 16 blocks left?")
+	TESTQ(U32(2), n)
+	JZ(LabelRef("one"))
+	serpentStep(2, ks, src, dst, dec, sbs[1])
 	ADDQ(U32(512), src)
 	ADDQ(U32(512), dst)
-	DECQ(n)
-	JNZ(LabelRef("loop"))
 
-	Label("tail")
-	Comment("An odd 16 blocks: set A alone, then T·x^16 (in Z4) is next.")
-	TESTQ(half, half)
+	Label("one")
+	Comment("An odd group of 16 blocks?")
+	TESTQ(U32(1), n)
 	JZ(LabelRef("done"))
-	sets = newSets()
-	serpentBlocks(sets[:1], ks, src, dst, tw, dec, sb)
-	VMOVDQA64(tw[4], tw[0])
+	serpentStep(1, ks, src, dst, dec, sbs[1])
 
 	Label("done")
 	Comment("Return the next tweak; zero every vector register.")
-	VMOVQ(tw[0].AsX(), lo)
-	VPEXTRQ(U8(1), tw[0].AsX(), hi)
+	VMOVQ(tbase.AsX(), lo)
+	VPEXTRQ(U8(1), tbase.AsX(), hi)
 	Store(lo, Return("lo"))
 	Store(hi, Return("hi"))
 	for _, z := range zregs {
@@ -332,15 +451,35 @@ func genSerpentXTS(name string, dec bool, sb [8]*circuit) {
 	RET()
 }
 
-// serpentBlocks emits the work on 16 blocks per set (one or two sets) at
-// src and dst: load XOR the tweaks, transpose, the rounds, transpose back,
-// XOR the tweaks, store.
-func serpentBlocks(sets []*set, ks, src, dst reg.Register, tw []reg.VecPhysical, dec bool, sb [8]*circuit) {
-	Comment(fmt.Sprintf("Load %d blocks XOR their tweaks, transpose.", 16*len(sets)))
+// serpentStep emits the work on k sets of 16 blocks at src and dst: the
+// tweaks from Z31 (each stored in dst over its block), load XOR the
+// tweaks, transpose, the rounds, transpose back, XOR the tweaks, store;
+// Z31 advances by x^(16k).
+func serpentStep(k int, ks, src, dst reg.Register, dec bool, sb [8]*circuit) {
+	sets, p := newSets(k)
+	Comment(fmt.Sprintf("%d blocks: tweaks (kept in dst), load XOR tweaks, transpose.", 16*k))
 	for si, s := range sets {
 		for i := range 4 {
-			VPXORD(Mem{Base: src, Disp: 256*si + 64*i}, tw[4*si+i], s.x[i])
+			off := 256*si + 64*i
+			if off == 0 {
+				VPXORD(Mem{Base: src}, tbase, s.x[i])
+				VMOVDQU64(tbase, Mem{Base: dst})
+				continue
+			}
+			tw := p.get()
+			VMOVDQA64(tbase, tw)
+			mulx(tw, off/16, p)
+			VPXORD(Mem{Base: src, Disp: off}, tw, s.x[i])
+			VMOVDQU64(tw, Mem{Base: dst, Disp: off})
+			p.put(tw)
 		}
+	}
+	Comment(fmt.Sprintf("The next step's tweaks: Z31 times x^%d.", 16*k))
+	if k == 4 {
+		mulx(tbase, 32, p)
+		mulx(tbase, 32, p)
+	} else {
+		mulx(tbase, 16*k, p)
 	}
 	for _, s := range sets {
 		s.transpose()
@@ -350,33 +489,72 @@ func serpentBlocks(sets []*set, ks, src, dst reg.Register, tw []reg.VecPhysical,
 			f(s)
 		}
 	}
+	// The rounds run as a loop of eight (the S-boxes' period), not
+	// unrolled: four sets unrolled over 32 rounds are some 25 KB of code,
+	// more than the core's op cache holds, and decoding them bounds the
+	// loop. The sets' words are moved back to the registers they had at
+	// the loop's head before each back edge (the S-box circuits leave
+	// them elsewhere); kp walks the key schedule by eight round keys.
+	kp, cnt := GP64(), GP64()
+	MOVL(U32(4), cnt.As32())
+	lbl := fmt.Sprintf("rounds%d", k)
 	if !dec {
-		for r := range 32 {
-			Comment(fmt.Sprintf("Round %d.", r))
-			all(func(s *set) { s.addKey(ks, r) })
-			all(func(s *set) { s.sbox(sb[r%8]) })
-			if r < 31 {
-				all(func(s *set) { s.lt() })
+		all(func(s *set) { s.addKey(ks, 0) })
+		MOVQ(ks, kp)
+		head := snapshot(sets, p)
+		JMP(LabelRef(lbl + "enter"))
+		ltKey := func(r int) {
+			if k <= 2 {
+				all(func(s *set) { s.ltKey(kp, r) })
+				return
+			}
+			all(func(s *set) { s.lt() })
+			all(func(s *set) { s.addKey(kp, r) })
+		}
+		Label(lbl)
+		ltKey(0)
+		Label(lbl + "enter")
+		for r := range 8 {
+			Comment(fmt.Sprintf("Round 8j+%d.", r))
+			all(func(s *set) { s.sbox(sb[r]) })
+			if r < 7 {
+				ltKey(r + 1)
 			}
 		}
-		all(func(s *set) { s.addKey(ks, 32) })
+		head.restore(sets, p)
+		ADDQ(U8(128), kp)
+		DECL(cnt.As32())
+		JNZ(LabelRef(lbl))
+		Comment("The last round key.")
+		all(func(s *set) { s.addKey(kp, 0) })
 	} else {
 		all(func(s *set) { s.addKey(ks, 32) })
-		for r := 31; r >= 0; r-- {
-			Comment(fmt.Sprintf("Round %d.", r))
-			if r < 31 {
+		LEAQ(Mem{Base: ks, Disp: 4 * 4 * 24}, kp)
+		head := snapshot(sets, p)
+		JMP(LabelRef(lbl + "enter"))
+		Label(lbl)
+		all(func(s *set) { s.ltInv() })
+		Label(lbl + "enter")
+		for r := 7; r >= 0; r-- {
+			Comment(fmt.Sprintf("Round 8j+%d.", r))
+			all(func(s *set) { s.sbox(sb[r]) })
+			all(func(s *set) { s.addKey(kp, r) })
+			if r > 0 {
 				all(func(s *set) { s.ltInv() })
 			}
-			all(func(s *set) { s.sbox(sb[r%8]) })
-			all(func(s *set) { s.addKey(ks, r) })
 		}
+		head.restore(sets, p)
+		SUBQ(U8(128), kp)
+		DECL(cnt.As32())
+		JNZ(LabelRef(lbl))
 	}
 	Comment("Transpose back, XOR the tweaks, store.")
 	for si, s := range sets {
 		s.transpose()
 		for i := range 4 {
-			VPXORD(tw[4*si+i], s.x[i], s.x[i])
-			VMOVDQU64(s.x[i], Mem{Base: dst, Disp: 256*si + 64*i})
+			m := Mem{Base: dst, Disp: 256*si + 64*i}
+			VPXORD(m, s.x[i], s.x[i])
+			VMOVDQU64(s.x[i], m)
 		}
 	}
 }
