@@ -40,3 +40,22 @@ func x86FamilyImplementations[F any](vs []x86Variant[F], note string, newEngine 
 	}
 	return impls
 }
+
+// needsAVX512VBMIGFNI is what twofish-avx512 and kuznyechik-avx512 need.
+// VPERMI2B on zmm is AVX-512 VBMI; VGF2P8AFFINEQB the GFNI bit (its EVEX
+// form with AVX-512F); VPSLLDQ, VPUNPCK*BW/WD, VPMOVB2M, KNOTQ and KXORQ
+// on zmm AVX-512BW; VPXORD on xmm (the final zeroing) AVX-512VL;
+// VPCLMULQDQ on zmm the VPCLMULQDQ bit; VMOVQ, VPINSRQ and VPEXTRQ on
+// xmm0-15 are plain AVX (VEX), which AVX-512F implies; everything else
+// AVX-512F.
+func needsAVX512VBMIGFNI(c cpuid.X86) []requirement {
+	return []requirement{
+		{"AVX-512F", c.AVX512F, false},
+		{"AVX-512BW", c.AVX512BW, false},
+		{"AVX-512VL", c.AVX512VL, false},
+		{"AVX-512VBMI", c.AVX512VBMI, false},
+		{"GFNI", c.GFNI, false},
+		{"VPCLMULQDQ", c.VPCLMULQDQ, false},
+		{"ZMM", c.UsableZMM(), true},
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/fastxts/xts/internal/cipherspec"
-	"github.com/fastxts/xts/internal/cpuid"
 )
 
 // This file is the one place that lists the x86-64 Kuznyechik-XTS
@@ -17,7 +16,7 @@ import (
 // package kuznyechik (its tests import this package), so the round keys
 // are computed here again, from RFC 7801, in constant time.
 var kuznyechikX86Variants = []x86Variant[kuznyechikFuncs]{
-	{"kuznyechik-avx512", needsKuznyechikAVX512, kuznyechikFuncs{kuznyechikXTSEncryptAVX512, kuznyechikXTSDecryptAVX512}},
+	{"kuznyechik-avx512", needsAVX512VBMIGFNI, kuznyechikFuncs{kuznyechikXTSEncryptAVX512, kuznyechikXTSDecryptAVX512}},
 }
 
 // kuznyechikFuncs are a Kuznyechik variant's generated routines.
@@ -26,23 +25,6 @@ type kuznyechikFuncs struct{ encrypt, decrypt kuznyechikBulkFunc }
 // kuznyechikBulkFunc is the signature of the generated routines:
 // len(src)/512 groups of 32 blocks, the tweak in and out by value.
 type kuznyechikBulkFunc func(ks *[10][16]uint32, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)
-
-// needsKuznyechikAVX512: VPERMI2B is AVX-512VBMI; VGF2P8AFFINEQB on zmm
-// is GFNI with AVX-512F; VPMOVB2M, KNOTQ, KXORQ, VPUNPCK*BW/WD and
-// VPSLLDQ on zmm are AVX-512BW; VPXORD on xmm (the final zeroing)
-// AVX-512VL; VPCLMULQDQ on zmm the VPCLMULQDQ bit; VPEXTRQ and VMOVQ on
-// xmm0 are plain AVX, which AVX-512F implies.
-func needsKuznyechikAVX512(c cpuid.X86) []requirement {
-	return []requirement{
-		{"AVX-512F", c.AVX512F, false},
-		{"AVX-512BW", c.AVX512BW, false},
-		{"AVX-512VL", c.AVX512VL, false},
-		{"AVX-512VBMI", c.AVX512VBMI, false},
-		{"GFNI", c.GFNI, false},
-		{"VPCLMULQDQ", c.VPCLMULQDQ, false},
-		{"ZMM", c.UsableZMM(), true},
-	}
-}
 
 func init() {
 	registerFamily(cipherFamily{cipher: "Kuznyechik", symbol: kuznyechikNewCipher, impls: kuznyechikX86Implementations})

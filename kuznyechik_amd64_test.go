@@ -198,7 +198,7 @@ func TestKuznyechikSelection(t *testing.T) {
 // that one.
 func TestKuznyechikNeeds(t *testing.T) {
 	var none cpuid.X86
-	why := missing(needsKuznyechikAVX512(none))
+	why := missing(needsAVX512VBMIGFNI(none))
 	for _, f := range []string{"AVX-512F/BW/VL", "AVX-512VBMI", "GFNI", "VPCLMULQDQ"} {
 		if !strings.Contains(why, f) {
 			t.Errorf("no features: %q does not name %s", why, f)
@@ -206,16 +206,16 @@ func TestKuznyechikNeeds(t *testing.T) {
 	}
 	all := cpuid.X86{AVX512F: true, AVX512BW: true, AVX512VL: true, AVX512VBMI: true, GFNI: true,
 		VPCLMULQDQ: true, AVX: true, AVX2: true, OSXSAVE: true, OSYMM: true, OSZMM: true}
-	if why := missing(needsKuznyechikAVX512(all)); why != "" {
+	if why := missing(needsAVX512VBMIGFNI(all)); why != "" {
 		t.Errorf("every feature: missing %q", why)
 	}
 	noVBMI, noGFNI := all, all
 	noVBMI.AVX512VBMI = false
 	noGFNI.GFNI = false
-	if why := missing(needsKuznyechikAVX512(noVBMI)); !strings.Contains(why, "VBMI") || strings.Contains(why, "GFNI") {
+	if why := missing(needsAVX512VBMIGFNI(noVBMI)); !strings.Contains(why, "VBMI") || strings.Contains(why, "GFNI") {
 		t.Errorf("without VBMI: %q", why)
 	}
-	if why := missing(needsKuznyechikAVX512(noGFNI)); !strings.Contains(why, "GFNI") || strings.Contains(why, "VBMI") {
+	if why := missing(needsAVX512VBMIGFNI(noGFNI)); !strings.Contains(why, "GFNI") || strings.Contains(why, "VBMI") {
 		t.Errorf("without GFNI: %q", why)
 	}
 }

@@ -6,14 +6,12 @@ import (
 	"crypto/cipher"
 	"encoding/binary"
 	"math/bits"
-
-	"github.com/fastxts/xts/internal/cpuid"
 )
 
 // This file is the one place that lists the x86-64 Twofish-XTS variants
 // (the generator in _asm/twofish emits their routines).
 var twofishX86Variants = []x86Variant[twofishFuncs]{
-	{"twofish-avx512", needsTwofishAVX512, twofishFuncs{twofishXTSEncryptAVX512, twofishXTSDecryptAVX512}},
+	{"twofish-avx512", needsAVX512VBMIGFNI, twofishFuncs{twofishXTSEncryptAVX512, twofishXTSDecryptAVX512}},
 }
 
 // twofishFuncs are a Twofish variant's generated routines.
@@ -22,23 +20,6 @@ type twofishFuncs struct{ encrypt, decrypt twofishBulkFunc }
 // twofishBulkFunc is the signature of the generated Twofish routines:
 // len(src)/512 groups of 32 blocks, the tweak in and out by value.
 type twofishBulkFunc func(ks *[twofishKSWords]uint32, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)
-
-// needsTwofishAVX512: VPERMI2B on zmm is AVX-512 VBMI; VPSLLDQ on zmm
-// AVX-512BW; VPXORD on xmm (the final zeroing) AVX-512VL;
-// VGF2P8AFFINEQB the GFNI bit (its EVEX form with AVX-512F); VPCLMULQDQ
-// on zmm the VPCLMULQDQ bit; VMOVQ, VPINSRQ and VPEXTRQ on xmm0-15 are
-// plain AVX (VEX), which AVX-512F implies; everything else AVX-512F.
-func needsTwofishAVX512(c cpuid.X86) []requirement {
-	return []requirement{
-		{"AVX-512F", c.AVX512F, false},
-		{"AVX-512BW", c.AVX512BW, false},
-		{"AVX-512VL", c.AVX512VL, false},
-		{"AVX-512VBMI", c.AVX512VBMI, false},
-		{"GFNI", c.GFNI, false},
-		{"VPCLMULQDQ", c.VPCLMULQDQ, false},
-		{"ZMM", c.UsableZMM(), true},
-	}
-}
 
 func init() {
 	registerFamily(cipherFamily{cipher: "Twofish", symbol: twofishNewCipher, impls: twofishX86Implementations})

@@ -46,7 +46,7 @@ func TestTwofishSelection(t *testing.T) {
 	if c.Implementation() != want {
 		t.Errorf("default for Twofish = %q, want %q", c.Implementation(), want)
 	}
-	if c, _ := cpuid.Host(); missing(needsTwofishAVX512(c)) == "" && want != "twofish-avx512" {
+	if c, _ := cpuid.Host(); missing(needsAVX512VBMIGFNI(c)) == "" && want != "twofish-avx512" {
 		t.Errorf("this CPU runs twofish-avx512 but the default is %q", want)
 	}
 	for _, im := range fam.list() {
@@ -73,7 +73,7 @@ func TestTwofishSelection(t *testing.T) {
 func TestTwofishNeeds(t *testing.T) {
 	all := cpuid.X86{AVX: true, AVX2: true, AVX512F: true, AVX512BW: true, AVX512VL: true,
 		AVX512VBMI: true, GFNI: true, VPCLMULQDQ: true, OSXSAVE: true, OSYMM: true, OSZMM: true}
-	if why := missing(needsTwofishAVX512(all)); why != "" {
+	if why := missing(needsAVX512VBMIGFNI(all)); why != "" {
 		t.Fatalf("every feature: missing %q", why)
 	}
 	for _, tc := range []struct {
@@ -90,7 +90,7 @@ func TestTwofishNeeds(t *testing.T) {
 	} {
 		c := all
 		tc.drop(&c)
-		if why := missing(needsTwofishAVX512(c)); !strings.Contains(why, tc.name) {
+		if why := missing(needsAVX512VBMIGFNI(c)); !strings.Contains(why, tc.name) {
 			t.Errorf("without %s: missing %q, want it named", tc.name, why)
 		}
 	}
@@ -194,7 +194,7 @@ func TestTwofishKeySchedule(t *testing.T) {
 // groups and every key size.
 func TestTwofishAsmZeroTweak(t *testing.T) {
 	c, _ := cpuid.Host()
-	if why := missing(needsTwofishAVX512(c)); why != "" {
+	if why := missing(needsAVX512VBMIGFNI(c)); why != "" {
 		t.Skipf("twofish-avx512 cannot run here: %s", why)
 	}
 	r := newRand(t)
@@ -225,7 +225,7 @@ func TestTwofishAsmZeroTweak(t *testing.T) {
 }
 
 // TestTwofishAsmFeatures: every instruction in ztwofish_amd64.s maps to a
-// CPU feature that needsTwofishAVX512 lists (a new instruction fails here
+// CPU feature that needsAVX512VBMIGFNI lists (a new instruction fails here
 // until it is classified), and the GP<->xmm moves use xmm0-15, where they
 // are VEX-encoded (on xmm16-31 VPINSRQ and VPEXTRQ need AVX-512DQ).
 func TestTwofishAsmFeatures(t *testing.T) {
@@ -244,7 +244,7 @@ func TestTwofishAsmFeatures(t *testing.T) {
 	scalar := map[string]bool{"ADDQ": true, "ANDQ": true, "DECQ": true, "JNZ": true, "JZ": true,
 		"MOVQ": true, "RET": true, "SHRQ": true, "TESTQ": true}
 	listed := map[string]bool{"AVX": true} // AVX-512F implies AVX
-	for _, r := range needsTwofishAVX512(cpuid.X86{}) {
+	for _, r := range needsAVX512VBMIGFNI(cpuid.X86{}) {
 		listed[r.name] = true
 	}
 	highX := regexp.MustCompile(`\bX(1[6-9]|2[0-9]|3[01])\b`)
@@ -261,7 +261,7 @@ func TestTwofishAsmFeatures(t *testing.T) {
 				continue
 			}
 			if !listed[f] {
-				t.Errorf("%s: %q needs %s, which needsTwofishAVX512 does not list", r.name, l, f)
+				t.Errorf("%s: %q needs %s, which needsAVX512VBMIGFNI does not list", r.name, l, f)
 			}
 			if mn == "VPXORD" && strings.Contains(ops, "X") && !listed["AVX-512VL"] {
 				t.Errorf("%s: %q needs AVX-512VL", r.name, l)
