@@ -60,6 +60,7 @@ func NewCipher(key []byte) (cipher.Block, error) {
 	default:
 		return nil, KeySizeError(len(key))
 	}
+	spOnce.Do(fillSP)
 	c := new(camelliaCipher)
 	c.expand(key)
 	return c, nil

@@ -1,6 +1,10 @@
 package camellia
 
-import "github.com/fastxts/xts/internal/cipherspec"
+import (
+	"sync"
+
+	"github.com/fastxts/xts/internal/cipherspec"
+)
 
 // sbox1 is SBOX1 of RFC 3713, section 2.4.4 (internal/cipherspec).
 var sbox1 = &cipherspec.CamelliaSBOX1
@@ -44,16 +48,22 @@ var sboxOfByte = [8]int{1, 2, 3, 4, 2, 3, 4, 1}
 // F(x) = sp[0][x_0] ^ ... ^ sp[7][x_7]: eight lookups per round instead of
 // eight S-boxes and the P-function (the "SP table" form the Camellia
 // designers describe for 64-bit processors). 8 x 256 x 8 bytes = 16 KiB.
-var sp = func() (t [8][256]uint64) {
+// It is filled at the first NewCipher (spOnce), not at start-up, which
+// every program importing the package would pay for.
+var (
+	sp     [8][256]uint64
+	spOnce sync.Once
+)
+
+func fillSP() {
 	for i := range 8 {
 		for x := range 256 {
 			var v [8]byte
 			v[i] = sbox(sboxOfByte[i], byte(x))
-			t[i][x] = pFunc(v)
+			sp[i][x] = pFunc(v)
 		}
 	}
-	return t
-}()
+}
 
 // f is the F-function of RFC 3713, section 2.4.1, with the subkey already
 // added: f(t, in ^ k) = F(in, k) for t = &sp. Its eight table indices are

@@ -1,11 +1,17 @@
 package streebog
 
+import "sync"
+
 // lpsTab[b][v] is what byte value v contributes, through π, τ and l, to
 // the LPS output word w when it is byte w of input word b: output word w
 // is the XOR over b of lpsTab[b][byte w of input word b].
-var lpsTab [8][256]uint64
+// It is filled at the first compression (g), not at start-up.
+var (
+	lpsTab  [8][256]uint64
+	lpsOnce sync.Once
+)
 
-func init() {
+func fillLPS() {
 	// After S, byte k of the 64-byte state is π(x_k); P moves byte
 	// τ(i) = 8(i mod 8) + i/8 to position i, so output word w, byte b
 	// (position 8w+b) holds π(x_{8b+w}): byte w of input word b. l then
@@ -54,6 +60,7 @@ func lps(x0, x1, x2, x3, x4, x5, x6, x7 uint64) (y0, y1, y2, y3, y4, y5, y6, y7 
 // and state words live in locals so that the compiler can keep them in
 // registers.
 func g(h, n, m *[8]uint64) {
+	lpsOnce.Do(fillLPS)
 	// K_1 = LPS(h ⊕ N).
 	k0, k1, k2, k3, k4, k5, k6, k7 := lps(h[0]^n[0], h[1]^n[1], h[2]^n[2], h[3]^n[3],
 		h[4]^n[4], h[5]^n[5], h[6]^n[6], h[7]^n[7])

@@ -20,6 +20,7 @@ type keyCache struct {
 // g sets h = g_N(h, m) for N = n (a 64-bit count), with cached keys,
 // computing them first if they are not (h, n)'s.
 func (c *keyCache) g(h *[8]uint64, n uint64, m *[8]uint64) {
+	lpsOnce.Do(fillLPS)
 	if !c.valid || c.n != n || c.h != *h {
 		k0, k1, k2, k3, k4, k5, k6, k7 := lps(h[0]^n, h[1], h[2], h[3], h[4], h[5], h[6], h[7])
 		c.k[0] = [8]uint64{k0, k1, k2, k3, k4, k5, k6, k7}
