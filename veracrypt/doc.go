@@ -13,8 +13,10 @@
 // times every cipher chain (AES, Serpent, Twofish, Camellia, Kuznyechik
 // and their cascades) until the magic ("VERA" or "TRUE") and both CRC-32s
 // check. The PRFs run in parallel on all cores, TrueCrypt's cheap ones
-// and the likeliest (SHA-512) first, and the first match stops the rest;
-// Options.PRF and Options.Cipher narrow the trials. A wrong password
+// and the likeliest (SHA-512) first, and the first match stops the rest
+// (PBKDF2 within 1024 iterations, an Argon2id run under way within one of
+// its slices, its memory released); Options.PRF and Options.Cipher narrow
+// the trials. A wrong password
 // returns ErrPassword after all trials; Open never writes.
 //
 //	f, _ := os.OpenFile("container.hc", os.O_RDWR, 0)

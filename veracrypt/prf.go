@@ -154,10 +154,15 @@ func (d *deriver) get(n int) []byte {
 		// VeraCrypt derives the longest header key (three ciphers)
 		// whatever the chain, and Argon2's output depends on its length.
 		if d.key == nil {
-			if d.stop != nil && d.stop.Load() {
-				return nil
+			var poll func() bool
+			if d.stop != nil {
+				poll = d.stop.Load
 			}
-			d.key = argon2.IDKey(d.password, d.salt, uint32(d.iter), uint32(d.mem), 1, maxHeaderKey)
+			k, err := argon2.IDKeyStop(poll, d.password, d.salt, uint32(d.iter), uint32(d.mem), 1, maxHeaderKey)
+			if err != nil {
+				return nil // argon2.ErrStopped
+			}
+			d.key = k
 		}
 		return d.key[:n]
 	}

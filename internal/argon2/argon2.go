@@ -23,7 +23,13 @@
 // Key and IDKey take the parameters of x/crypto's functions of the same
 // names, so callers can swap one for the other; the outputs are identical
 // (the tests check it on random parameters, and RFC 9106's vectors).
+//
+// IDKeyStop is IDKey with a stop function polled before each slice, for
+// callers (veracrypt's trials) that may no longer need a derivation under
+// way: it gives up within one slice and releases the memory.
 package argon2
+
+import "errors"
 
 // Version is the Argon2 version this package implements (RFC 9106: 0x13).
 const Version = 0x13
@@ -34,6 +40,10 @@ const (
 	typeArgon2id = 2
 )
 
+// ErrStopped is returned by IDKeyStop when its stop function reports true
+// before the derivation is done.
+var ErrStopped = errors.New("argon2: stopped before the derivation finished")
+
 // Key derives keyLen bytes from password and salt with Argon2i (RFC 9106,
 // data-independent memory access): time passes over memory KiB using threads
 // lanes.
@@ -43,7 +53,8 @@ const (
 // would reject such a memory size); H0 still hashes the memory value given.
 // It panics if time, threads or keyLen is zero.
 func Key(password, salt []byte, time, memory uint32, threads uint8, keyLen uint32) []byte {
-	return deriveKey(typeArgon2i, password, salt, nil, nil, time, memory, threads, keyLen)
+	key, _ := deriveKey(typeArgon2i, password, salt, nil, nil, time, memory, threads, keyLen, nil)
+	return key
 }
 
 // IDKey derives keyLen bytes from password and salt with Argon2id (RFC 9106,
@@ -51,12 +62,33 @@ func Key(password, salt []byte, time, memory uint32, threads uint8, keyLen uint3
 // pass, data-dependent after), the variant LUKS2 uses by default. The
 // parameters are those of Key, with the same rounding of memory.
 func IDKey(password, salt []byte, time, memory uint32, threads uint8, keyLen uint32) []byte {
-	return deriveKey(typeArgon2id, password, salt, nil, nil, time, memory, threads, keyLen)
+	key, _ := deriveKey(typeArgon2id, password, salt, nil, nil, time, memory, threads, keyLen, nil)
+	return key
+}
+
+// IDKeyStop is IDKey that can be given up part way: for a caller that
+// runs several derivations and may need none of them any more (a trial of
+// passwords or key derivations whose answer came from elsewhere).
+//
+// stop is called on the calling goroutine before the memory is allocated
+// and before each of the 4*time slices (a slice is one segment of every
+// lane, the lanes side by side), so an Argon2id of 416 MiB and 6 passes
+// checks it 25 times; once it returns true, IDKeyStop zeroes and releases
+// the memory, as it does when it finishes, and returns nil and
+// ErrStopped. The work left after stop turns true is therefore at most
+// the slice under way. stop must be cheap (an atomic load, a channel
+// poll); a nil stop never stops, and then the result is IDKey's. A key
+// returned with a nil error is IDKey's for the same inputs, whatever stop
+// returned after the last slice. It panics as IDKey does.
+func IDKeyStop(stop func() bool, password, salt []byte, time, memory uint32, threads uint8, keyLen uint32) ([]byte, error) {
+	return deriveKey(typeArgon2id, password, salt, nil, nil, time, memory, threads, keyLen, stop)
 }
 
 // deriveKey is Argon2 of type y with the optional secret K and associated
 // data X of RFC 9106 section 3.2 (the test vectors use them; LUKS does not).
-func deriveKey(y uint32, password, salt, secret, data []byte, time, memory uint32, threads uint8, keyLen uint32) []byte {
+// A non-nil stop is polled as IDKeyStop says; the error is ErrStopped or
+// nil.
+func deriveKey(y uint32, password, salt, secret, data []byte, time, memory uint32, threads uint8, keyLen uint32, stop func() bool) ([]byte, error) {
 	if time < 1 {
 		panic("xts: argon2: number of passes (time) must be at least 1")
 	}
@@ -66,6 +98,9 @@ func deriveKey(y uint32, password, salt, secret, data []byte, time, memory uint3
 	if keyLen < 1 {
 		panic("xts: argon2: key length must be at least 1")
 	}
+	if stop != nil && stop() {
+		return nil, ErrStopped
+	}
 	h0 := initialHash(y, password, salt, secret, data, time, memory, uint32(threads), keyLen)
 	lanes := uint32(threads)
 	blocks := memory / (syncPoints * lanes) * (syncPoints * lanes)
@@ -74,7 +109,10 @@ func deriveKey(y uint32, password, salt, secret, data []byte, time, memory uint3
 	}
 	m := newMatrix(blocks, lanes)
 	defer m.release()
-	m.fill(y, &h0, time)
+	done := m.fill(y, &h0, time, stop)
 	clear(h0[:])
-	return m.finalize(keyLen)
+	if !done {
+		return nil, ErrStopped
+	}
+	return m.finalize(keyLen), nil
 }

@@ -26,8 +26,11 @@ func testRFC9106Vectors(t *testing.T) {
 		{"Argon2id", typeArgon2id, "0d640df58d78766c08c037a34a8b53c9d01ef0452d75b65eb52520e96b01e659"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := deriveKey(tc.y, bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 16),
-				bytes.Repeat([]byte{3}, 8), bytes.Repeat([]byte{4}, 12), 3, 32, 4, 32)
+			got, err := deriveKey(tc.y, bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 16),
+				bytes.Repeat([]byte{3}, 8), bytes.Repeat([]byte{4}, 12), 3, 32, 4, 32, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if want, _ := hex.DecodeString(tc.tag); !bytes.Equal(got, want) {
 				t.Fatalf("tag %x, want %s", got, tc.tag)
 			}

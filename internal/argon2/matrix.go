@@ -60,10 +60,16 @@ func (m *matrix) lane(l uint32) []block {
 	return m.mem[l*m.laneLen : (l+1)*m.laneLen]
 }
 
+// testSliceDone, when set (by tests only), is called by fill after each
+// slice.
+var testSliceDone func(m *matrix, pass, slice uint32)
+
 // fill computes the first two blocks of every lane from h0 (RFC 9106
 // section 3.2 steps 3 and 4) and then runs the passes, the lanes of each
-// slice in parallel.
-func (m *matrix) fill(y uint32, h0 *[64]byte, time uint32) {
+// slice in parallel. A non-nil stop is called before each slice; fill
+// returns false, the memory half filled, as soon as it reports true, and
+// true when every pass is done.
+func (m *matrix) fill(y uint32, h0 *[64]byte, time uint32, stop func() bool) bool {
 	var buf [1024]byte
 	var suffix [8]byte
 	for l := uint32(0); l < m.lanes; l++ {
@@ -82,6 +88,9 @@ func (m *matrix) fill(y uint32, h0 *[64]byte, time uint32) {
 	var wg sync.WaitGroup
 	for pass := uint32(0); pass < time; pass++ {
 		for slice := uint32(0); slice < syncPoints; slice++ {
+			if stop != nil && stop() {
+				return false
+			}
 			wg.Add(int(m.lanes))
 			for l := uint32(0); l < m.lanes; l++ {
 				go func() {
@@ -90,8 +99,12 @@ func (m *matrix) fill(y uint32, h0 *[64]byte, time uint32) {
 				}()
 			}
 			wg.Wait()
+			if testSliceDone != nil {
+				testSliceDone(m, pass, slice)
+			}
 		}
 	}
+	return true
 }
 
 // fillSegment computes lane's blocks of one slice of one pass (RFC 9106
