@@ -6,6 +6,8 @@ import (
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/fastxts/xts/_asm/internal/xtsgen"
 )
 
 // Read-only data: π and π^-1 (the VPERMI2B tables), the multiplication
@@ -52,54 +54,26 @@ func emitTable(t [256]byte) {
 	}
 }
 
-var zregs = []reg.VecPhysical{
-	reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7,
-	reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12, reg.Z13, reg.Z14, reg.Z15,
-	reg.Z16, reg.Z17, reg.Z18, reg.Z19, reg.Z20, reg.Z21, reg.Z22, reg.Z23,
-	reg.Z24, reg.Z25, reg.Z26, reg.Z27, reg.Z28, reg.Z29, reg.Z30, reg.Z31,
-}
-
 // Register plan: Z16-Z19 the S-box (π or π^-1, 64 entries each), Z20 the
 // tweaks of the next four blocks, Z21 a running tweak, Z22-Z23 the tweak
 // arithmetic's temporaries; the other 24 hold the sixteen state registers
 // and the temporaries of the transposition and of ℓ, from a pool.
 var (
-	sbox       = zregs[16:20]
+	sbox       = xtsgen.Z[16:20]
 	tweakBase  = reg.Z20
 	tweakRun   = reg.Z21
 	tweakTemps = [2]reg.VecPhysical{reg.Z22, reg.Z23}
 )
 
-// pool hands out free registers.
-type pool struct{ free []reg.VecPhysical }
-
-func newPool() *pool {
-	p := &pool{}
+func newPool() *xtsgen.Pool {
+	p := &xtsgen.Pool{Owner: "kuznyechik generator"}
 	for i := 31; i >= 24; i-- {
-		p.free = append(p.free, zregs[i])
+		p.Free = append(p.Free, xtsgen.Z[i])
 	}
 	for i := 15; i >= 0; i-- {
-		p.free = append(p.free, zregs[i])
+		p.Free = append(p.Free, xtsgen.Z[i])
 	}
 	return p
-}
-
-func (p *pool) get() reg.VecPhysical {
-	if len(p.free) == 0 {
-		panic("kuznyechik generator: out of vector registers")
-	}
-	r := p.free[len(p.free)-1]
-	p.free = p.free[:len(p.free)-1]
-	return r
-}
-
-func (p *pool) put(r reg.VecPhysical) {
-	for _, f := range p.free {
-		if f == r {
-			panic(fmt.Sprintf("kuznyechik generator: %v freed twice", r))
-		}
-	}
-	p.free = append(p.free, r)
 }
 
 // mulx multiplies each lane of tw by x^k in GF(2^128) (0 < k < 64).
@@ -114,7 +88,7 @@ func mulx(tw reg.VecPhysical, k int) {
 
 // transposeNet emits the network of transpose.go on the list l, taking
 // its destinations from p and returning the sources to it.
-func transposeNet(l [16]reg.VecPhysical, p *pool) [16]reg.VecPhysical {
+func transposeNet(l [16]reg.VecPhysical, p *xtsgen.Pool) [16]reg.VecPhysical {
 	type unpackFn func(ops ...Op)
 	lo := map[int]unpackFn{1: VPUNPCKLBW, 2: VPUNPCKLWD, 4: VPUNPCKLDQ, 8: VPUNPCKLQDQ}
 	hi := map[int]unpackFn{1: VPUNPCKHBW, 2: VPUNPCKHWD, 4: VPUNPCKHDQ, 8: VPUNPCKHQDQ}
@@ -122,12 +96,12 @@ func transposeNet(l [16]reg.VecPhysical, p *pool) [16]reg.VecPhysical {
 		var next [16]reg.VecPhysical
 		for _, s := range st {
 			a, b := l[s.lo], l[s.hi]
-			next[s.lo] = p.get()
+			next[s.lo] = p.Get()
 			lo[s.e](b, a, next[s.lo])
-			next[s.hi] = p.get()
+			next[s.hi] = p.Get()
 			hi[s.e](b, a, next[s.hi])
-			p.put(a)
-			p.put(b)
+			p.Put(a)
+			p.Put(b)
 		}
 		l = next
 	}
@@ -160,14 +134,14 @@ func subBytes(s [16]reg.VecPhysical) {
 // (0, 14) is multiplied early on its own (measured about 20 % faster than
 // multiplying the pair's XOR). key is a broadcast dword of the round key
 // material.
-func ell(ops [16]reg.VecPhysical, newest int, key *Mem, p *pool) {
+func ell(ops [16]reg.VecPhysical, newest int, key *Mem, p *xtsgen.Pool) {
 	mul := func(i int, x reg.VecPhysical) reg.VecPhysical {
-		t := p.get()
+		t := p.Get()
 		VGF2P8AFFINEQB_BCST(U8(0), mulMem.Offset(8*coefIndex(lCoef[i])), x, t)
 		return t
 	}
 	pair := func(i int) reg.VecPhysical {
-		t := p.get()
+		t := p.Get()
 		VPXORD(ops[14-i], ops[i], t)
 		VGF2P8AFFINEQB_BCST(U8(0), mulMem.Offset(8*coefIndex(lCoef[i])), t, t)
 		return t
@@ -184,7 +158,7 @@ func ell(ops [16]reg.VecPhysical, newest int, key *Mem, p *pool) {
 	g := mul(newest, ops[newest])
 	VPXORD(g, dst, dst)
 	for _, t := range []reg.VecPhysical{a, b, c, d, e, f, g, h} {
-		p.put(t)
+		p.Put(t)
 	}
 }
 
@@ -205,7 +179,7 @@ func keyByte(kp reg.Register, i int) *Mem {
 // that make the result L(x) XOR K (kuznyechik_amd64.go, inject). After
 // sixteen steps the renaming has come full circle: the state is in the
 // registers it started in, so the rounds can loop.
-func linear(s [16]reg.VecPhysical, inv bool, kp reg.Register, p *pool) [16]reg.VecPhysical {
+func linear(s [16]reg.VecPhysical, inv bool, kp reg.Register, p *xtsgen.Pool) [16]reg.VecPhysical {
 	start := s
 	for step := range 16 {
 		var ops [16]reg.VecPhysical
@@ -332,7 +306,7 @@ func genXTS(name string, dec bool) {
 		KXORQ(k[0], k[0], k[0])
 		KXORQ(k[1], k[1], k[1])
 	}
-	for _, z := range zregs {
+	for _, z := range xtsgen.Z {
 		x := z.AsX() // an EVEX write zeroes the whole zmm register
 		VPXORD(x, x, x)
 	}
@@ -342,11 +316,11 @@ func genXTS(name string, dec bool) {
 
 // stateRegs are the sixteen registers the blocks are loaded into; the
 // pool hands them out in the same order every time.
-func stateRegs() (*pool, [16]reg.VecPhysical) {
+func stateRegs() (*xtsgen.Pool, [16]reg.VecPhysical) {
 	p := newPool()
 	var l [16]reg.VecPhysical
 	for k := range l {
-		l[k] = p.get()
+		l[k] = p.Get()
 	}
 	return p, l
 }

@@ -6,6 +6,8 @@ import (
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/fastxts/xts/_asm/internal/xtsgen"
 )
 
 // The key schedule the routines read through ks (296 words, filled by
@@ -77,13 +79,6 @@ func genTwofishData() {
 	DATA(0, U64(signMatrix))
 }
 
-var zregs = []reg.VecPhysical{
-	reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7,
-	reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12, reg.Z13, reg.Z14, reg.Z15,
-	reg.Z16, reg.Z17, reg.Z18, reg.Z19, reg.Z20, reg.Z21, reg.Z22, reg.Z23,
-	reg.Z24, reg.Z25, reg.Z26, reg.Z27, reg.Z28, reg.Z29, reg.Z30, reg.Z31,
-}
-
 // Register plan: Z0-Z7 the state of one group of 32 blocks (word w of
 // blocks 0-15 and 16-31, two registers per word, renamed by the Feistel
 // swaps), Z8-Z15 a second group's, Z16-Z23 temporaries, Z24-Z31 half of
@@ -94,8 +89,8 @@ var zregs = []reg.VecPhysical{
 // group's round is a chain of dependent permutes and GFNI operations, so
 // the core runs the other's beside it.
 var (
-	tmp  = zregs[16:24]
-	sbox = zregs[24:32]
+	tmp  = xtsgen.Z[16:24]
+	sbox = xtsgen.Z[24:32]
 )
 
 // sboxTables returns the two VPERMI2B table pairs of s_j: entries 0-127
@@ -187,7 +182,7 @@ func genTwofishXTS(name string, dec bool) {
 	Comment("Return the next tweak; zero every vector register.")
 	Store(lo, Return("lo"))
 	Store(hi, Return("hi"))
-	for _, z := range zregs {
+	for _, z := range xtsgen.Z {
 		x := z.AsX() // an EVEX write zeroes the whole zmm register
 		VPXORD(x, x, x)
 	}
@@ -204,7 +199,7 @@ func groups(ng int, ks, src, dst, lo, hi reg.Register, dec bool) {
 	// VPINSRQ and VPEXTRQ on xmm0-15 are VEX (AVX); on xmm16-31 they would
 	// be EVEX, and VPINSRQ/VPEXTRQ there need AVX-512DQ.
 	tw0, tw, c, d := tmp[4], tmp[5], tmp[6], tmp[7]
-	io := zregs[15]
+	io := xtsgen.Z[15]
 	VMOVQ(lo, io.AsX())
 	VPINSRQ(U8(1), hi, io.AsX(), io.AsX())
 	VSHUFI64X2(U8(0), io, io, tw0)
@@ -227,7 +222,7 @@ func groups(ng int, ks, src, dst, lo, hi reg.Register, dec bool) {
 			mulx(tw, 4*k, c, d)
 			t = tw
 		}
-		VPXORD(Mem{Base: src, Disp: 64 * k}, t, zregs[k])
+		VPXORD(Mem{Base: src, Disp: 64 * k}, t, xtsgen.Z[k])
 		VMOVDQU64(t, Mem{Base: dst, Disp: 64 * k})
 	}
 
@@ -235,10 +230,10 @@ func groups(ng int, ks, src, dst, lo, hi reg.Register, dec bool) {
 	R := make([][4][2]reg.VecPhysical, ng)
 	for g := range ng {
 		base := 8 * g
-		transpose([4]reg.VecPhysical{zregs[base], zregs[base+1], zregs[base+2], zregs[base+3]}, tmp[:4])
-		transpose([4]reg.VecPhysical{zregs[base+4], zregs[base+5], zregs[base+6], zregs[base+7]}, tmp[:4])
+		transpose([4]reg.VecPhysical{xtsgen.Z[base], xtsgen.Z[base+1], xtsgen.Z[base+2], xtsgen.Z[base+3]}, tmp[:4])
+		transpose([4]reg.VecPhysical{xtsgen.Z[base+4], xtsgen.Z[base+5], xtsgen.Z[base+6], xtsgen.Z[base+7]}, tmp[:4])
 		for w := range 4 {
-			R[g][w] = [2]reg.VecPhysical{zregs[base+w], zregs[base+4+w]}
+			R[g][w] = [2]reg.VecPhysical{xtsgen.Z[base+w], xtsgen.Z[base+4+w]}
 		}
 	}
 	in := 0 // whitening words: K0..K3 in, K4..K7 out (swapped to decrypt)
