@@ -10,34 +10,20 @@ import (
 	"github.com/fastxts/xts/_asm/internal/xtsgen"
 )
 
-// Constants in camelliaConsts: the XTS polynomial and per-lane shift
-// counts (as serpent's), and the GFNI matrices: pre[n], post[n] for
-// S-box n, and shr7 (bit 7 of a byte to bit 0, for FL's rotation).
+// Constants: the tweak arithmetic's (xtsgen.Tweak: the XTS polynomial and
+// the per-lane shift counts), and in camelliaGFNI the GFNI matrices:
+// pre[n], post[n] for S-box n, and shr7 (bit 7 of a byte to bit 0, for
+// FL's rotation).
 var (
-	polyMem, shlMem, shrMem Mem
-	preMem, postMem         [5]Mem
-	shr7Mem                 Mem
-	gf                      gfni
+	tweak           xtsgen.Tweak
+	preMem, postMem [5]Mem
+	shr7Mem         Mem
+	gf              gfni
 )
 
 func genCamelliaData(g gfni) {
 	gf = g
-	polyMem = GLOBL("camelliaPoly", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(0x87))
-		DATA(16*l+8, U64(0))
-	}
-	shlMem = GLOBL("camelliaTweakShl", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(uint64(l)))
-		DATA(16*l+8, U64(uint64(l)))
-	}
-	// A count of 64 shifts everything out (lane 0 has no carry).
-	shrMem = GLOBL("camelliaTweakShr", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(uint64(64-l)))
-		DATA(16*l+8, U64(uint64(64-l)))
-	}
+	tweak = xtsgen.TweakData("camellia")
 	m := GLOBL("camelliaGFNI", RODATA|NOPTR)
 	off := 0
 	for n := 1; n <= 4; n++ {
@@ -75,19 +61,6 @@ var (
 	tweakT reg.VecPhysical = reg.Z28 // T·x^0..3 of the batch's first blocks
 )
 
-// mulx sets dst to src times x^k in every lane (0 < k < 64), GF(2^128)
-// modulo x^128+x^7+x^2+x+1, with two temporaries.
-func mulx(dst, src reg.VecPhysical, k int, p *xtsgen.Pool) {
-	c, d := p.Get(), p.Get()
-	VPSRLQ(U8(64-k), src, c)
-	VPSLLQ(U8(k), src, dst)
-	VPSLLDQ(U8(8), c, d)
-	VPCLMULQDQ(U8(0x01), polyMem, c, c)
-	VPTERNLOGD(xor3, c, d, dst)
-	p.Put(d)
-	p.Put(c)
-}
-
 // loadTweaked loads block register r of the group grp, XORs its tweak
 // T·x^(4r+lane) and stores that tweak at its place in dst, where the
 // output XOR reads it back (computing the 16 tweaks twice cost 75
@@ -104,7 +77,7 @@ func loadTweaked(x []reg.VecPhysical, grp int, src, dst reg.Register, p *xtsgen.
 			continue
 		}
 		t := p.Get()
-		mulx(t, tweakT, 4*r, p)
+		tweak.MulXPool(t, tweakT, 4*r, p)
 		VMOVDQU64(t, Mem{Base: dst, Disp: 64 * r})
 		VPXORQ(t, x[r], x[r])
 		p.Put(t)
@@ -349,20 +322,8 @@ func genCamelliaXTS(name string, _ gfni) {
 	RET()
 
 	Label("start")
-	tArg, err := Param("tweakLo").Resolve()
-	if err != nil {
-		panic(err)
-	}
-	{
-		c, d := reg.Z24, reg.Z25
-		Comment("Z28 = T·x^0..3 (tweakLo and tweakHi are adjacent: T's 16 bytes).")
-		VBROADCASTI32X4(tArg.Addr, c)
-		VPSRLVQ(shrMem, c, d)
-		VPSLLVQ(shlMem, c, tweakT)
-		VPSLLDQ(U8(8), d, c)
-		VPCLMULQDQ(U8(0x01), polyMem, d, d)
-		VPTERNLOGD(xor3, d, c, tweakT)
-	}
+	Comment("Z28 = T·x^0..3 (tweakLo and tweakHi are adjacent: T's 16 bytes).")
+	tweak.LanesFromArgs(tweakT, reg.Z24, reg.Z25)
 	loadMatrices()
 	g := GP64()
 
@@ -401,7 +362,7 @@ func genCamelliaXTS(name string, _ gfni) {
 	JNE(LabelRef("sliced"))
 	{
 		c := p.Get()
-		VPCLMULQDQ(U8(0x01), polyMem, tweakT, c)
+		VPCLMULQDQ(U8(0x01), tweak.Poly, tweakT, c)
 		VPSLLDQ(U8(8), tweakT, tweakT)
 		VPXORQ(c, tweakT, tweakT)
 		p.Put(c)
@@ -460,7 +421,7 @@ func genCamelliaXTS(name string, _ gfni) {
 			CMPQ(g, U8(k))
 			JNE(LabelRef(fmt.Sprintf("partial%d", k+1)))
 		}
-		mulx(tweakT, tweakT, 16*k, p)
+		tweak.MulXPool(tweakT, tweakT, 16*k, p)
 		if k < 3 {
 			JMP(LabelRef("done"))
 			Label(fmt.Sprintf("partial%d", k+1))

@@ -12,9 +12,12 @@ import (
 
 // Read-only data: π and π^-1 (the VPERMI2B tables), the multiplication
 // matrices of ℓ's coefficients (broadcast qwords), and the tweak
-// constants: the XTS polynomial x^7+x^2+x+1 in the low quadword of each
-// lane and the per-lane shift counts that turn T into T·x^lane.
-var piMem, piInvMem, mulMem, polyMem, shlMem, shrMem Mem
+// constants (xtsgen.Tweak: the XTS polynomial and the per-lane shift
+// counts).
+var (
+	piMem, piInvMem, mulMem Mem
+	tweak                   xtsgen.Tweak
+)
 
 func genData() {
 	piMem = GLOBL("kuznyechikPi", RODATA|NOPTR)
@@ -25,22 +28,7 @@ func genData() {
 	for i, c := range mulCoefs {
 		DATA(8*i, U64(mulMatrix(c)))
 	}
-	polyMem = GLOBL("kuznyechikPoly", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(0x87))
-		DATA(16*l+8, U64(0))
-	}
-	shlMem = GLOBL("kuznyechikTweakShl", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(uint64(l)))
-		DATA(16*l+8, U64(uint64(l)))
-	}
-	// A count of 64 shifts everything out (lane 0 has no carry).
-	shrMem = GLOBL("kuznyechikTweakShr", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(uint64(64-l)))
-		DATA(16*l+8, U64(uint64(64-l)))
-	}
+	tweak = xtsgen.TweakData("kuznyechik")
 }
 
 // emitTable emits a 256-byte table into the current GLOBL.
@@ -76,14 +64,10 @@ func newPool() *xtsgen.Pool {
 	return p
 }
 
-// mulx multiplies each lane of tw by x^k in GF(2^128) (0 < k < 64).
+// mulx multiplies each lane of tw by x^k in GF(2^128) (0 < k < 64), with
+// the tweak arithmetic's temporaries.
 func mulx(tw reg.VecPhysical, k int) {
-	c, d := tweakTemps[0], tweakTemps[1]
-	VPSRLQ(U8(64-k), tw, c)
-	VPSLLQ(U8(k), tw, tw)
-	VPSLLDQ(U8(8), c, d)
-	VPCLMULQDQ(U8(0x01), polyMem, c, c)
-	VPTERNLOGD(U8(0x96), c, d, tw)
+	tweak.MulX(tw, tw, k, tweakTemps[0], tweakTemps[1])
 }
 
 // transposeNet emits the network of transpose.go on the list l, taking
@@ -251,18 +235,7 @@ func genXTS(name string, dec bool) {
 	for i, z := range sbox {
 		VMOVDQU64(tab.Offset(64*i), z)
 	}
-	tArg, err := Param("tweakLo").Resolve()
-	if err != nil {
-		panic(err)
-	}
-	c, d := tweakTemps[0], tweakTemps[1]
-	// tweakLo and tweakHi are adjacent in the argument frame: T's 16 bytes.
-	VBROADCASTI32X4(tArg.Addr, c)
-	VPSRLVQ(shrMem, c, d)
-	VPSLLVQ(shlMem, c, tweakBase)
-	VPSLLDQ(U8(8), d, c)
-	VPCLMULQDQ(U8(0x01), polyMem, d, d)
-	VPTERNLOGD(U8(0x96), d, c, tweakBase)
+	tweak.LanesFromArgs(tweakBase, tweakTemps[0], tweakTemps[1])
 
 	odd, half, kp, rounds := GP64(), GP64(), GP64(), GP64()
 	MOVQ(n, odd)

@@ -11,31 +11,21 @@ import (
 	"github.com/fastxts/xts/_asm/internal/xtsgen"
 )
 
-// Constants: the XTS reduction polynomial x^7+x^2+x+1 in the low quadword
-// of each lane, and the per-lane shift counts that turn T (in every lane)
-// into T·x^lane.
-var polyMem, shlMem, shrMem, ltMaskMem Mem
+// Constants: the tweak arithmetic's (xtsgen.Tweak: the XTS polynomial and
+// the per-lane shift counts) and the mask of ltKey.
+var (
+	tweak     xtsgen.Tweak
+	ltMaskMem Mem
+)
 
 func genSerpentData() {
-	polyMem = GLOBL("serpentPoly", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(0x87))
-		DATA(16*l+8, U64(0))
-	}
+	// The mask sits between the polynomial and the shift counts in the
+	// generated file, so the tables are emitted one by one.
+	tweak.Poly = xtsgen.PolyData("serpentPoly")
 	// rol22(0xFFFFFF80): x<<7 rotated left by 22 is rol29(x) and this (ltKey).
 	ltMaskMem = GLOBL("serpentLTMask", RODATA|NOPTR)
 	DATA(0, U32(bits.RotateLeft32(0xFFFFFF80, 22)))
-	shlMem = GLOBL("serpentTweakShl", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(uint64(l)))
-		DATA(16*l+8, U64(uint64(l)))
-	}
-	// A count of 64 shifts everything out (lane 0 has no carry).
-	shrMem = GLOBL("serpentTweakShr", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(uint64(64-l)))
-		DATA(16*l+8, U64(uint64(64-l)))
-	}
+	tweak.Shl, tweak.Shr = xtsgen.LaneShiftData("serpentTweakShl", "serpentTweakShr")
 }
 
 // set is 16 blocks in flight: x[i] holds word i of each block once
@@ -327,19 +317,6 @@ func (st regState) restore(sets []*set, p *xtsgen.Pool) {
 	p.Free = append(p.Free[:0], st.free...)
 }
 
-// mulx multiplies each lane of tw by x^k in GF(2^128) (0 < k < 64) with
-// two temporaries.
-func mulx(tw reg.VecPhysical, k int, p *xtsgen.Pool) {
-	c, d := p.Get(), p.Get()
-	VPSRLQ(U8(64-k), tw, c)
-	VPSLLQ(U8(k), tw, tw)
-	VPSLLDQ(U8(8), c, d)
-	VPCLMULQDQ(U8(0x01), polyMem, c, c)
-	VPTERNLOGD(U8(0x96), c, d, tw)
-	p.Put(d)
-	p.Put(c)
-}
-
 const signature = "func(ks *[132]uint32, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)"
 
 // genSerpentXTS emits one routine: XTS over len(src)/256 groups of 16
@@ -373,18 +350,7 @@ func genSerpentXTS(name string, dec bool, sbs [2][8]*circuit) {
 
 	Label("start")
 	Comment("Z31 = T·x^0..3.")
-	tArg, err := Param("tweakLo").Resolve()
-	if err != nil {
-		panic(err)
-	}
-	c, d := xtsgen.Z[0], xtsgen.Z[1]
-	// tweakLo and tweakHi are adjacent in the argument frame: T's 16 bytes.
-	VBROADCASTI32X4(tArg.Addr, c)
-	VPSRLVQ(shrMem, c, d)
-	VPSLLVQ(shlMem, c, tbase)
-	VPSLLDQ(U8(8), d, c)
-	VPCLMULQDQ(U8(0x01), polyMem, d, d)
-	VPTERNLOGD(U8(0x96), d, c, tbase)
+	tweak.LanesFromArgs(tbase, xtsgen.Z[0], xtsgen.Z[1])
 
 	CMPQ(n, U8(4))
 	JB(LabelRef("two"))
@@ -442,7 +408,7 @@ func serpentStep(k int, ks, src, dst reg.Register, dec bool, sb [8]*circuit) {
 			}
 			tw := p.Get()
 			VMOVDQA64(tbase, tw)
-			mulx(tw, off/16, p)
+			tweak.MulXPool(tw, tw, off/16, p)
 			VPXORD(Mem{Base: src, Disp: off}, tw, s.x[i])
 			VMOVDQU64(tw, Mem{Base: dst, Disp: off})
 			p.Put(tw)
@@ -450,10 +416,10 @@ func serpentStep(k int, ks, src, dst reg.Register, dec bool, sb [8]*circuit) {
 	}
 	Comment(fmt.Sprintf("The next step's tweaks: Z31 times x^%d.", 16*k))
 	if k == 4 {
-		mulx(tbase, 32, p)
-		mulx(tbase, 32, p)
+		tweak.MulXPool(tbase, tbase, 32, p)
+		tweak.MulXPool(tbase, tbase, 32, p)
 	} else {
-		mulx(tbase, 16*k, p)
+		tweak.MulXPool(tbase, tbase, 16*k, p)
 	}
 	for _, s := range sets {
 		s.transpose()

@@ -18,11 +18,13 @@ const (
 	ksWords    = 40 + 4*256/4
 )
 
-// Constants: the XTS reduction polynomial x^7+x^2+x+1 in the low quadword
-// of each lane and the per-lane shift counts that turn T (in every lane)
-// into T·x^lane; the VPERMI2B indices of the byte gathers; the GFNI
-// matrices of the MDS multipliers.
-var polyMem, shlMem, shrMem, gatherMem, scatterMem, mulEF, mul5B, signMat Mem
+// Constants: the tweak arithmetic's (xtsgen.Tweak: the XTS polynomial and
+// the per-lane shift counts); the VPERMI2B indices of the byte gathers;
+// the GFNI matrices of the MDS multipliers.
+var (
+	tweak                                        xtsgen.Tweak
+	gatherMem, scatterMem, mulEF, mul5B, signMat Mem
+)
 
 // gatherPairs are the byte pairs (u, v) of the four forward gathers: from
 // two word registers A, B (16 dwords each) a gather makes
@@ -32,22 +34,7 @@ var polyMem, shlMem, shrMem, gatherMem, scatterMem, mulEF, mul5B, signMat Mem
 var gatherPairs = [4][2]int{{0, 1}, {2, 3}, {3, 0}, {1, 2}}
 
 func genTwofishData() {
-	polyMem = GLOBL("twofishPoly", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(0x87))
-		DATA(16*l+8, U64(0))
-	}
-	shlMem = GLOBL("twofishTweakShl", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(uint64(l)))
-		DATA(16*l+8, U64(uint64(l)))
-	}
-	// A count of 64 shifts everything out (lane 0 has no carry).
-	shrMem = GLOBL("twofishTweakShr", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(uint64(64-l)))
-		DATA(16*l+8, U64(uint64(64-l)))
-	}
+	tweak = xtsgen.TweakData("twofish")
 	gatherMem = GLOBL("twofishGather", RODATA|NOPTR)
 	for g, p := range gatherPairs {
 		for i := range 64 {
@@ -97,16 +84,6 @@ var (
 // (register, memory) and 128-255.
 func sboxTables(ks reg.Register, j int) (loReg reg.VecPhysical, loMem Mem, hiReg reg.VecPhysical, hiMem Mem) {
 	return sbox[2*j], Mem{Base: ks, Disp: sboxOffset + 256*j + 64}, sbox[2*j+1], Mem{Base: ks, Disp: sboxOffset + 256*j + 192}
-}
-
-// mulx multiplies each lane of tw by x^k in GF(2^128) (0 < k < 64) with
-// two temporaries.
-func mulx(tw reg.VecPhysical, k int, c, d reg.VecPhysical) {
-	VPSRLQ(U8(64-k), tw, c)
-	VPSLLQ(U8(k), tw, tw)
-	VPSLLDQ(U8(8), c, d)
-	VPCLMULQDQ(U8(0x01), polyMem, c, c)
-	VPTERNLOGD(U8(0x96), c, d, tw)
 }
 
 // transpose transposes the 4x4 dwords of each 128-bit lane across the
@@ -203,15 +180,11 @@ func groups(ng int, ks, src, dst, lo, hi reg.Register, dec bool) {
 	VMOVQ(lo, io.AsX())
 	VPINSRQ(U8(1), hi, io.AsX(), io.AsX())
 	VSHUFI64X2(U8(0), io, io, tw0)
-	VPSRLVQ(shrMem, tw0, c)
-	VPSLLVQ(shlMem, tw0, tw0)
-	VPSLLDQ(U8(8), c, d)
-	VPCLMULQDQ(U8(0x01), polyMem, c, c)
-	VPTERNLOGD(U8(0x96), c, d, tw0)
+	tweak.Lanes(tw0, tw0, c, d)
 	Comment(fmt.Sprintf("The next tweak: T·x^%d.", 32*ng))
 	VMOVDQA64(tw0, io)
 	for range ng {
-		mulx(io, 32, c, d)
+		tweak.MulX(io, io, 32, c, d)
 	}
 	VMOVQ(io.AsX(), lo)
 	VPEXTRQ(U8(1), io.AsX(), hi)
@@ -219,7 +192,7 @@ func groups(ng int, ks, src, dst, lo, hi reg.Register, dec bool) {
 		t := tw0
 		if k > 0 {
 			VMOVDQA64(tw0, tw)
-			mulx(tw, 4*k, c, d)
+			tweak.MulX(tw, tw, 4*k, c, d)
 			t = tw
 		}
 		VPXORD(Mem{Base: src, Disp: 64 * k}, t, xtsgen.Z[k])

@@ -44,7 +44,7 @@ func (p *Pool) Get() reg.VecPhysical {
 func (p *Pool) Put(r reg.VecPhysical) {
 	for _, f := range p.Free {
 		if f == r {
-			panic(fmt.Sprintf("%s: %v freed twice", p.Owner, r))
+			panic(fmt.Sprintf("%s: %s freed twice", p.Owner, r.Asm()))
 		}
 	}
 	p.Free = append(p.Free, r)
