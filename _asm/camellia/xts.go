@@ -312,16 +312,7 @@ func genCamelliaXTS(name string, _ gfni) {
 	rounds := Load(Param("rounds"), GP64())
 	dst := Load(Param("dst").Base(), GP64())
 	src := Load(Param("src").Base(), GP64())
-	n := Load(Param("src").Len(), GP64())
-	SHRQ(U8(8), n) // groups of 16 blocks
-	JNZ(LabelRef("start"))
-	lo := Load(Param("tweakLo"), GP64())
-	hi := Load(Param("tweakHi"), GP64())
-	Store(lo, Return("lo"))
-	Store(hi, Return("hi"))
-	RET()
-
-	Label("start")
+	n, lo, hi := xtsgen.Groups(8) // groups of 16 blocks; none: T back
 	Comment("Z28 = T·x^0..3 (tweakLo and tweakHi are adjacent: T's 16 bytes).")
 	tweak.LanesFromArgs(tweakT, reg.Z24, reg.Z25)
 	loadMatrices()
@@ -431,14 +422,6 @@ func genCamelliaXTS(name string, _ gfni) {
 	Label("done")
 
 	Comment("Return the next tweak; zero every vector register.")
-	VMOVQ(tweakT.AsX(), lo)
-	VPEXTRQ(U8(1), tweakT.AsX(), hi)
-	Store(lo, Return("lo"))
-	Store(hi, Return("hi"))
-	for _, z := range xtsgen.Z {
-		xr := z.AsX() // an EVEX write zeroes the whole zmm register
-		VPXORD(xr, xr, xr)
-	}
-	VZEROUPPER()
-	RET()
+	xtsgen.ReturnTweak(tweakT, lo, hi)
+	xtsgen.ZeroAndRet()
 }

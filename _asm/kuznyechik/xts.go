@@ -217,16 +217,7 @@ func genXTS(name string, dec bool) {
 	ks := Load(Param("ks"), GP64())
 	dst := Load(Param("dst").Base(), GP64())
 	src := Load(Param("src").Base(), GP64())
-	n := Load(Param("src").Len(), GP64())
-	SHRQ(U8(9), n) // groups of 32 blocks
-	JNZ(LabelRef("start"))
-	lo := Load(Param("tweakLo"), GP64())
-	hi := Load(Param("tweakHi"), GP64())
-	Store(lo, Return("lo"))
-	Store(hi, Return("hi"))
-	RET()
-
-	Label("start")
+	n, lo, hi := xtsgen.Groups(9) // groups of 32 blocks; none: T back
 	Comment("The S-box into Z16-Z19; Z20 = T·x^0..3 (a lane each).")
 	tab := piMem
 	if dec {
@@ -271,20 +262,12 @@ func genXTS(name string, dec bool) {
 
 	Label("done")
 	Comment("Return the next tweak; zero every vector and mask register.")
-	VMOVQ(tweakBase.AsX(), lo)
-	VPEXTRQ(U8(1), tweakBase.AsX(), hi)
-	Store(lo, Return("lo"))
-	Store(hi, Return("hi"))
-	for _, k := range kmasks { // the masks held the S-box inputs' top bits
-		KXORQ(k[0], k[0], k[0])
-		KXORQ(k[1], k[1], k[1])
+	xtsgen.ReturnTweak(tweakBase, lo, hi)
+	var masks []reg.OpmaskPhysical // they held the S-box inputs' top bits
+	for _, k := range kmasks {
+		masks = append(masks, k[0], k[1])
 	}
-	for _, z := range xtsgen.Z {
-		x := z.AsX() // an EVEX write zeroes the whole zmm register
-		VPXORD(x, x, x)
-	}
-	VZEROUPPER()
-	RET()
+	xtsgen.ZeroAndRet(masks...)
 }
 
 // stateRegs are the sixteen registers the blocks are loaded into; the

@@ -339,16 +339,7 @@ func genSerpentXTS(name string, dec bool, sbs [2][8]*circuit) {
 	ks := Load(Param("ks"), GP64())
 	dst := Load(Param("dst").Base(), GP64())
 	src := Load(Param("src").Base(), GP64())
-	n := Load(Param("src").Len(), GP64())
-	SHRQ(U8(8), n) // groups of 16 blocks
-	JNZ(LabelRef("start"))
-	lo := Load(Param("tweakLo"), GP64())
-	hi := Load(Param("tweakHi"), GP64())
-	Store(lo, Return("lo"))
-	Store(hi, Return("hi"))
-	RET()
-
-	Label("start")
+	n, lo, hi := xtsgen.Groups(8) // groups of 16 blocks; none: T back
 	Comment("Z31 = T·x^0..3.")
 	tweak.LanesFromArgs(tbase, xtsgen.Z[0], xtsgen.Z[1])
 
@@ -379,16 +370,8 @@ func genSerpentXTS(name string, dec bool, sbs [2][8]*circuit) {
 
 	Label("done")
 	Comment("Return the next tweak; zero every vector register.")
-	VMOVQ(tbase.AsX(), lo)
-	VPEXTRQ(U8(1), tbase.AsX(), hi)
-	Store(lo, Return("lo"))
-	Store(hi, Return("hi"))
-	for _, z := range xtsgen.Z {
-		x := z.AsX() // an EVEX write zeroes the whole zmm register
-		VPXORD(x, x, x)
-	}
-	VZEROUPPER()
-	RET()
+	xtsgen.ReturnTweak(tbase, lo, hi)
+	xtsgen.ZeroAndRet()
 }
 
 // serpentStep emits the work on k sets of 16 blocks at src and dst: the

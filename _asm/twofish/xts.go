@@ -120,13 +120,15 @@ func genTwofishXTS(name string, dec bool) {
 	ks := Load(Param("ks"), GP64())
 	dst := Load(Param("dst").Base(), GP64())
 	src := Load(Param("src").Base(), GP64())
+	// Not xtsgen.Groups: the tweak is loaded on every path, as it lives
+	// in (lo, hi) between the groups (the other generators keep it in a
+	// zmm register and load it on the empty path only).
 	n := Load(Param("src").Len(), GP64())
 	lo := Load(Param("tweakLo"), GP64())
 	hi := Load(Param("tweakHi"), GP64())
 	SHRQ(U8(9), n) // groups of 32 blocks
 	JNZ(LabelRef("start"))
-	Store(lo, Return("lo"))
-	Store(hi, Return("hi"))
+	xtsgen.Result(lo, hi)
 	RET()
 
 	Label("start")
@@ -157,14 +159,8 @@ func genTwofishXTS(name string, dec bool) {
 
 	Label("done")
 	Comment("Return the next tweak; zero every vector register.")
-	Store(lo, Return("lo"))
-	Store(hi, Return("hi"))
-	for _, z := range xtsgen.Z {
-		x := z.AsX() // an EVEX write zeroes the whole zmm register
-		VPXORD(x, x, x)
-	}
-	VZEROUPPER()
-	RET()
+	xtsgen.Result(lo, hi)
+	xtsgen.ZeroAndRet()
 }
 
 // groups emits XTS over ng (1 or 2) groups of 32 blocks at src and dst,
