@@ -227,16 +227,8 @@ func (s *set) ltInv() {
 // transpose transposes the 4x4 dwords of each 128-bit lane across the
 // four registers (its own inverse).
 func (s *set) transpose() {
-	z := s.x
 	t := [4]reg.VecPhysical{s.pool.Get(), s.pool.Get(), s.pool.Get(), s.pool.Get()}
-	VPUNPCKLDQ(z[1], z[0], t[0])
-	VPUNPCKHDQ(z[1], z[0], t[1])
-	VPUNPCKLDQ(z[3], z[2], t[2])
-	VPUNPCKHDQ(z[3], z[2], t[3])
-	VPUNPCKLQDQ(t[2], t[0], z[0])
-	VPUNPCKHQDQ(t[2], t[0], z[1])
-	VPUNPCKLQDQ(t[3], t[1], z[2])
-	VPUNPCKHQDQ(t[3], t[1], z[3])
+	xtsgen.Transpose4x4(s.x, t)
 	for _, r := range t {
 		s.pool.Put(r)
 	}
@@ -381,22 +373,13 @@ func genSerpentXTS(name string, dec bool, sbs [2][8]*circuit) {
 func serpentStep(k int, ks, src, dst reg.Register, dec bool, sb [8]*circuit) {
 	sets, p := newSets(k)
 	Comment(fmt.Sprintf("%d blocks: tweaks (kept in dst), load XOR tweaks, transpose.", 16*k))
+	tw, c, d := p.Get(), p.Get(), p.Get()
 	for si, s := range sets {
-		for i := range 4 {
-			off := 256*si + 64*i
-			if off == 0 {
-				VPXORD(Mem{Base: src}, tbase, s.x[i])
-				VMOVDQU64(tbase, Mem{Base: dst})
-				continue
-			}
-			tw := p.Get()
-			VMOVDQA64(tbase, tw)
-			tweak.MulXPool(tw, tw, off/16, p)
-			VPXORD(Mem{Base: src, Disp: off}, tw, s.x[i])
-			VMOVDQU64(tw, Mem{Base: dst, Disp: off})
-			p.Put(tw)
-		}
+		tweak.XorPark(src, dst, 256*si, s.x[:], tbase, tw, c, d)
 	}
+	p.Put(d)
+	p.Put(c)
+	p.Put(tw)
 	Comment(fmt.Sprintf("The next step's tweaks: Z31 times x^%d.", 16*k))
 	if k == 4 {
 		tweak.MulXPool(tbase, tbase, 32, p)
@@ -474,10 +457,6 @@ func serpentStep(k int, ks, src, dst reg.Register, dec bool, sb [8]*circuit) {
 	Comment("Transpose back, XOR the tweaks, store.")
 	for si, s := range sets {
 		s.transpose()
-		for i := range 4 {
-			m := Mem{Base: dst, Disp: 256*si + 64*i}
-			VPXORD(m, s.x[i], s.x[i])
-			VMOVDQU64(s.x[i], m)
-		}
+		xtsgen.XorStore(dst, 256*si, s.x[:])
 	}
 }

@@ -87,16 +87,9 @@ func sboxTables(ks reg.Register, j int) (loReg reg.VecPhysical, loMem Mem, hiReg
 }
 
 // transpose transposes the 4x4 dwords of each 128-bit lane across the
-// four registers (its own inverse), with four temporaries.
-func transpose(z [4]reg.VecPhysical, t []reg.VecPhysical) {
-	VPUNPCKLDQ(z[1], z[0], t[0])
-	VPUNPCKHDQ(z[1], z[0], t[1])
-	VPUNPCKLDQ(z[3], z[2], t[2])
-	VPUNPCKHDQ(z[3], z[2], t[3])
-	VPUNPCKLQDQ(t[2], t[0], z[0])
-	VPUNPCKHQDQ(t[2], t[0], z[1])
-	VPUNPCKLQDQ(t[3], t[1], z[2])
-	VPUNPCKHQDQ(t[3], t[1], z[3])
+// four registers (its own inverse), with Z16-Z19 as temporaries.
+func transpose(z [4]reg.VecPhysical) {
+	xtsgen.Transpose4x4(z, [4]reg.VecPhysical(tmp[:4]))
 }
 
 const signature = "func(ks *[296]uint32, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)"
@@ -184,23 +177,14 @@ func groups(ng int, ks, src, dst, lo, hi reg.Register, dec bool) {
 	}
 	VMOVQ(io.AsX(), lo)
 	VPEXTRQ(U8(1), io.AsX(), hi)
-	for k := range 8 * ng {
-		t := tw0
-		if k > 0 {
-			VMOVDQA64(tw0, tw)
-			tweak.MulX(tw, tw, 4*k, c, d)
-			t = tw
-		}
-		VPXORD(Mem{Base: src, Disp: 64 * k}, t, xtsgen.Z[k])
-		VMOVDQU64(t, Mem{Base: dst, Disp: 64 * k})
-	}
+	tweak.XorPark(src, dst, 0, xtsgen.Z[:8*ng], tw0, tw, c, d)
 
 	Comment("Words: R[w][h] holds word w of blocks 16h..16h+15 of a group; whitening.")
 	R := make([][4][2]reg.VecPhysical, ng)
 	for g := range ng {
 		base := 8 * g
-		transpose([4]reg.VecPhysical{xtsgen.Z[base], xtsgen.Z[base+1], xtsgen.Z[base+2], xtsgen.Z[base+3]}, tmp[:4])
-		transpose([4]reg.VecPhysical{xtsgen.Z[base+4], xtsgen.Z[base+5], xtsgen.Z[base+6], xtsgen.Z[base+7]}, tmp[:4])
+		transpose([4]reg.VecPhysical{xtsgen.Z[base], xtsgen.Z[base+1], xtsgen.Z[base+2], xtsgen.Z[base+3]})
+		transpose([4]reg.VecPhysical{xtsgen.Z[base+4], xtsgen.Z[base+5], xtsgen.Z[base+6], xtsgen.Z[base+7]})
 		for w := range 4 {
 			R[g][w] = [2]reg.VecPhysical{xtsgen.Z[base+w], xtsgen.Z[base+4+w]}
 		}
@@ -236,12 +220,8 @@ func groups(ng int, ks, src, dst, lo, hi reg.Register, dec bool) {
 			for w := range 4 {
 				VPXORD_BCST(Mem{Base: ks, Disp: 4 * (out + w)}, z[w], z[w])
 			}
-			transpose(z, tmp[:4])
-			for k := range 4 {
-				m := Mem{Base: dst, Disp: 512*g + 256*h + 64*k}
-				VPXORD(m, z[k], z[k])
-				VMOVDQU64(z[k], m)
-			}
+			transpose(z)
+			xtsgen.XorStore(dst, 512*g+256*h, z[:])
 		}
 	}
 }
