@@ -298,9 +298,7 @@ const signature = "func(ks *[320]uint32, rounds int, dst, src []byte, tweakLo, t
 // groups in a final iteration, from tweak T = (tweakLo, tweakHi),
 // returning the tweak of the block after the last one processed.
 func genCamelliaXTS(name string, _ gfni) {
-	TEXT(name, NOSPLIT, signature)
-	Pragma("noescape")
-	Doc(name+" runs Camellia-XTS over len(src)/256 groups of 16 blocks",
+	xtsgen.Begin(name, signature, name+" runs Camellia-XTS over len(src)/256 groups of 16 blocks",
 		"(AVX-512F/BW, GFNI, VPCLMULQDQ), 64 blocks at a time: block j of src",
 		"uses the tweak T·x^j, T given as two little-endian words; it returns",
 		"T·x^(16·groups). ks is a folded, byte-sliced Camellia schedule",
@@ -310,8 +308,7 @@ func genCamelliaXTS(name string, _ gfni) {
 		"for a moment before its output.")
 	ks := Load(Param("ks"), GP64())
 	rounds := Load(Param("rounds"), GP64())
-	dst := Load(Param("dst").Base(), GP64())
-	src := Load(Param("src").Base(), GP64())
+	dst, src := xtsgen.Buffers()
 	n, lo, hi := xtsgen.Groups(8) // groups of 16 blocks; none: T back
 	Comment("Z28 = T·x^0..3 (tweakLo and tweakHi are adjacent: T's 16 bytes).")
 	tweak.LanesFromArgs(tweakT, reg.Z24, reg.Z25)

@@ -202,21 +202,18 @@ const signature = "func(ks *[10][16]uint32, dst, src []byte, tweakLo, tweakHi ui
 // round serves both the 64-block loop and the 32-block tail, so that the
 // routine's hot code stays small (about 2,900 bytes a round).
 func genXTS(name string, dec bool) {
-	TEXT(name, NOSPLIT, signature)
-	Pragma("noescape")
-	what, keys := "encrypts", "K_1 and the material of K_2..K_10"
+	keys := "K_1 and the material of K_2..K_10"
 	if dec {
-		what, keys = "decrypts", "the material of L^-1(K_10), ..., L^-1(K_2), and K_1"
+		keys = "the material of L^-1(K_10), ..., L^-1(K_2), and K_1"
 	}
-	Doc(name+" "+what+" len(src)/512 groups of 32 blocks with Kuznyechik-XTS",
+	xtsgen.Begin(name, signature, name+" "+xtsgen.Verb(dec)+" len(src)/512 groups of 32 blocks with Kuznyechik-XTS",
 		"(AVX-512F/BW/VL/VBMI, GFNI, VPCLMULQDQ), byte-sliced, 64 blocks at a time:",
 		"block j of src uses the tweak T·x^j, T given as two little-endian words;",
 		"it returns T·x^(32·groups). ks holds "+keys+"",
 		"(kuznyechikKeySchedule), each byte repeated in a dword; len(dst) >= len(src),",
 		"dst and src the same memory or disjoint.")
 	ks := Load(Param("ks"), GP64())
-	dst := Load(Param("dst").Base(), GP64())
-	src := Load(Param("src").Base(), GP64())
+	dst, src := xtsgen.Buffers()
 	n, lo, hi := xtsgen.Groups(9) // groups of 32 blocks; none: T back
 	Comment("The S-box into Z16-Z19; Z20 = T·x^0..3 (a lane each).")
 	tab := piMem

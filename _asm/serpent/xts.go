@@ -316,21 +316,14 @@ const signature = "func(ks *[132]uint32, dst, src []byte, tweakLo, tweakHi uint6
 // the first block with tweak T = (tweakLo, tweakHi), returning the tweak
 // of the block after the last one processed.
 func genSerpentXTS(name string, dec bool, sbs [2][8]*circuit) {
-	TEXT(name, NOSPLIT, signature)
-	Pragma("noescape")
-	what := "encrypts"
-	if dec {
-		what = "decrypts"
-	}
-	Doc(name+" "+what+" len(src)/256 groups of 16 blocks with Serpent-XTS",
+	xtsgen.Begin(name, signature, name+" "+xtsgen.Verb(dec)+" len(src)/256 groups of 16 blocks with Serpent-XTS",
 		"(AVX-512F/BW/VL, VPCLMULQDQ), 64 blocks at a time: block j of src uses the",
 		"tweak T·x^j, T given as two little-endian words; it returns",
 		"T·x^(16·groups). ks is the",
 		"132-word Serpent key schedule; len(dst) >= len(src), dst and src",
 		"the same memory or disjoint.")
 	ks := Load(Param("ks"), GP64())
-	dst := Load(Param("dst").Base(), GP64())
-	src := Load(Param("src").Base(), GP64())
+	dst, src := xtsgen.Buffers()
 	n, lo, hi := xtsgen.Groups(8) // groups of 16 blocks; none: T back
 	Comment("Z31 = T·x^0..3.")
 	tweak.LanesFromArgs(tbase, xtsgen.Z[0], xtsgen.Z[1])

@@ -98,21 +98,14 @@ const signature = "func(ks *[296]uint32, dst, src []byte, tweakLo, tweakHi uint6
 // blocks, the first block with tweak T = (tweakLo, tweakHi), returning the
 // tweak of the block after the last one processed.
 func genTwofishXTS(name string, dec bool) {
-	TEXT(name, NOSPLIT, signature)
-	Pragma("noescape")
-	what := "encrypts"
-	if dec {
-		what = "decrypts"
-	}
-	Doc(name+" "+what+" len(src)/512 groups of 32 blocks with Twofish-XTS",
+	xtsgen.Begin(name, signature, name+" "+xtsgen.Verb(dec)+" len(src)/512 groups of 32 blocks with Twofish-XTS",
 		"(AVX-512F/BW/VL/VBMI, GFNI, VPCLMULQDQ): block j of src uses the tweak",
 		"T·x^j, T given as two little-endian words; it returns T·x^(32·groups).",
 		"ks holds the subkeys K0..K39 and the S-boxes s0..s3 (twofishKeySchedule);",
 		"len(dst) >= len(src), dst and src the same memory or disjoint. The",
 		"tweaks pass through dst before the results overwrite them.")
 	ks := Load(Param("ks"), GP64())
-	dst := Load(Param("dst").Base(), GP64())
-	src := Load(Param("src").Base(), GP64())
+	dst, src := xtsgen.Buffers()
 	// Not xtsgen.Groups: the tweak is loaded on every path, as it lives
 	// in (lo, hi) between the groups (the other generators keep it in a
 	// zmm register and load it on the empty path only).

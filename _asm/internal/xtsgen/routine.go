@@ -11,6 +11,32 @@ import (
 // of blocks in src, the first block with tweak T = (tweakLo, tweakHi),
 // and returns the tweak of the block after the last one processed.
 
+// Begin starts the routine name with the signature given and its doc
+// comment: NOSPLIT, as the routines have no frame and call nothing (no key
+// material reaches a Go stack; TestGeneratedAssemblyRules in the root
+// package checks the frame size), and //go:noescape, as they keep no
+// pointer past the call.
+func Begin(name, signature string, doc ...string) {
+	TEXT(name, NOSPLIT, signature)
+	Pragma("noescape")
+	Doc(doc...)
+}
+
+// Verb is what a routine does to its blocks, for its doc comment.
+func Verb(dec bool) string {
+	if dec {
+		return "decrypts"
+	}
+	return "encrypts"
+}
+
+// Buffers loads the data pointers of the arguments dst and src.
+func Buffers() (dst, src reg.Register) {
+	dst = Load(Param("dst").Base(), GP64())
+	src = Load(Param("src").Base(), GP64())
+	return dst, src
+}
+
 // Groups loads len(src) and shifts it right by shift (log2 of the group's
 // bytes) to the number of groups n. With none, the routine returns at
 // once with T as the next tweak (lo, hi); otherwise it goes on at the
