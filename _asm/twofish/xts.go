@@ -7,6 +7,7 @@ import (
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 
+	"github.com/fastxts/xts/_asm/internal/gf2p8"
 	"github.com/fastxts/xts/_asm/internal/xtsgen"
 )
 
@@ -58,9 +59,9 @@ func genTwofishData() {
 		}
 	}
 	mulEF = GLOBL("twofishMulEF", RODATA|NOPTR)
-	DATA(0, U64(mulMatrix(0xEF)))
+	DATA(0, U64(gf2p8.MulMatrix(0xEF, mdsPoly)))
 	mul5B = GLOBL("twofishMul5B", RODATA|NOPTR)
-	DATA(0, U64(mulMatrix(0x5B)))
+	DATA(0, U64(gf2p8.MulMatrix(0x5B, mdsPoly)))
 	// Every row selects bit 7: each byte becomes 0xFF or 0 by its top bit.
 	signMat = GLOBL("twofishSign", RODATA|NOPTR)
 	DATA(0, U64(signMatrix))
