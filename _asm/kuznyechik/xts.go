@@ -225,11 +225,8 @@ func genXTS(name string, dec bool) {
 	}
 	tweak.LanesFromArgs(tweakBase, tweakTemps[0], tweakTemps[1])
 
-	odd, half, kp, rounds := GP64(), GP64(), GP64(), GP64()
-	MOVQ(n, odd)
-	ANDQ(U8(1), odd)
-	SHRQ(U8(1), n)
-	JZ(LabelRef("tail"))
+	odd := xtsgen.SplitPairs(n)
+	half, kp, rounds := GP64(), GP64(), GP64()
 
 	Label("loop")
 	XORQ(half, half)

@@ -125,11 +125,7 @@ func genTwofishXTS(name string, dec bool) {
 		VMOVDQU64(Mem{Base: ks, Disp: sboxOffset + 256*j}, loReg)
 		VMOVDQU64(Mem{Base: ks, Disp: sboxOffset + 256*j + 128}, hiReg)
 	}
-	odd := GP64()
-	MOVQ(n, odd)
-	ANDQ(U8(1), odd)
-	SHRQ(U8(1), n)
-	JZ(LabelRef("tail"))
+	odd := xtsgen.SplitPairs(n)
 
 	Label("loop")
 	groups(2, ks, src, dst, lo, hi, dec)

@@ -54,6 +54,20 @@ func Groups(shift int) (n, lo, hi reg.Register) {
 	return n, lo, hi
 }
 
+// SplitPairs splits the group count n for a loop over pairs of groups (at
+// the label "loop", which the caller places next) and an odd group after
+// it (at "tail"): it returns odd = n&1 and halves n, and jumps to "tail"
+// when no pair is left. Twofish and Kuznyechik run two groups of 32 blocks
+// per iteration, their rounds interleaved or in the same registers.
+func SplitPairs(n reg.Register) (odd reg.Register) {
+	odd = GP64()
+	MOVQ(n, odd)
+	ANDQ(U8(1), odd)
+	SHRQ(U8(1), n)
+	JZ(LabelRef("tail"))
+	return odd
+}
+
 // Result stores (lo, hi) as the routine's results lo and hi.
 func Result(lo, hi reg.Register) {
 	Store(lo, Return("lo"))
