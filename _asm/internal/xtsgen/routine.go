@@ -13,9 +13,9 @@ import (
 
 // Begin starts the routine name with the signature given and its doc
 // comment: NOSPLIT, as the routines have no frame and call nothing (no key
-// material reaches a Go stack; TestGeneratedAssemblyRules in the root
-// package checks the frame size), and //go:noescape, as they keep no
-// pointer past the call.
+// material reaches a Go stack; TestGeneratedCipherAssembly in the root
+// package checks for NOSPLIT and a zero frame), and //go:noescape, as
+// they keep no pointer past the call.
 func Begin(name, signature string, doc ...string) {
 	TEXT(name, NOSPLIT, signature)
 	Pragma("noescape")
