@@ -366,6 +366,8 @@ func genSerpentXTS(name string, dec bool, sbs [2][8]*circuit) {
 func serpentStep(k int, ks, src, dst reg.Register, dec bool, sb [8]*circuit) {
 	sets, p := newSets(k)
 	Comment(fmt.Sprintf("%d blocks: tweaks (kept in dst), load XOR tweaks, transpose.", 16*k))
+	// A block row's tweak and MulX's two temporaries, taken once for all
+	// the sets (the pool hands out the same three for each row anyway).
 	tw, c, d := p.Get(), p.Get(), p.Get()
 	for si, s := range sets {
 		tweak.XorPark(src, dst, 256*si, s.x[:], tbase, tw, c, d)
