@@ -6,6 +6,8 @@ import (
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/fastxts/xts/_asm/internal/xtsgen"
 )
 
 // The single-block routine: the XTS engine encrypts a unit's tweak, and
@@ -181,9 +183,7 @@ const blockSignature = "func(ks *[40]uint64, rounds int, dst, src *[16]byte)"
 // genCamelliaBlock emits camelliaBlockGFNI: one block, the folded
 // schedule of foldCamelliaSchedule as eight bytes per entry in order.
 func genCamelliaBlock(name string) {
-	TEXT(name, NOSPLIT, blockSignature)
-	Pragma("noescape")
-	Doc(name+" encrypts or decrypts (by the schedule) the block src into dst",
+	xtsgen.Begin(name, blockSignature, name+" encrypts or decrypts (by the schedule) the block src into dst",
 		"with Camellia (GFNI, AVX-512VL), a half block per xmm register. ks is a",
 		"folded schedule (foldCamelliaSchedule), each entry's bytes in order;",
 		"rounds is 18 or 24; dst and src may be the same.")

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"math/bits"
+
+	"github.com/fastxts/xts/_asm/internal/gf2p8"
 )
 
 // This file derives, from SBOX1 of RFC 3713 alone, the GFNI affine maps
@@ -154,28 +156,15 @@ func rotMat(n int) mat {
 	return fromCols(c)
 }
 
-// gfMul multiplies in GF(2^8) modulo x^8+x^4+x^3+x+1.
-func gfMul(a, b byte) byte {
-	var p byte
-	for b != 0 {
-		if b&1 != 0 {
-			p ^= a
-		}
-		hi := a & 0x80
-		a <<= 1
-		if hi != 0 {
-			a ^= 0x1b
-		}
-		b >>= 1
-	}
-	return p
-}
+// gfniPoly is the modulus of VGF2P8AFFINEINVQB's field,
+// x^8+x^4+x^3+x+1.
+const gfniPoly = 0x11B
 
 // gfInv is inversion in that field, 0 to 0 (as VGF2P8AFFINEINVQB).
 func gfInv(a byte) byte {
 	r := byte(1)
 	for range 254 {
-		r = gfMul(r, a)
+		r = gf2p8.Mul(r, a, gfniPoly)
 	}
 	return r
 }

@@ -6,36 +6,24 @@ import (
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/fastxts/xts/_asm/internal/xtsgen"
 )
 
-// Constants in camelliaConsts: the XTS polynomial and per-lane shift
-// counts (as serpent's), and the GFNI matrices: pre[n], post[n] for
-// S-box n, and shr7 (bit 7 of a byte to bit 0, for FL's rotation).
+// Constants: the tweak arithmetic's (xtsgen.Tweak: the XTS polynomial and
+// the per-lane shift counts), and in camelliaGFNI the GFNI matrices:
+// pre[n], post[n] for S-box n, and shr7 (bit 7 of a byte to bit 0, for
+// FL's rotation).
 var (
-	polyMem, shlMem, shrMem Mem
-	preMem, postMem         [5]Mem
-	shr7Mem                 Mem
-	gf                      gfni
+	tweak           xtsgen.Tweak
+	preMem, postMem [5]Mem
+	shr7Mem         Mem
+	gf              gfni
 )
 
 func genCamelliaData(g gfni) {
 	gf = g
-	polyMem = GLOBL("camelliaPoly", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(0x87))
-		DATA(16*l+8, U64(0))
-	}
-	shlMem = GLOBL("camelliaTweakShl", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(uint64(l)))
-		DATA(16*l+8, U64(uint64(l)))
-	}
-	// A count of 64 shifts everything out (lane 0 has no carry).
-	shrMem = GLOBL("camelliaTweakShr", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(uint64(64-l)))
-		DATA(16*l+8, U64(uint64(64-l)))
-	}
+	tweak = xtsgen.TweakData("camellia")
 	m := GLOBL("camelliaGFNI", RODATA|NOPTR)
 	off := 0
 	for n := 1; n <= 4; n++ {
@@ -53,34 +41,6 @@ func genCamelliaData(g gfni) {
 // sboxOfByte is the S-box F applies to each byte of its input, most
 // significant first (RFC 3713, section 2.4.1).
 var sboxOfByte = [8]int{1, 2, 3, 4, 2, 3, 4, 1}
-
-var zregs = []reg.VecPhysical{
-	reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7,
-	reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12, reg.Z13, reg.Z14, reg.Z15,
-	reg.Z16, reg.Z17, reg.Z18, reg.Z19, reg.Z20, reg.Z21, reg.Z22, reg.Z23,
-	reg.Z24, reg.Z25, reg.Z26, reg.Z27, reg.Z28, reg.Z29, reg.Z30, reg.Z31,
-}
-
-// pool hands out free zmm registers.
-type pool struct{ free []reg.VecPhysical }
-
-func (p *pool) get() reg.VecPhysical {
-	if len(p.free) == 0 {
-		panic("camellia generator: out of vector registers")
-	}
-	r := p.free[0]
-	p.free = p.free[1:]
-	return r
-}
-
-func (p *pool) put(r reg.VecPhysical) {
-	for _, f := range p.free {
-		if f == r {
-			panic(fmt.Sprintf("camellia generator: %v freed twice", r))
-		}
-	}
-	p.free = append(p.free, r)
-}
 
 // ternImm is the VPTERNLOGD immediate of f(a, b, c) where a is the
 // destination operand, b the middle (register) one and c the last source
@@ -101,26 +61,13 @@ var (
 	tweakT reg.VecPhysical = reg.Z28 // T·x^0..3 of the batch's first blocks
 )
 
-// mulx sets dst to src times x^k in every lane (0 < k < 64), GF(2^128)
-// modulo x^128+x^7+x^2+x+1, with two temporaries.
-func mulx(dst, src reg.VecPhysical, k int, p *pool) {
-	c, d := p.get(), p.get()
-	VPSRLQ(U8(64-k), src, c)
-	VPSLLQ(U8(k), src, dst)
-	VPSLLDQ(U8(8), c, d)
-	VPCLMULQDQ(U8(0x01), polyMem, c, c)
-	VPTERNLOGD(xor3, c, d, dst)
-	p.put(d)
-	p.put(c)
-}
-
 // loadTweaked loads block register r of the group grp, XORs its tweak
 // T·x^(4r+lane) and stores that tweak at its place in dst, where the
 // output XOR reads it back (computing the 16 tweaks twice cost 75
 // instructions per 1 KiB): dst holds data or the output, or a tweak
 // between the two, never anything else, and src's block is in its
 // register before the tweak overwrites it in place.
-func loadTweaked(x []reg.VecPhysical, grp int, src, dst reg.Register, p *pool) {
+func loadTweaked(x []reg.VecPhysical, grp int, src, dst reg.Register, p *xtsgen.Pool) {
 	for i := range 4 {
 		r := 4*grp + i
 		VMOVDQU64(Mem{Base: src, Disp: 64 * r}, x[r])
@@ -129,11 +76,11 @@ func loadTweaked(x []reg.VecPhysical, grp int, src, dst reg.Register, p *pool) {
 			VPXORQ(tweakT, x[0], x[0])
 			continue
 		}
-		t := p.get()
-		mulx(t, tweakT, 4*r, p)
+		t := p.Get()
+		tweak.MulXPool(t, tweakT, 4*r, p)
 		VMOVDQU64(t, Mem{Base: dst, Disp: 64 * r})
 		VPXORQ(t, x[r], x[r])
-		p.put(t)
+		p.Put(t)
 	}
 }
 
@@ -143,16 +90,16 @@ func loadTweaked(x []reg.VecPhysical, grp int, src, dst reg.Register, p *pool) {
 // the row‖column index (4+4 bits) of every byte rotates left by one, so
 // four stages swap row and column, and the network is its own inverse.
 // checkTranspose proves it on labels.
-func transpose16(in []reg.VecPhysical, p *pool) []reg.VecPhysical {
+func transpose16(in []reg.VecPhysical, p *xtsgen.Pool) []reg.VecPhysical {
 	cur := append([]reg.VecPhysical(nil), in...)
 	for range 4 {
 		next := make([]reg.VecPhysical, 16)
 		for j := range 8 {
-			lo, hi := p.get(), p.get()
+			lo, hi := p.Get(), p.Get()
 			VPUNPCKLBW(cur[j+8], cur[j], lo)
 			VPUNPCKHBW(cur[j+8], cur[j], hi)
-			p.put(cur[j])
-			p.put(cur[j+8])
+			p.Put(cur[j])
+			p.Put(cur[j+8])
 			next[2*j], next[2*j+1] = lo, hi
 		}
 		cur = next
@@ -236,10 +183,10 @@ func loadMatrices() {
 // it needs next (camellia_amd64.go: foldCamelliaSchedule). That XOR
 // waits on nothing of this round, so the S-boxes start as soon as in is
 // final: one instruction less on the path from round to round.
-func f(ks reg.Register, d int, in, out []reg.VecPhysical, p *pool) {
+func f(ks reg.Register, d int, in, out []reg.VecPhysical, p *xtsgen.Pool) {
 	var t [8]reg.VecPhysical
 	for b := range 8 {
-		t[b] = p.get()
+		t[b] = p.Get()
 		n := sboxOfByte[b]
 		VGF2P8AFFINEQB(U8(gf.pre[n].imm), preReg[n], in[b], t[b])
 	}
@@ -258,7 +205,7 @@ func f(ks reg.Register, d int, in, out []reg.VecPhysical, p *pool) {
 	// A and B first (the scheduler favours older instructions), the
 	// pairs into out beside them: every out is final three levels after
 	// the S-boxes (the next round waits on them).
-	a, b := p.get(), p.get()
+	a, b := p.Get(), p.Get()
 	VPXORD(t[1], t[0], a)
 	VPXORD(t[5], t[4], b)
 	VPTERNLOGD(xor3, t[3], t[2], a)
@@ -276,57 +223,57 @@ func f(ks reg.Register, d int, in, out []reg.VecPhysical, p *pool) {
 		VPTERNLOGD(xor3, b, t[4+i], out[4+i])
 	}
 	for _, r := range t {
-		p.put(r)
+		p.Put(r)
 	}
-	p.put(a)
-	p.put(b)
+	p.Put(a)
+	p.Put(b)
 }
 
 // rotXor XORs (t <<< 1) into x, t and x four byte registers each, most
 // significant first: byte b of the rotation is t_b<<1 | t_(b+1)>>7.
-func rotXor(t, x []reg.VecPhysical, p *pool) {
+func rotXor(t, x []reg.VecPhysical, p *xtsgen.Pool) {
 	for b := range 4 {
-		u, v := p.get(), p.get()
+		u, v := p.Get(), p.Get()
 		VPADDB(t[b], t[b], u)
 		VGF2P8AFFINEQB_BCST(U8(0), shr7Mem, t[(b+1)%4], v)
 		VPTERNLOGD(xor3, v, u, x[b])
-		p.put(u)
-		p.put(v)
+		p.Put(u)
+		p.Put(v)
 	}
 }
 
 // fl applies FL (RFC 3713, 2.4.2) with subkey k to the half x.
-func fl(ks reg.Register, k int, x []reg.VecPhysical, p *pool) {
+func fl(ks reg.Register, k int, x []reg.VecPhysical, p *xtsgen.Pool) {
 	var t [4]reg.VecPhysical
 	for b := range 4 {
-		t[b] = p.get()
+		t[b] = p.Get()
 		VPANDD_BCST(keyMem(ks, k, b), x[b], t[b])
 	}
 	rotXor(t[:], x[4:], p)
 	for b := range 4 {
-		p.put(t[b])
+		p.Put(t[b])
 		VPTERNLOGD_BCST(xorOr, keyMem(ks, k, 4+b), x[4+b], x[b])
 	}
 }
 
 // flInv applies FL⁻¹ (RFC 3713, 2.4.3) with subkey k to the half y.
-func flInv(ks reg.Register, k int, y []reg.VecPhysical, p *pool) {
+func flInv(ks reg.Register, k int, y []reg.VecPhysical, p *xtsgen.Pool) {
 	var t [4]reg.VecPhysical
 	for b := range 4 {
 		VPTERNLOGD_BCST(xorOr, keyMem(ks, k, 4+b), y[4+b], y[b])
 	}
 	for b := range 4 {
-		t[b] = p.get()
+		t[b] = p.Get()
 		VPANDD_BCST(keyMem(ks, k, b), y[b], t[b])
 	}
 	rotXor(t[:], y[4:], p)
 	for b := range 4 {
-		p.put(t[b])
+		p.Put(t[b])
 	}
 }
 
 // sixRounds emits rounds 6g+1..6g+6: folded-schedule entries 2+8g..7+8g.
-func sixRounds(ks reg.Register, g int, l, r []reg.VecPhysical, p *pool) {
+func sixRounds(ks reg.Register, g int, l, r []reg.VecPhysical, p *xtsgen.Pool) {
 	for j := range 6 {
 		Comment(fmt.Sprintf("Round %d.", 6*g+j+1))
 		if j%2 == 0 {
@@ -351,9 +298,7 @@ const signature = "func(ks *[320]uint32, rounds int, dst, src []byte, tweakLo, t
 // groups in a final iteration, from tweak T = (tweakLo, tweakHi),
 // returning the tweak of the block after the last one processed.
 func genCamelliaXTS(name string, _ gfni) {
-	TEXT(name, NOSPLIT, signature)
-	Pragma("noescape")
-	Doc(name+" runs Camellia-XTS over len(src)/256 groups of 16 blocks",
+	xtsgen.Begin(name, signature, name+" runs Camellia-XTS over len(src)/256 groups of 16 blocks",
 		"(AVX-512F/BW, GFNI, VPCLMULQDQ), 64 blocks at a time: block j of src",
 		"uses the tweak T·x^j, T given as two little-endian words; it returns",
 		"T·x^(16·groups). ks is a folded, byte-sliced Camellia schedule",
@@ -363,32 +308,10 @@ func genCamelliaXTS(name string, _ gfni) {
 		"for a moment before its output.")
 	ks := Load(Param("ks"), GP64())
 	rounds := Load(Param("rounds"), GP64())
-	dst := Load(Param("dst").Base(), GP64())
-	src := Load(Param("src").Base(), GP64())
-	n := Load(Param("src").Len(), GP64())
-	SHRQ(U8(8), n) // groups of 16 blocks
-	JNZ(LabelRef("start"))
-	lo := Load(Param("tweakLo"), GP64())
-	hi := Load(Param("tweakHi"), GP64())
-	Store(lo, Return("lo"))
-	Store(hi, Return("hi"))
-	RET()
-
-	Label("start")
-	tArg, err := Param("tweakLo").Resolve()
-	if err != nil {
-		panic(err)
-	}
-	{
-		c, d := reg.Z24, reg.Z25
-		Comment("Z28 = T·x^0..3 (tweakLo and tweakHi are adjacent: T's 16 bytes).")
-		VBROADCASTI32X4(tArg.Addr, c)
-		VPSRLVQ(shrMem, c, d)
-		VPSLLVQ(shlMem, c, tweakT)
-		VPSLLDQ(U8(8), d, c)
-		VPCLMULQDQ(U8(0x01), polyMem, d, d)
-		VPTERNLOGD(xor3, d, c, tweakT)
-	}
+	dst, src := xtsgen.Buffers()
+	n, lo, hi := xtsgen.Groups(8) // groups of 16 blocks; none: T back
+	Comment("Z28 = T·x^0..3 (tweakLo and tweakHi are adjacent: T's 16 bytes).")
+	tweak.LanesFromArgs(tweakT, reg.Z24, reg.Z25)
 	loadMatrices()
 	g := GP64()
 
@@ -398,11 +321,11 @@ func genCamelliaXTS(name string, _ gfni) {
 	CMPQ(n, U8(4))
 	CMOVQLT(n, g)
 
-	x := append([]reg.VecPhysical(nil), zregs[:16]...)
-	p := &pool{}
-	for _, z := range zregs[16:] {
+	x := append([]reg.VecPhysical(nil), xtsgen.Z[:16]...)
+	p := &xtsgen.Pool{Owner: "camellia generator", FIFO: true}
+	for _, z := range xtsgen.Z[16:] {
 		if !isReserved(z) {
-			p.free = append(p.free, z)
+			p.Free = append(p.Free, z)
 		}
 	}
 	Comment("Load the blocks (registers past the last group zero).")
@@ -426,11 +349,11 @@ func genCamelliaXTS(name string, _ gfni) {
 	CMPQ(g, U8(4))
 	JNE(LabelRef("sliced"))
 	{
-		c := p.get()
-		VPCLMULQDQ(U8(0x01), polyMem, tweakT, c)
+		c := p.Get()
+		VPCLMULQDQ(U8(0x01), tweak.Poly, tweakT, c)
 		VPSLLDQ(U8(8), tweakT, tweakT)
 		VPXORQ(c, tweakT, tweakT)
-		p.put(c)
+		p.Put(c)
 	}
 	Label("sliced")
 	Comment("Byte-slice: register b holds byte b of every block.")
@@ -486,7 +409,7 @@ func genCamelliaXTS(name string, _ gfni) {
 			CMPQ(g, U8(k))
 			JNE(LabelRef(fmt.Sprintf("partial%d", k+1)))
 		}
-		mulx(tweakT, tweakT, 16*k, p)
+		tweak.MulXPool(tweakT, tweakT, 16*k, p)
 		if k < 3 {
 			JMP(LabelRef("done"))
 			Label(fmt.Sprintf("partial%d", k+1))
@@ -496,14 +419,6 @@ func genCamelliaXTS(name string, _ gfni) {
 	Label("done")
 
 	Comment("Return the next tweak; zero every vector register.")
-	VMOVQ(tweakT.AsX(), lo)
-	VPEXTRQ(U8(1), tweakT.AsX(), hi)
-	Store(lo, Return("lo"))
-	Store(hi, Return("hi"))
-	for _, z := range zregs {
-		xr := z.AsX() // an EVEX write zeroes the whole zmm register
-		VPXORD(xr, xr, xr)
-	}
-	VZEROUPPER()
-	RET()
+	xtsgen.ReturnTweak(tweakT, lo, hi)
+	xtsgen.ZeroAndRet()
 }

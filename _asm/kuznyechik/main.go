@@ -16,7 +16,7 @@
 //     coefficients are symmetric (c_k = c_(14-k)) and three are 1, so ℓ
 //     is five XORs of pairs, eight multiplications by a constant
 //     (VGF2P8AFFINEQB with the constant's 8x8 bit matrix, derived and
-//     checked in field.go) and six three-way XORs (VPTERNLOGD); a byte of
+//     checked by gf2p8.MulMatrix) and six three-way XORs (VPTERNLOGD); a byte of
 //     round key material comes in as a broadcast memory operand, and the
 //     key schedule (kuznyechik_amd64.go) makes that material such that
 //     the sixteen injected bytes give L(x) XOR K.

@@ -6,13 +6,18 @@ import (
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/fastxts/xts/_asm/internal/xtsgen"
 )
 
 // Read-only data: π and π^-1 (the VPERMI2B tables), the multiplication
 // matrices of ℓ's coefficients (broadcast qwords), and the tweak
-// constants: the XTS polynomial x^7+x^2+x+1 in the low quadword of each
-// lane and the per-lane shift counts that turn T into T·x^lane.
-var piMem, piInvMem, mulMem, polyMem, shlMem, shrMem Mem
+// constants (xtsgen.Tweak: the XTS polynomial and the per-lane shift
+// counts).
+var (
+	piMem, piInvMem, mulMem Mem
+	tweak                   xtsgen.Tweak
+)
 
 func genData() {
 	piMem = GLOBL("kuznyechikPi", RODATA|NOPTR)
@@ -23,22 +28,7 @@ func genData() {
 	for i, c := range mulCoefs {
 		DATA(8*i, U64(mulMatrix(c)))
 	}
-	polyMem = GLOBL("kuznyechikPoly", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(0x87))
-		DATA(16*l+8, U64(0))
-	}
-	shlMem = GLOBL("kuznyechikTweakShl", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(uint64(l)))
-		DATA(16*l+8, U64(uint64(l)))
-	}
-	// A count of 64 shifts everything out (lane 0 has no carry).
-	shrMem = GLOBL("kuznyechikTweakShr", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(uint64(64-l)))
-		DATA(16*l+8, U64(uint64(64-l)))
-	}
+	tweak = xtsgen.TweakData("kuznyechik")
 }
 
 // emitTable emits a 256-byte table into the current GLOBL.
@@ -52,69 +42,37 @@ func emitTable(t [256]byte) {
 	}
 }
 
-var zregs = []reg.VecPhysical{
-	reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7,
-	reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12, reg.Z13, reg.Z14, reg.Z15,
-	reg.Z16, reg.Z17, reg.Z18, reg.Z19, reg.Z20, reg.Z21, reg.Z22, reg.Z23,
-	reg.Z24, reg.Z25, reg.Z26, reg.Z27, reg.Z28, reg.Z29, reg.Z30, reg.Z31,
-}
-
 // Register plan: Z16-Z19 the S-box (π or π^-1, 64 entries each), Z20 the
 // tweaks of the next four blocks, Z21 a running tweak, Z22-Z23 the tweak
 // arithmetic's temporaries; the other 24 hold the sixteen state registers
 // and the temporaries of the transposition and of ℓ, from a pool.
 var (
-	sbox       = zregs[16:20]
+	sbox       = xtsgen.Z[16:20]
 	tweakBase  = reg.Z20
 	tweakRun   = reg.Z21
 	tweakTemps = [2]reg.VecPhysical{reg.Z22, reg.Z23}
 )
 
-// pool hands out free registers.
-type pool struct{ free []reg.VecPhysical }
-
-func newPool() *pool {
-	p := &pool{}
+func newPool() *xtsgen.Pool {
+	p := &xtsgen.Pool{Owner: "kuznyechik generator"}
 	for i := 31; i >= 24; i-- {
-		p.free = append(p.free, zregs[i])
+		p.Free = append(p.Free, xtsgen.Z[i])
 	}
 	for i := 15; i >= 0; i-- {
-		p.free = append(p.free, zregs[i])
+		p.Free = append(p.Free, xtsgen.Z[i])
 	}
 	return p
 }
 
-func (p *pool) get() reg.VecPhysical {
-	if len(p.free) == 0 {
-		panic("kuznyechik generator: out of vector registers")
-	}
-	r := p.free[len(p.free)-1]
-	p.free = p.free[:len(p.free)-1]
-	return r
-}
-
-func (p *pool) put(r reg.VecPhysical) {
-	for _, f := range p.free {
-		if f == r {
-			panic(fmt.Sprintf("kuznyechik generator: %v freed twice", r))
-		}
-	}
-	p.free = append(p.free, r)
-}
-
-// mulx multiplies each lane of tw by x^k in GF(2^128) (0 < k < 64).
+// mulx multiplies each lane of tw by x^k in GF(2^128) (0 < k < 64), with
+// the tweak arithmetic's temporaries.
 func mulx(tw reg.VecPhysical, k int) {
-	c, d := tweakTemps[0], tweakTemps[1]
-	VPSRLQ(U8(64-k), tw, c)
-	VPSLLQ(U8(k), tw, tw)
-	VPSLLDQ(U8(8), c, d)
-	VPCLMULQDQ(U8(0x01), polyMem, c, c)
-	VPTERNLOGD(U8(0x96), c, d, tw)
+	tweak.MulX(tw, tw, k, tweakTemps[0], tweakTemps[1])
 }
 
 // transposeNet emits the network of transpose.go on the list l, taking
 // its destinations from p and returning the sources to it.
-func transposeNet(l [16]reg.VecPhysical, p *pool) [16]reg.VecPhysical {
+func transposeNet(l [16]reg.VecPhysical, p *xtsgen.Pool) [16]reg.VecPhysical {
 	type unpackFn func(ops ...Op)
 	lo := map[int]unpackFn{1: VPUNPCKLBW, 2: VPUNPCKLWD, 4: VPUNPCKLDQ, 8: VPUNPCKLQDQ}
 	hi := map[int]unpackFn{1: VPUNPCKHBW, 2: VPUNPCKHWD, 4: VPUNPCKHDQ, 8: VPUNPCKHQDQ}
@@ -122,12 +80,12 @@ func transposeNet(l [16]reg.VecPhysical, p *pool) [16]reg.VecPhysical {
 		var next [16]reg.VecPhysical
 		for _, s := range st {
 			a, b := l[s.lo], l[s.hi]
-			next[s.lo] = p.get()
+			next[s.lo] = p.Get()
 			lo[s.e](b, a, next[s.lo])
-			next[s.hi] = p.get()
+			next[s.hi] = p.Get()
 			hi[s.e](b, a, next[s.hi])
-			p.put(a)
-			p.put(b)
+			p.Put(a)
+			p.Put(b)
 		}
 		l = next
 	}
@@ -160,14 +118,14 @@ func subBytes(s [16]reg.VecPhysical) {
 // (0, 14) is multiplied early on its own (measured about 20 % faster than
 // multiplying the pair's XOR). key is a broadcast dword of the round key
 // material.
-func ell(ops [16]reg.VecPhysical, newest int, key *Mem, p *pool) {
+func ell(ops [16]reg.VecPhysical, newest int, key *Mem, p *xtsgen.Pool) {
 	mul := func(i int, x reg.VecPhysical) reg.VecPhysical {
-		t := p.get()
+		t := p.Get()
 		VGF2P8AFFINEQB_BCST(U8(0), mulMem.Offset(8*coefIndex(lCoef[i])), x, t)
 		return t
 	}
 	pair := func(i int) reg.VecPhysical {
-		t := p.get()
+		t := p.Get()
 		VPXORD(ops[14-i], ops[i], t)
 		VGF2P8AFFINEQB_BCST(U8(0), mulMem.Offset(8*coefIndex(lCoef[i])), t, t)
 		return t
@@ -184,7 +142,7 @@ func ell(ops [16]reg.VecPhysical, newest int, key *Mem, p *pool) {
 	g := mul(newest, ops[newest])
 	VPXORD(g, dst, dst)
 	for _, t := range []reg.VecPhysical{a, b, c, d, e, f, g, h} {
-		p.put(t)
+		p.Put(t)
 	}
 }
 
@@ -205,7 +163,7 @@ func keyByte(kp reg.Register, i int) *Mem {
 // that make the result L(x) XOR K (kuznyechik_amd64.go, inject). After
 // sixteen steps the renaming has come full circle: the state is in the
 // registers it started in, so the rounds can loop.
-func linear(s [16]reg.VecPhysical, inv bool, kp reg.Register, p *pool) [16]reg.VecPhysical {
+func linear(s [16]reg.VecPhysical, inv bool, kp reg.Register, p *xtsgen.Pool) [16]reg.VecPhysical {
 	start := s
 	for step := range 16 {
 		var ops [16]reg.VecPhysical
@@ -244,31 +202,19 @@ const signature = "func(ks *[10][16]uint32, dst, src []byte, tweakLo, tweakHi ui
 // round serves both the 64-block loop and the 32-block tail, so that the
 // routine's hot code stays small (about 2,900 bytes a round).
 func genXTS(name string, dec bool) {
-	TEXT(name, NOSPLIT, signature)
-	Pragma("noescape")
-	what, keys := "encrypts", "K_1 and the material of K_2..K_10"
+	keys := "K_1 and the material of K_2..K_10"
 	if dec {
-		what, keys = "decrypts", "the material of L^-1(K_10), ..., L^-1(K_2), and K_1"
+		keys = "the material of L^-1(K_10), ..., L^-1(K_2), and K_1"
 	}
-	Doc(name+" "+what+" len(src)/512 groups of 32 blocks with Kuznyechik-XTS",
+	xtsgen.Begin(name, signature, name+" "+xtsgen.Verb(dec)+" len(src)/512 groups of 32 blocks with Kuznyechik-XTS",
 		"(AVX-512F/BW/VL/VBMI, GFNI, VPCLMULQDQ), byte-sliced, 64 blocks at a time:",
 		"block j of src uses the tweak T·x^j, T given as two little-endian words;",
 		"it returns T·x^(32·groups). ks holds "+keys+"",
 		"(kuznyechikKeySchedule), each byte repeated in a dword; len(dst) >= len(src),",
 		"dst and src the same memory or disjoint.")
 	ks := Load(Param("ks"), GP64())
-	dst := Load(Param("dst").Base(), GP64())
-	src := Load(Param("src").Base(), GP64())
-	n := Load(Param("src").Len(), GP64())
-	SHRQ(U8(9), n) // groups of 32 blocks
-	JNZ(LabelRef("start"))
-	lo := Load(Param("tweakLo"), GP64())
-	hi := Load(Param("tweakHi"), GP64())
-	Store(lo, Return("lo"))
-	Store(hi, Return("hi"))
-	RET()
-
-	Label("start")
+	dst, src := xtsgen.Buffers()
+	n, lo, hi := xtsgen.Groups(9) // groups of 32 blocks; none: T back
 	Comment("The S-box into Z16-Z19; Z20 = T·x^0..3 (a lane each).")
 	tab := piMem
 	if dec {
@@ -277,24 +223,10 @@ func genXTS(name string, dec bool) {
 	for i, z := range sbox {
 		VMOVDQU64(tab.Offset(64*i), z)
 	}
-	tArg, err := Param("tweakLo").Resolve()
-	if err != nil {
-		panic(err)
-	}
-	c, d := tweakTemps[0], tweakTemps[1]
-	// tweakLo and tweakHi are adjacent in the argument frame: T's 16 bytes.
-	VBROADCASTI32X4(tArg.Addr, c)
-	VPSRLVQ(shrMem, c, d)
-	VPSLLVQ(shlMem, c, tweakBase)
-	VPSLLDQ(U8(8), d, c)
-	VPCLMULQDQ(U8(0x01), polyMem, d, d)
-	VPTERNLOGD(U8(0x96), d, c, tweakBase)
+	tweak.LanesFromArgs(tweakBase, tweakTemps[0], tweakTemps[1])
 
-	odd, half, kp, rounds := GP64(), GP64(), GP64(), GP64()
-	MOVQ(n, odd)
-	ANDQ(U8(1), odd)
-	SHRQ(U8(1), n)
-	JZ(LabelRef("tail"))
+	odd := xtsgen.SplitPairs(n)
+	half, kp, rounds := GP64(), GP64(), GP64()
 
 	Label("loop")
 	XORQ(half, half)
@@ -324,29 +256,21 @@ func genXTS(name string, dec bool) {
 
 	Label("done")
 	Comment("Return the next tweak; zero every vector and mask register.")
-	VMOVQ(tweakBase.AsX(), lo)
-	VPEXTRQ(U8(1), tweakBase.AsX(), hi)
-	Store(lo, Return("lo"))
-	Store(hi, Return("hi"))
-	for _, k := range kmasks { // the masks held the S-box inputs' top bits
-		KXORQ(k[0], k[0], k[0])
-		KXORQ(k[1], k[1], k[1])
+	xtsgen.ReturnTweak(tweakBase, lo, hi)
+	var masks []reg.OpmaskPhysical // they held the S-box inputs' top bits
+	for _, k := range kmasks {
+		masks = append(masks, k[0], k[1])
 	}
-	for _, z := range zregs {
-		x := z.AsX() // an EVEX write zeroes the whole zmm register
-		VPXORD(x, x, x)
-	}
-	VZEROUPPER()
-	RET()
+	xtsgen.ZeroAndRet(masks...)
 }
 
 // stateRegs are the sixteen registers the blocks are loaded into; the
 // pool hands them out in the same order every time.
-func stateRegs() (*pool, [16]reg.VecPhysical) {
+func stateRegs() (*xtsgen.Pool, [16]reg.VecPhysical) {
 	p := newPool()
 	var l [16]reg.VecPhysical
 	for k := range l {
-		l[k] = p.get()
+		l[k] = p.Get()
 	}
 	return p, l
 }

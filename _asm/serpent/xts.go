@@ -7,54 +7,25 @@ import (
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/fastxts/xts/_asm/internal/xtsgen"
 )
 
-// Constants: the XTS reduction polynomial x^7+x^2+x+1 in the low quadword
-// of each lane, and the per-lane shift counts that turn T (in every lane)
-// into T·x^lane.
-var polyMem, shlMem, shrMem, ltMaskMem Mem
+// Constants: the tweak arithmetic's (xtsgen.Tweak: the XTS polynomial and
+// the per-lane shift counts) and the mask of ltKey.
+var (
+	tweak     xtsgen.Tweak
+	ltMaskMem Mem
+)
 
 func genSerpentData() {
-	polyMem = GLOBL("serpentPoly", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(0x87))
-		DATA(16*l+8, U64(0))
-	}
+	// The mask sits between the polynomial and the shift counts in the
+	// generated file, so the tables are emitted one by one.
+	tweak.Poly = xtsgen.PolyData("serpentPoly")
 	// rol22(0xFFFFFF80): x<<7 rotated left by 22 is rol29(x) and this (ltKey).
 	ltMaskMem = GLOBL("serpentLTMask", RODATA|NOPTR)
 	DATA(0, U32(bits.RotateLeft32(0xFFFFFF80, 22)))
-	shlMem = GLOBL("serpentTweakShl", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(uint64(l)))
-		DATA(16*l+8, U64(uint64(l)))
-	}
-	// A count of 64 shifts everything out (lane 0 has no carry).
-	shrMem = GLOBL("serpentTweakShr", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(uint64(64-l)))
-		DATA(16*l+8, U64(uint64(64-l)))
-	}
-}
-
-// pool hands out free zmm registers of one set.
-type pool struct{ free []reg.VecPhysical }
-
-func (p *pool) get() reg.VecPhysical {
-	if len(p.free) == 0 {
-		panic("serpent generator: out of vector registers")
-	}
-	r := p.free[len(p.free)-1]
-	p.free = p.free[:len(p.free)-1]
-	return r
-}
-
-func (p *pool) put(r reg.VecPhysical) {
-	for _, f := range p.free {
-		if f == r {
-			panic(fmt.Sprintf("serpent generator: %v freed twice", r))
-		}
-	}
-	p.free = append(p.free, r)
+	tweak.Shl, tweak.Shr = xtsgen.LaneShiftData("serpentTweakShl", "serpentTweakShr")
 }
 
 // set is 16 blocks in flight: x[i] holds word i of each block once
@@ -63,14 +34,7 @@ func (p *pool) put(r reg.VecPhysical) {
 // free again before the next set's phase starts).
 type set struct {
 	x    [4]reg.VecPhysical
-	pool *pool
-}
-
-var zregs = []reg.VecPhysical{
-	reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7,
-	reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12, reg.Z13, reg.Z14, reg.Z15,
-	reg.Z16, reg.Z17, reg.Z18, reg.Z19, reg.Z20, reg.Z21, reg.Z22, reg.Z23,
-	reg.Z24, reg.Z25, reg.Z26, reg.Z27, reg.Z28, reg.Z29, reg.Z30, reg.Z31,
+	pool *xtsgen.Pool
 }
 
 // tbase holds T·x^0..3 (one per 128-bit lane) of the step's first block.
@@ -83,18 +47,18 @@ var tbase = reg.Z31
 // place) and XORed back from there after the rounds. Four independent sets
 // hide the latency of the rounds' dependency chain (about eleven
 // ternlog/rotate steps a round); two were latency-bound.
-func newSets(k int) ([]*set, *pool) {
-	p := &pool{}
+func newSets(k int) ([]*set, *xtsgen.Pool) {
+	p := &xtsgen.Pool{Owner: "serpent generator"}
 	for j := 30; j >= 16; j-- {
-		p.free = append(p.free, zregs[j])
+		p.Free = append(p.Free, xtsgen.Z[j])
 	}
 	s := make([]*set, k)
 	for i := range k {
 		s[i] = &set{pool: p}
-		copy(s[i].x[:], zregs[4*i:4*i+4])
+		copy(s[i].x[:], xtsgen.Z[4*i:4*i+4])
 	}
 	for j := 15; j >= 4*k; j-- {
-		p.free = append(p.free, zregs[j])
+		p.Free = append(p.Free, xtsgen.Z[j])
 	}
 	return s, p
 }
@@ -119,7 +83,7 @@ func (s *set) sbox(c *circuit) {
 	copy(regs, s.x[:])
 	for i := range 4 {
 		if last[i] < 0 {
-			s.pool.put(regs[i])
+			s.pool.Put(regs[i])
 		}
 	}
 	for k, n := range c.nodes {
@@ -134,7 +98,7 @@ func (s *set) sbox(c *circuit) {
 		var dst reg.VecPhysical
 		order := [3]int{0, 1, 2}
 		if d < 0 {
-			dst = s.pool.get()
+			dst = s.pool.Get()
 			VMOVDQA64(regs[ops[0]], dst)
 		} else {
 			dst = regs[ops[d]]
@@ -164,7 +128,7 @@ func (s *set) sbox(c *circuit) {
 				}
 			}
 			if !dup && !(d >= 0 && ops[d] == v) {
-				s.pool.put(regs[v])
+				s.pool.Put(regs[v])
 			}
 		}
 		regs[4+k] = dst
@@ -184,7 +148,7 @@ func (s *set) addKey(ks reg.Register, r int) {
 // lt is Serpent's linear transformation.
 func (s *set) lt() {
 	x := &s.x
-	t := s.pool.get()
+	t := s.pool.Get()
 	VPROLD(U8(13), x[0], x[0])
 	VPROLD(U8(3), x[2], x[2])
 	VPTERNLOGD(U8(0x96), x[2], x[0], x[1])
@@ -197,7 +161,7 @@ func (s *set) lt() {
 	VPTERNLOGD(U8(0x96), t, x[3], x[2])
 	VPROLD(U8(5), x[0], x[0])
 	VPROLD(U8(22), x[2], x[2])
-	s.pool.put(t)
+	s.pool.Put(t)
 }
 
 // ltKey is lt followed by addKey(kp, r) with a shorter dependency chain
@@ -216,7 +180,7 @@ func (s *set) lt() {
 func (s *set) ltKey(kp reg.Register, r int) {
 	x := &s.x
 	key := func(i int) Mem { return Mem{Base: kp, Disp: 4 * (4*r + i)} }
-	a, b := s.pool.get(), s.pool.get()
+	a, b := s.pool.Get(), s.pool.Get()
 	VPROLD(U8(13), x[0], a)
 	VPROLD(U8(3), x[2], b)
 	VPTERNLOGD(U8(0x96), b, a, x[1]) // x1a
@@ -237,14 +201,14 @@ func (s *set) ltKey(kp reg.Register, r int) {
 	VPXORD_BCST(key(1), x[1], x[1])
 	VPROLD(U8(7), x[3], x[3])
 	VPXORD_BCST(key(3), x[3], x[3])
-	s.pool.put(b)
-	s.pool.put(a)
+	s.pool.Put(b)
+	s.pool.Put(a)
 }
 
 // ltInv inverts lt.
 func (s *set) ltInv() {
 	x := &s.x
-	t := s.pool.get()
+	t := s.pool.Get()
 	VPROLD(U8(32-22), x[2], x[2])
 	VPROLD(U8(32-5), x[0], x[0])
 	VPSLLD(U8(7), x[1], t)
@@ -257,24 +221,16 @@ func (s *set) ltInv() {
 	VPTERNLOGD(U8(0x96), x[2], x[0], x[1])
 	VPROLD(U8(32-3), x[2], x[2])
 	VPROLD(U8(32-13), x[0], x[0])
-	s.pool.put(t)
+	s.pool.Put(t)
 }
 
 // transpose transposes the 4x4 dwords of each 128-bit lane across the
 // four registers (its own inverse).
 func (s *set) transpose() {
-	z := s.x
-	t := [4]reg.VecPhysical{s.pool.get(), s.pool.get(), s.pool.get(), s.pool.get()}
-	VPUNPCKLDQ(z[1], z[0], t[0])
-	VPUNPCKHDQ(z[1], z[0], t[1])
-	VPUNPCKLDQ(z[3], z[2], t[2])
-	VPUNPCKHDQ(z[3], z[2], t[3])
-	VPUNPCKLQDQ(t[2], t[0], z[0])
-	VPUNPCKHQDQ(t[2], t[0], z[1])
-	VPUNPCKLQDQ(t[3], t[1], z[2])
-	VPUNPCKHQDQ(t[3], t[1], z[3])
+	t := [4]reg.VecPhysical{s.pool.Get(), s.pool.Get(), s.pool.Get(), s.pool.Get()}
+	xtsgen.Transpose4x4(s.x, t)
 	for _, r := range t {
-		s.pool.put(r)
+		s.pool.Put(r)
 	}
 }
 
@@ -284,8 +240,8 @@ type regState struct {
 	free []reg.VecPhysical
 }
 
-func snapshot(sets []*set, p *pool) regState {
-	st := regState{free: append([]reg.VecPhysical(nil), p.free...)}
+func snapshot(sets []*set, p *xtsgen.Pool) regState {
+	st := regState{free: append([]reg.VecPhysical(nil), p.Free...)}
 	for _, s := range sets {
 		st.x = append(st.x, s.x)
 	}
@@ -296,7 +252,7 @@ func snapshot(sets []*set, p *pool) regState {
 // them (a parallel move: a move whose target still holds another pending
 // move's source waits; a cycle is broken by swapping two registers with
 // three XORs, as no register may be free), then resets the allocator.
-func (st regState) restore(sets []*set, p *pool) {
+func (st regState) restore(sets []*set, p *xtsgen.Pool) {
 	type mv struct{ from, to reg.VecPhysical }
 	var moves []mv
 	for i, s := range sets {
@@ -350,20 +306,7 @@ func (st regState) restore(sets []*set, p *pool) {
 	for i, s := range sets {
 		s.x = st.x[i]
 	}
-	p.free = append(p.free[:0], st.free...)
-}
-
-// mulx multiplies each lane of tw by x^k in GF(2^128) (0 < k < 64) with
-// two temporaries.
-func mulx(tw reg.VecPhysical, k int, p *pool) {
-	c, d := p.get(), p.get()
-	VPSRLQ(U8(64-k), tw, c)
-	VPSLLQ(U8(k), tw, tw)
-	VPSLLDQ(U8(8), c, d)
-	VPCLMULQDQ(U8(0x01), polyMem, c, c)
-	VPTERNLOGD(U8(0x96), c, d, tw)
-	p.put(d)
-	p.put(c)
+	p.Free = append(p.Free[:0], st.free...)
 }
 
 const signature = "func(ks *[132]uint32, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)"
@@ -373,44 +316,17 @@ const signature = "func(ks *[132]uint32, dst, src []byte, tweakLo, tweakHi uint6
 // the first block with tweak T = (tweakLo, tweakHi), returning the tweak
 // of the block after the last one processed.
 func genSerpentXTS(name string, dec bool, sbs [2][8]*circuit) {
-	TEXT(name, NOSPLIT, signature)
-	Pragma("noescape")
-	what := "encrypts"
-	if dec {
-		what = "decrypts"
-	}
-	Doc(name+" "+what+" len(src)/256 groups of 16 blocks with Serpent-XTS",
+	xtsgen.Begin(name, signature, name+" "+xtsgen.Verb(dec)+" len(src)/256 groups of 16 blocks with Serpent-XTS",
 		"(AVX-512F/BW/VL, VPCLMULQDQ), 64 blocks at a time: block j of src uses the",
 		"tweak T·x^j, T given as two little-endian words; it returns",
 		"T·x^(16·groups). ks is the",
 		"132-word Serpent key schedule; len(dst) >= len(src), dst and src",
 		"the same memory or disjoint.")
 	ks := Load(Param("ks"), GP64())
-	dst := Load(Param("dst").Base(), GP64())
-	src := Load(Param("src").Base(), GP64())
-	n := Load(Param("src").Len(), GP64())
-	SHRQ(U8(8), n) // groups of 16 blocks
-	JNZ(LabelRef("start"))
-	lo := Load(Param("tweakLo"), GP64())
-	hi := Load(Param("tweakHi"), GP64())
-	Store(lo, Return("lo"))
-	Store(hi, Return("hi"))
-	RET()
-
-	Label("start")
+	dst, src := xtsgen.Buffers()
+	n, lo, hi := xtsgen.Groups(8) // groups of 16 blocks; none: T back
 	Comment("Z31 = T·x^0..3.")
-	tArg, err := Param("tweakLo").Resolve()
-	if err != nil {
-		panic(err)
-	}
-	c, d := zregs[0], zregs[1]
-	// tweakLo and tweakHi are adjacent in the argument frame: T's 16 bytes.
-	VBROADCASTI32X4(tArg.Addr, c)
-	VPSRLVQ(shrMem, c, d)
-	VPSLLVQ(shlMem, c, tbase)
-	VPSLLDQ(U8(8), d, c)
-	VPCLMULQDQ(U8(0x01), polyMem, d, d)
-	VPTERNLOGD(U8(0x96), d, c, tbase)
+	tweak.LanesFromArgs(tbase, xtsgen.Z[0], xtsgen.Z[1])
 
 	CMPQ(n, U8(4))
 	JB(LabelRef("two"))
@@ -439,16 +355,8 @@ func genSerpentXTS(name string, dec bool, sbs [2][8]*circuit) {
 
 	Label("done")
 	Comment("Return the next tweak; zero every vector register.")
-	VMOVQ(tbase.AsX(), lo)
-	VPEXTRQ(U8(1), tbase.AsX(), hi)
-	Store(lo, Return("lo"))
-	Store(hi, Return("hi"))
-	for _, z := range zregs {
-		x := z.AsX() // an EVEX write zeroes the whole zmm register
-		VPXORD(x, x, x)
-	}
-	VZEROUPPER()
-	RET()
+	xtsgen.ReturnTweak(tbase, lo, hi)
+	xtsgen.ZeroAndRet()
 }
 
 // serpentStep emits the work on k sets of 16 blocks at src and dst: the
@@ -458,28 +366,21 @@ func genSerpentXTS(name string, dec bool, sbs [2][8]*circuit) {
 func serpentStep(k int, ks, src, dst reg.Register, dec bool, sb [8]*circuit) {
 	sets, p := newSets(k)
 	Comment(fmt.Sprintf("%d blocks: tweaks (kept in dst), load XOR tweaks, transpose.", 16*k))
+	// A block row's tweak and MulX's two temporaries, taken once for all
+	// the sets (the pool hands out the same three for each row anyway).
+	tw, c, d := p.Get(), p.Get(), p.Get()
 	for si, s := range sets {
-		for i := range 4 {
-			off := 256*si + 64*i
-			if off == 0 {
-				VPXORD(Mem{Base: src}, tbase, s.x[i])
-				VMOVDQU64(tbase, Mem{Base: dst})
-				continue
-			}
-			tw := p.get()
-			VMOVDQA64(tbase, tw)
-			mulx(tw, off/16, p)
-			VPXORD(Mem{Base: src, Disp: off}, tw, s.x[i])
-			VMOVDQU64(tw, Mem{Base: dst, Disp: off})
-			p.put(tw)
-		}
+		tweak.XorPark(src, dst, 256*si, s.x[:], tbase, tw, c, d)
 	}
+	p.Put(d)
+	p.Put(c)
+	p.Put(tw)
 	Comment(fmt.Sprintf("The next step's tweaks: Z31 times x^%d.", 16*k))
 	if k == 4 {
-		mulx(tbase, 32, p)
-		mulx(tbase, 32, p)
+		tweak.MulXPool(tbase, tbase, 32, p)
+		tweak.MulXPool(tbase, tbase, 32, p)
 	} else {
-		mulx(tbase, 16*k, p)
+		tweak.MulXPool(tbase, tbase, 16*k, p)
 	}
 	for _, s := range sets {
 		s.transpose()
@@ -551,10 +452,6 @@ func serpentStep(k int, ks, src, dst reg.Register, dec bool, sb [8]*circuit) {
 	Comment("Transpose back, XOR the tweaks, store.")
 	for si, s := range sets {
 		s.transpose()
-		for i := range 4 {
-			m := Mem{Base: dst, Disp: 256*si + 64*i}
-			VPXORD(m, s.x[i], s.x[i])
-			VMOVDQU64(s.x[i], m)
-		}
+		xtsgen.XorStore(dst, 256*si, s.x[:])
 	}
 }

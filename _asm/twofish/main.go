@@ -16,8 +16,8 @@
 // the other half VPERMI2B's memory operand, read whole at a fixed
 // address: no memory address depends on data. The MDS matrix is applied
 // in the byte-sliced form with GFNI affine maps (multiplication by 0xEF
-// and 0x5B modulo x^8+x^6+x^5+x^3+1 is GF(2)-linear; gf.go derives the
-// matrices and checks them on every byte), then the bytes go back into
+// and 0x5B modulo x^8+x^6+x^5+x^3+1 is GF(2)-linear; gf2p8.MulMatrix derives
+// the matrices and checks them on every byte), then the bytes go back into
 // words for the PHT.
 //
 // Run it from _asm: `go generate ./...` there.

@@ -6,6 +6,9 @@ import (
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
+
+	"github.com/fastxts/xts/_asm/internal/gf2p8"
+	"github.com/fastxts/xts/_asm/internal/xtsgen"
 )
 
 // The key schedule the routines read through ks (296 words, filled by
@@ -16,11 +19,13 @@ const (
 	ksWords    = 40 + 4*256/4
 )
 
-// Constants: the XTS reduction polynomial x^7+x^2+x+1 in the low quadword
-// of each lane and the per-lane shift counts that turn T (in every lane)
-// into T·x^lane; the VPERMI2B indices of the byte gathers; the GFNI
-// matrices of the MDS multipliers.
-var polyMem, shlMem, shrMem, gatherMem, scatterMem, mulEF, mul5B, signMat Mem
+// Constants: the tweak arithmetic's (xtsgen.Tweak: the XTS polynomial and
+// the per-lane shift counts); the VPERMI2B indices of the byte gathers;
+// the GFNI matrices of the MDS multipliers.
+var (
+	tweak                                        xtsgen.Tweak
+	gatherMem, scatterMem, mulEF, mul5B, signMat Mem
+)
 
 // gatherPairs are the byte pairs (u, v) of the four forward gathers: from
 // two word registers A, B (16 dwords each) a gather makes
@@ -30,22 +35,7 @@ var polyMem, shlMem, shrMem, gatherMem, scatterMem, mulEF, mul5B, signMat Mem
 var gatherPairs = [4][2]int{{0, 1}, {2, 3}, {3, 0}, {1, 2}}
 
 func genTwofishData() {
-	polyMem = GLOBL("twofishPoly", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(0x87))
-		DATA(16*l+8, U64(0))
-	}
-	shlMem = GLOBL("twofishTweakShl", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(uint64(l)))
-		DATA(16*l+8, U64(uint64(l)))
-	}
-	// A count of 64 shifts everything out (lane 0 has no carry).
-	shrMem = GLOBL("twofishTweakShr", RODATA|NOPTR)
-	for l := range 4 {
-		DATA(16*l, U64(uint64(64-l)))
-		DATA(16*l+8, U64(uint64(64-l)))
-	}
+	tweak = xtsgen.TweakData("twofish")
 	gatherMem = GLOBL("twofishGather", RODATA|NOPTR)
 	for g, p := range gatherPairs {
 		for i := range 64 {
@@ -69,19 +59,12 @@ func genTwofishData() {
 		}
 	}
 	mulEF = GLOBL("twofishMulEF", RODATA|NOPTR)
-	DATA(0, U64(mulMatrix(0xEF)))
+	DATA(0, U64(gf2p8.MulMatrix(0xEF, mdsPoly)))
 	mul5B = GLOBL("twofishMul5B", RODATA|NOPTR)
-	DATA(0, U64(mulMatrix(0x5B)))
+	DATA(0, U64(gf2p8.MulMatrix(0x5B, mdsPoly)))
 	// Every row selects bit 7: each byte becomes 0xFF or 0 by its top bit.
 	signMat = GLOBL("twofishSign", RODATA|NOPTR)
 	DATA(0, U64(signMatrix))
-}
-
-var zregs = []reg.VecPhysical{
-	reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7,
-	reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12, reg.Z13, reg.Z14, reg.Z15,
-	reg.Z16, reg.Z17, reg.Z18, reg.Z19, reg.Z20, reg.Z21, reg.Z22, reg.Z23,
-	reg.Z24, reg.Z25, reg.Z26, reg.Z27, reg.Z28, reg.Z29, reg.Z30, reg.Z31,
 }
 
 // Register plan: Z0-Z7 the state of one group of 32 blocks (word w of
@@ -94,8 +77,8 @@ var zregs = []reg.VecPhysical{
 // group's round is a chain of dependent permutes and GFNI operations, so
 // the core runs the other's beside it.
 var (
-	tmp  = zregs[16:24]
-	sbox = zregs[24:32]
+	tmp  = xtsgen.Z[16:24]
+	sbox = xtsgen.Z[24:32]
 )
 
 // sboxTables returns the two VPERMI2B table pairs of s_j: entries 0-127
@@ -104,27 +87,10 @@ func sboxTables(ks reg.Register, j int) (loReg reg.VecPhysical, loMem Mem, hiReg
 	return sbox[2*j], Mem{Base: ks, Disp: sboxOffset + 256*j + 64}, sbox[2*j+1], Mem{Base: ks, Disp: sboxOffset + 256*j + 192}
 }
 
-// mulx multiplies each lane of tw by x^k in GF(2^128) (0 < k < 64) with
-// two temporaries.
-func mulx(tw reg.VecPhysical, k int, c, d reg.VecPhysical) {
-	VPSRLQ(U8(64-k), tw, c)
-	VPSLLQ(U8(k), tw, tw)
-	VPSLLDQ(U8(8), c, d)
-	VPCLMULQDQ(U8(0x01), polyMem, c, c)
-	VPTERNLOGD(U8(0x96), c, d, tw)
-}
-
 // transpose transposes the 4x4 dwords of each 128-bit lane across the
-// four registers (its own inverse), with four temporaries.
-func transpose(z [4]reg.VecPhysical, t []reg.VecPhysical) {
-	VPUNPCKLDQ(z[1], z[0], t[0])
-	VPUNPCKHDQ(z[1], z[0], t[1])
-	VPUNPCKLDQ(z[3], z[2], t[2])
-	VPUNPCKHDQ(z[3], z[2], t[3])
-	VPUNPCKLQDQ(t[2], t[0], z[0])
-	VPUNPCKHQDQ(t[2], t[0], z[1])
-	VPUNPCKLQDQ(t[3], t[1], z[2])
-	VPUNPCKHQDQ(t[3], t[1], z[3])
+// four registers (its own inverse), with Z16-Z19 as temporaries.
+func transpose(z [4]reg.VecPhysical) {
+	xtsgen.Transpose4x4(z, [4]reg.VecPhysical(tmp[:4]))
 }
 
 const signature = "func(ks *[296]uint32, dst, src []byte, tweakLo, tweakHi uint64) (lo, hi uint64)"
@@ -133,28 +99,23 @@ const signature = "func(ks *[296]uint32, dst, src []byte, tweakLo, tweakHi uint6
 // blocks, the first block with tweak T = (tweakLo, tweakHi), returning the
 // tweak of the block after the last one processed.
 func genTwofishXTS(name string, dec bool) {
-	TEXT(name, NOSPLIT, signature)
-	Pragma("noescape")
-	what := "encrypts"
-	if dec {
-		what = "decrypts"
-	}
-	Doc(name+" "+what+" len(src)/512 groups of 32 blocks with Twofish-XTS",
+	xtsgen.Begin(name, signature, name+" "+xtsgen.Verb(dec)+" len(src)/512 groups of 32 blocks with Twofish-XTS",
 		"(AVX-512F/BW/VL/VBMI, GFNI, VPCLMULQDQ): block j of src uses the tweak",
 		"T·x^j, T given as two little-endian words; it returns T·x^(32·groups).",
 		"ks holds the subkeys K0..K39 and the S-boxes s0..s3 (twofishKeySchedule);",
 		"len(dst) >= len(src), dst and src the same memory or disjoint. The",
 		"tweaks pass through dst before the results overwrite them.")
 	ks := Load(Param("ks"), GP64())
-	dst := Load(Param("dst").Base(), GP64())
-	src := Load(Param("src").Base(), GP64())
+	dst, src := xtsgen.Buffers()
+	// Not xtsgen.Groups: the tweak is loaded on every path, as it lives
+	// in (lo, hi) between the groups (the other generators keep it in a
+	// zmm register and load it on the empty path only).
 	n := Load(Param("src").Len(), GP64())
 	lo := Load(Param("tweakLo"), GP64())
 	hi := Load(Param("tweakHi"), GP64())
 	SHRQ(U8(9), n) // groups of 32 blocks
 	JNZ(LabelRef("start"))
-	Store(lo, Return("lo"))
-	Store(hi, Return("hi"))
+	xtsgen.Result(lo, hi)
 	RET()
 
 	Label("start")
@@ -164,11 +125,7 @@ func genTwofishXTS(name string, dec bool) {
 		VMOVDQU64(Mem{Base: ks, Disp: sboxOffset + 256*j}, loReg)
 		VMOVDQU64(Mem{Base: ks, Disp: sboxOffset + 256*j + 128}, hiReg)
 	}
-	odd := GP64()
-	MOVQ(n, odd)
-	ANDQ(U8(1), odd)
-	SHRQ(U8(1), n)
-	JZ(LabelRef("tail"))
+	odd := xtsgen.SplitPairs(n)
 
 	Label("loop")
 	groups(2, ks, src, dst, lo, hi, dec)
@@ -185,14 +142,8 @@ func genTwofishXTS(name string, dec bool) {
 
 	Label("done")
 	Comment("Return the next tweak; zero every vector register.")
-	Store(lo, Return("lo"))
-	Store(hi, Return("hi"))
-	for _, z := range zregs {
-		x := z.AsX() // an EVEX write zeroes the whole zmm register
-		VPXORD(x, x, x)
-	}
-	VZEROUPPER()
-	RET()
+	xtsgen.Result(lo, hi)
+	xtsgen.ZeroAndRet()
 }
 
 // groups emits XTS over ng (1 or 2) groups of 32 blocks at src and dst,
@@ -204,41 +155,28 @@ func groups(ng int, ks, src, dst, lo, hi reg.Register, dec bool) {
 	// VPINSRQ and VPEXTRQ on xmm0-15 are VEX (AVX); on xmm16-31 they would
 	// be EVEX, and VPINSRQ/VPEXTRQ there need AVX-512DQ.
 	tw0, tw, c, d := tmp[4], tmp[5], tmp[6], tmp[7]
-	io := zregs[15]
+	io := xtsgen.Z[15]
 	VMOVQ(lo, io.AsX())
 	VPINSRQ(U8(1), hi, io.AsX(), io.AsX())
 	VSHUFI64X2(U8(0), io, io, tw0)
-	VPSRLVQ(shrMem, tw0, c)
-	VPSLLVQ(shlMem, tw0, tw0)
-	VPSLLDQ(U8(8), c, d)
-	VPCLMULQDQ(U8(0x01), polyMem, c, c)
-	VPTERNLOGD(U8(0x96), c, d, tw0)
+	tweak.Lanes(tw0, tw0, c, d)
 	Comment(fmt.Sprintf("The next tweak: T·x^%d.", 32*ng))
 	VMOVDQA64(tw0, io)
 	for range ng {
-		mulx(io, 32, c, d)
+		tweak.MulX(io, io, 32, c, d)
 	}
 	VMOVQ(io.AsX(), lo)
 	VPEXTRQ(U8(1), io.AsX(), hi)
-	for k := range 8 * ng {
-		t := tw0
-		if k > 0 {
-			VMOVDQA64(tw0, tw)
-			mulx(tw, 4*k, c, d)
-			t = tw
-		}
-		VPXORD(Mem{Base: src, Disp: 64 * k}, t, zregs[k])
-		VMOVDQU64(t, Mem{Base: dst, Disp: 64 * k})
-	}
+	tweak.XorPark(src, dst, 0, xtsgen.Z[:8*ng], tw0, tw, c, d)
 
 	Comment("Words: R[w][h] holds word w of blocks 16h..16h+15 of a group; whitening.")
 	R := make([][4][2]reg.VecPhysical, ng)
 	for g := range ng {
 		base := 8 * g
-		transpose([4]reg.VecPhysical{zregs[base], zregs[base+1], zregs[base+2], zregs[base+3]}, tmp[:4])
-		transpose([4]reg.VecPhysical{zregs[base+4], zregs[base+5], zregs[base+6], zregs[base+7]}, tmp[:4])
+		transpose([4]reg.VecPhysical{xtsgen.Z[base], xtsgen.Z[base+1], xtsgen.Z[base+2], xtsgen.Z[base+3]})
+		transpose([4]reg.VecPhysical{xtsgen.Z[base+4], xtsgen.Z[base+5], xtsgen.Z[base+6], xtsgen.Z[base+7]})
 		for w := range 4 {
-			R[g][w] = [2]reg.VecPhysical{zregs[base+w], zregs[base+4+w]}
+			R[g][w] = [2]reg.VecPhysical{xtsgen.Z[base+w], xtsgen.Z[base+4+w]}
 		}
 	}
 	in := 0 // whitening words: K0..K3 in, K4..K7 out (swapped to decrypt)
@@ -272,12 +210,8 @@ func groups(ng int, ks, src, dst, lo, hi reg.Register, dec bool) {
 			for w := range 4 {
 				VPXORD_BCST(Mem{Base: ks, Disp: 4 * (out + w)}, z[w], z[w])
 			}
-			transpose(z, tmp[:4])
-			for k := range 4 {
-				m := Mem{Base: dst, Disp: 512*g + 256*h + 64*k}
-				VPXORD(m, z[k], z[k])
-				VMOVDQU64(z[k], m)
-			}
+			transpose(z)
+			xtsgen.XorStore(dst, 512*g+256*h, z[:])
 		}
 	}
 }
