@@ -108,24 +108,10 @@ type kuznyechikMaps struct {
 // XOR ℓ of the state the steps before built, which is K's bytes shifted
 // in so far. The map is linear in K.
 var kuznyechikLinear = sync.OnceValue(func() *kuznyechikMaps {
-	gfMul := func(a, b byte) byte { // modulo x^8+x^7+x^6+x+1; public operands
-		var p byte
-		for ; b != 0; b >>= 1 {
-			if b&1 != 0 {
-				p ^= a
-			}
-			carry := a & 0x80
-			a <<= 1
-			if carry != 0 {
-				a ^= 0xC3
-			}
-		}
-		return p
-	}
 	ell := func(a [16]byte) byte {
 		var s byte
 		for i, x := range a {
-			s ^= gfMul(kuznyechikLCoef[i], x)
+			s ^= cipherspec.GFMul(kuznyechikLCoef[i], x, 0x1C3) // x^8+x^7+x^6+x+1
 		}
 		return s
 	}

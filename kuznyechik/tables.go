@@ -28,25 +28,12 @@ type block [16]byte
 // 4.1.2, for a_15 (block[0]) through a_0 (block[15]).
 var lCoef = &cipherspec.KuznyechikLCoef
 
-// gfMul multiplies in GF(2^8) modulo p(x) = x^8 + x^7 + x^6 + x + 1
-// (RFC 7801, section 2), the field in which ℓ computes. Only ellMul (the
-// table set-up) and the tests use it, never on secret data: it branches on
-// its operands.
-func gfMul(a, b byte) byte {
-	var p byte
-	for b != 0 {
-		if b&1 != 0 {
-			p ^= a
-		}
-		hi := a & 0x80
-		a <<= 1
-		if hi != 0 {
-			a ^= 0xC3 // p(x) without the x^8 term
-		}
-		b >>= 1
-	}
-	return p
-}
+// fieldPoly is p(x) = x^8 + x^7 + x^6 + x + 1 (RFC 7801, section 2), the
+// modulus of the field in which ℓ computes.
+const fieldPoly = 0x1C3
+
+// gfMul multiplies in that field (cipherspec.GFMul).
+func gfMul(a, b byte) byte { return cipherspec.GFMul(a, b, fieldPoly) }
 
 // The byte-oriented transformations below follow RFC 7801, section 4.1,
 // literally. They define the tables and are what the tests check against

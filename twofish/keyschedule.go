@@ -7,6 +7,8 @@ package twofish
 import (
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/fastxts/xts/internal/cipherspec"
 )
 
 // The nibble permutations that define q0 and q1 (Twofish paper, section
@@ -66,7 +68,7 @@ func init() {
 		for y := range 256 {
 			var w uint32
 			for r := range 4 {
-				w |= uint32(gfMul(mds[r][j], byte(y), mdsPoly)) << (8 * r)
+				w |= uint32(cipherspec.GFMul(mds[r][j], byte(y), mdsPoly)) << (8 * r)
 			}
 			mdsCol[j][y] = w
 		}
@@ -85,18 +87,6 @@ func qPerm(t *[4][16]byte, x byte) byte {
 
 // ror4 rotates a nibble right by one bit.
 func ror4(x byte) byte { return (x>>1 | x<<3) & 15 }
-
-// gfMul multiplies a and b in GF(2^8) modulo poly, without branches on
-// either.
-func gfMul(a, b byte, poly uint32) byte {
-	var r uint32
-	x := uint32(a)
-	for i := range 8 {
-		r ^= x & -(uint32(b) >> i & 1)
-		x = x<<1 ^ (poly & -(x >> 7 & 1))
-	}
-	return byte(r)
-}
 
 // qOrder says which q each stage of qChain uses, by byte position: the
 // stages for the fourth, third, second and first key word, then the last.
@@ -145,7 +135,7 @@ func (tf *twofishCipher) expandKey(key []byte) {
 		for r := range 4 {
 			var v byte
 			for c := range 8 {
-				v ^= gfMul(rs[r][c], key[8*i+c], rsPoly)
+				v ^= cipherspec.GFMul(rs[r][c], key[8*i+c], rsPoly)
 			}
 			s |= uint32(v) << (8 * r)
 		}

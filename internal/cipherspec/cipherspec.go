@@ -1,7 +1,8 @@
 // Package cipherspec holds the constant tables of the block ciphers'
 // specifications that both a cipher's portable package and the root
 // package's key schedules for its assembly need (the root package cannot
-// import the cipher packages: their tests import it). Data only.
+// import the cipher packages: their tests import it), and the GF(2^8)
+// multiplication their tables and matrices are built with.
 package cipherspec
 
 // CamelliaSBOX1 is SBOX1 of RFC 3713, section 2.4.4. The other three

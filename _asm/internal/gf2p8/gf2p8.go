@@ -5,11 +5,16 @@
 //
 // The twofish, kuznyechik and camellia generators each had their own copy,
 // the same but for the field's polynomial; here the polynomial is a
-// parameter. It runs in the generators only, on public constants (no
-// constant-time concern).
+// parameter, and the multiplication is the root module's
+// (internal/cipherspec.GFMul, which the cipher packages' tables use too).
+// It runs in the generators only, on public constants.
 package gf2p8
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/fastxts/xts/internal/cipherspec"
+)
 
 // Mul multiplies a and b in GF(2^8) modulo poly, the modulus with its x^8
 // term: 0x11B (AES, Camellia's S-box), 0x169 (Twofish's MDS matrix),
@@ -18,18 +23,7 @@ func Mul(a, b byte, poly uint16) byte {
 	if poly>>8 != 1 {
 		panic(fmt.Sprintf("gf2p8: modulus %#x is not of degree 8", poly))
 	}
-	var p byte
-	for ; b != 0; b >>= 1 {
-		if b&1 != 0 {
-			p ^= a
-		}
-		carry := a & 0x80
-		a <<= 1
-		if carry != 0 {
-			a ^= byte(poly)
-		}
-	}
-	return p
+	return cipherspec.GFMul(a, b, poly)
 }
 
 // Affine evaluates VGF2P8AFFINEQB with matrix m and a zero constant on one

@@ -1,5 +1,7 @@
 package whirlpool
 
+import "github.com/fastxts/xts/internal/cipherspec"
+
 // The S-box is built as the specification builds it: the input byte's
 // high and low nibbles go through the mini boxes E and E⁻¹, are mixed
 // through R, and come out through E and E⁻¹ again.
@@ -25,21 +27,7 @@ var (
 )
 
 // gfMul multiplies in GF(2⁸) modulo x⁸+x⁴+x³+x²+1 (0x11d).
-func gfMul(a, b byte) byte {
-	var p byte
-	for b != 0 {
-		if b&1 != 0 {
-			p ^= a
-		}
-		carry := a & 0x80
-		a <<= 1
-		if carry != 0 {
-			a ^= 0x1d
-		}
-		b >>= 1
-	}
-	return p
-}
+func gfMul(a, b byte) byte { return cipherspec.GFMul(a, b, 0x11D) }
 
 func init() {
 	var eInv [16]byte
