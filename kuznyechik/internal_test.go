@@ -115,34 +115,6 @@ func TestCipherMatchesReference(t *testing.T) {
 	}
 }
 
-// TestGFMul checks the field multiplication against multiplication as
-// polynomials followed by reduction modulo x^8 + x^7 + x^6 + x + 1, and
-// that the field has no zero divisors.
-func TestGFMul(t *testing.T) {
-	for a := range 256 {
-		for b := range 256 {
-			var p uint16
-			for i := range 8 {
-				if b>>i&1 != 0 {
-					p ^= uint16(a) << i
-				}
-			}
-			for i := 15; i >= 8; i-- {
-				if p>>i&1 != 0 {
-					p ^= 0x1C3 << (i - 8)
-				}
-			}
-			got := gfMul(byte(a), byte(b))
-			if got != byte(p) {
-				t.Fatalf("gfMul(%#x, %#x) = %#x, want %#x", a, b, got, p)
-			}
-			if a != 0 && b != 0 && got == 0 {
-				t.Fatalf("gfMul(%#x, %#x) = 0", a, b)
-			}
-		}
-	}
-}
-
 func TestPiInverse(t *testing.T) {
 	for x := range 256 {
 		if piInv[pi[x]] != byte(x) {

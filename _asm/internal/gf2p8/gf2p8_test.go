@@ -1,42 +1,22 @@
 package gf2p8
 
-import "testing"
+import (
+	"testing"
 
-// polyMul is a·b written differently from Mul: the polynomial product,
-// then reduced modulo poly from the top bit down.
-func polyMul(a, b byte, poly uint16) byte {
-	var p uint16
-	for i := range 8 {
-		if b>>i&1 != 0 {
-			p ^= uint16(a) << i
-		}
-	}
-	for i := 14; i >= 8; i-- {
-		if p>>i&1 != 0 {
-			p ^= poly << (i - 8)
-		}
-	}
-	return byte(p)
-}
+	"github.com/fastxts/xts/internal/cipherspec"
+)
 
 var moduli = []uint16{0x11B, 0x169, 0x1C3}
 
-// TestMul checks Mul on every pair against polyMul, the FIPS-197 example
-// (0x57·0x83 = 0xc1 modulo 0x11B), and that every nonzero element has an
-// inverse (the moduli are irreducible, so these are fields).
+// TestMul checks that Mul is the root module's multiplication (tested
+// there against a second method and the field laws) for every pair.
 func TestMul(t *testing.T) {
 	for _, poly := range moduli {
 		for a := range 256 {
-			inv := false
 			for b := range 256 {
-				got := Mul(byte(a), byte(b), poly)
-				if want := polyMul(byte(a), byte(b), poly); got != want {
+				if got, want := Mul(byte(a), byte(b), poly), cipherspec.GFMul(byte(a), byte(b), poly); got != want {
 					t.Fatalf("Mul(%#x, %#x, %#x) = %#x, want %#x", a, b, poly, got, want)
 				}
-				inv = inv || got == 1
-			}
-			if a != 0 && !inv {
-				t.Errorf("%#x has no inverse modulo %#x", a, poly)
 			}
 		}
 	}
@@ -64,7 +44,7 @@ func TestMulMatrix(t *testing.T) {
 					}
 					y |= byte(bit) << i
 				}
-				if want := polyMul(c, byte(x), poly); y != want {
+				if want := cipherspec.GFMul(c, byte(x), poly); y != want {
 					t.Fatalf("matrix of %#x mod %#x: %#x -> %#x, want %#x", c, poly, x, y, want)
 				}
 			}
