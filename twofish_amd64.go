@@ -6,6 +6,8 @@ import (
 	"crypto/cipher"
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/fastxts/xts/internal/cipherspec"
 )
 
 // This file is the one place that lists the x86-64 Twofish-XTS variants
@@ -71,31 +73,20 @@ func (r *twofishRoutines) wipe() { *r.ks = [2][twofishKSWords]uint32{} }
 const twofishKSWords = 40 + 4*256/4
 
 // twofishQ holds the nibble permutations t0..t3 of q0 and q1 (Twofish
-// paper, section 4.3.5), each packed into a word: entry v in bits 4v..4v+3,
-// so that a lookup is a shift (a secret shift count takes constant time on
-// x86-64; no memory address depends on it).
-var twofishQ = [2][4]uint64{
-	{
-		twofishPack(0x8, 0x1, 0x7, 0xD, 0x6, 0xF, 0x3, 0x2, 0x0, 0xB, 0x5, 0x9, 0xE, 0xC, 0xA, 0x4),
-		twofishPack(0xE, 0xC, 0xB, 0x8, 0x1, 0x2, 0x3, 0x5, 0xF, 0x4, 0xA, 0x6, 0x7, 0x0, 0x9, 0xD),
-		twofishPack(0xB, 0xA, 0x5, 0xE, 0x6, 0xD, 0x9, 0x0, 0xC, 0x8, 0xF, 0x3, 0x2, 0x4, 0x7, 0x1),
-		twofishPack(0xD, 0x7, 0xF, 0x4, 0x1, 0x2, 0x6, 0xE, 0x9, 0xB, 0x3, 0x0, 0x8, 0x5, 0xC, 0xA),
-	},
-	{
-		twofishPack(0x2, 0x8, 0xB, 0xD, 0xF, 0x7, 0x6, 0xE, 0x3, 0x1, 0x9, 0x4, 0x0, 0xA, 0xC, 0x5),
-		twofishPack(0x1, 0xE, 0x2, 0xB, 0x4, 0xC, 0x3, 0x7, 0x6, 0xD, 0xA, 0x5, 0xF, 0x9, 0x0, 0x8),
-		twofishPack(0x4, 0xC, 0x7, 0x5, 0x1, 0x6, 0x9, 0xA, 0x0, 0xE, 0xD, 0x8, 0x2, 0xB, 0x3, 0xF),
-		twofishPack(0xB, 0x9, 0x5, 0x1, 0xC, 0x3, 0xD, 0xE, 0x6, 0x4, 0x7, 0xF, 0x2, 0x0, 0x8, 0xA),
-	},
-}
-
-func twofishPack(n ...uint64) uint64 {
-	var w uint64
-	for i, v := range n {
-		w |= v << (4 * i)
+// paper, section 4.3.5; internal/cipherspec.TwofishQ), each packed into a
+// word: entry v in bits 4v..4v+3, so that a lookup is a shift (a secret
+// shift count takes constant time on x86-64; no memory address depends
+// on it).
+var twofishQ = func() (q [2][4]uint64) {
+	for i, ts := range &cipherspec.TwofishQ {
+		for j, t := range ts {
+			for v, e := range t {
+				q[i][j] |= uint64(e) << (4 * v)
+			}
+		}
 	}
-	return w
-}
+	return q
+}()
 
 // twofishQPerm computes q_i(x) in constant time.
 func twofishQPerm(i int, x byte) byte {
@@ -110,57 +101,14 @@ func twofishQPerm(i int, x byte) byte {
 	return b<<4 | a
 }
 
-// twofishGFMul multiplies a and b in GF(2^8) modulo poly, without a
-// branch or an index on either.
-func twofishGFMul(a, b byte, poly uint32) byte {
-	var r uint32
-	x := uint32(a)
-	for i := range 8 {
-		r ^= x & -(uint32(b) >> i & 1)
-		x = x<<1 ^ poly&-(x>>7&1)
-	}
-	return byte(r)
-}
-
-// The polynomials of the MDS and RS matrices and the matrices (paper,
-// sections 4.2 and 4.3).
-const (
-	twofishMDSPoly = 0x169 // x^8 + x^6 + x^5 + x^3 + 1
-	twofishRSPoly  = 0x14D // x^8 + x^6 + x^3 + x^2 + 1
-)
-
-var (
-	twofishMDS = [4][4]byte{
-		{0x01, 0xEF, 0x5B, 0x5B},
-		{0x5B, 0xEF, 0xEF, 0x01},
-		{0xEF, 0x5B, 0x01, 0xEF},
-		{0xEF, 0x01, 0xEF, 0x5B},
-	}
-	twofishRS = [4][8]byte{
-		{0x01, 0xA4, 0x55, 0x87, 0x5A, 0x58, 0xDB, 0x9E},
-		{0xA4, 0x56, 0x82, 0xF3, 0x1E, 0xC6, 0x68, 0xE5},
-		{0x02, 0xA1, 0xFC, 0xC1, 0x47, 0xAE, 0x3D, 0x19},
-		{0xA4, 0x55, 0x87, 0x5A, 0x58, 0xDB, 0x9E, 0x03},
-	}
-	// twofishQStages names, per byte position, the q of each stage of the
-	// h function: for key words 3, 2, 1, 0 (those a shorter key has not
-	// are skipped), then the last.
-	twofishQStages = [4][5]int{
-		{1, 1, 0, 0, 1},
-		{0, 1, 1, 0, 0},
-		{0, 0, 0, 1, 1},
-		{1, 0, 1, 1, 0},
-	}
-)
-
 // twofishSbox passes byte x of position j through the q stages and the
 // key words l (k of them), as the h function does before the MDS matrix.
 func twofishSbox(j int, x byte, l *[4]uint32, k int) byte {
-	st := &twofishQStages[j]
+	st := &cipherspec.TwofishQOrder[j]
 	for s := 4 - k; s < 4; s++ {
-		x = twofishQPerm(st[s], x) ^ byte(l[3-s]>>(8*j))
+		x = twofishQPerm(int(st[s]), x) ^ byte(l[3-s]>>(8*j))
 	}
-	return twofishQPerm(st[4], x)
+	return twofishQPerm(int(st[4]), x)
 }
 
 // twofishH is the paper's h function.
@@ -173,7 +121,7 @@ func twofishH(x uint32, l *[4]uint32, k int) uint32 {
 	for i := range 4 {
 		var v byte
 		for j := range 4 {
-			v ^= twofishGFMul(twofishMDS[i][j], y[j], twofishMDSPoly)
+			v ^= cipherspec.GFMul(cipherspec.TwofishMDS[i][j], y[j], cipherspec.TwofishMDSPoly)
 		}
 		z |= uint32(v) << (8 * i)
 	}
@@ -194,7 +142,7 @@ func twofishKeySchedule(ks *[twofishKSWords]uint32, key []byte) {
 		for r := range 4 {
 			var v byte
 			for c := range 8 {
-				v ^= twofishGFMul(twofishRS[r][c], key[8*i+c], twofishRSPoly)
+				v ^= cipherspec.GFMul(cipherspec.TwofishRS[r][c], key[8*i+c], cipherspec.TwofishRSPoly)
 			}
 			s |= uint32(v) << (8 * r)
 		}
