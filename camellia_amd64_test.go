@@ -4,72 +4,14 @@ package xts
 
 import (
 	"bytes"
-	"crypto/aes"
-	"crypto/cipher"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/fastxts/xts/camellia"
 	"github.com/fastxts/xts/internal/cpuid"
-	"github.com/fastxts/xts/serpent"
 )
-
-// camelliaFamily returns the registered Camellia family (the test fails
-// without one: this file's platform registers it).
-func camelliaFamily(t *testing.T) *family {
-	t.Helper()
-	fam := familyNamed("Camellia")
-	if fam == nil {
-		t.Fatal("no Camellia family registered")
-	}
-	return fam
-}
-
-// TestCamelliaSelection: camellia.NewCipher gets the first available
-// Camellia variant by default, a function wrapping it generic; the
-// variants refuse AES and Serpent keys, and AES variants refuse Camellia.
-func TestCamelliaSelection(t *testing.T) {
-	fam := camelliaFamily(t)
-	key := randKey(newRand(t), 64)
-	wrapped := func(k []byte) (cipher.Block, error) { return camellia.NewCipher(k) }
-	if familyFor(camellia.NewCipher) != fam || familyFor(wrapped) != nil || familyFor(serpent.NewCipher) == fam {
-		t.Fatal("familyFor: camellia.NewCipher must map to the Camellia family, a wrapper and serpent.NewCipher not")
-	}
-	if c, err := NewCipher(wrapped, key); err != nil || c.Implementation() != genericName {
-		t.Fatalf("wrapped camellia.NewCipher: %v, %v; want generic", c, err)
-	}
-	c, err := NewCipher(camellia.NewCipher, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := genericName
-	if d := fam.defaultIndex(); d >= 0 {
-		want = fam.list()[d].name
-	}
-	if c.Implementation() != want {
-		t.Errorf("default for Camellia = %q, want %q", c.Implementation(), want)
-	}
-	for _, im := range fam.list() {
-		for _, other := range []func([]byte) (cipher.Block, error){aes.NewCipher, serpent.NewCipher} {
-			if _, err := NewCipher(other, key, WithImplementation(im.name)); !errors.Is(err, ErrImplementation) {
-				t.Errorf("another cipher with %s: error %v, want ErrImplementation", im.name, err)
-			}
-		}
-		if !im.available {
-			if _, err := NewCipher(camellia.NewCipher, key, WithImplementation(im.name)); !errors.Is(err, ErrImplementation) {
-				t.Errorf("Camellia with unavailable %s: error %v, want ErrImplementation", im.name, err)
-			}
-		}
-	}
-	for _, v := range x86Variants {
-		if _, err := NewCipher(camellia.NewCipher, key, WithImplementation(v.name)); !errors.Is(err, ErrImplementation) {
-			t.Errorf("Camellia with %s: error %v, want ErrImplementation", v.name, err)
-		}
-	}
-}
 
 // TestCamelliaNeeds: on a CPU without the features the variant is
 // unavailable and names them; with all of them it needs nothing more.

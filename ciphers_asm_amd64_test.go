@@ -4,7 +4,9 @@ package xts
 
 import (
 	"bytes"
+	"crypto/aes"
 	"crypto/cipher"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -45,6 +47,78 @@ func TestOtherCipherTestsComplete(t *testing.T) {
 		if !slices.ContainsFunc(otherCipherTests, func(fc otherCipherTest) bool { return fc.cipher == fam.cipher }) {
 			t.Errorf("cipher family %s has no row in otherCipherTests", fam.cipher)
 		}
+	}
+}
+
+// TestOtherCipherSelection: each family's constructor gets the family's
+// first available variant by default (generic where none is), a function
+// wrapping it the generic engine; a family's variants refuse AES and every
+// other family's keys, and the constructor refuses AES's variants, the
+// other families' and its own unavailable ones.
+func TestOtherCipherSelection(t *testing.T) {
+	key := randKey(newRand(t), 64) // a length every row takes
+	for _, fc := range otherCipherTests {
+		t.Run(fc.cipher, func(t *testing.T) {
+			fam := familyNamed(fc.cipher)
+			if fam == nil {
+				t.Fatalf("no %s family registered", fc.cipher)
+			}
+			wrapped := func(k []byte) (cipher.Block, error) { return fc.newCipher(k) }
+			if familyFor(fc.newCipher) != fam || familyFor(wrapped) != nil || familyFor(aes.NewCipher) != nil {
+				t.Fatalf("familyFor: constructor %v, a wrapper %v, aes.NewCipher %v; want the %s family, nil, nil",
+					familyFor(fc.newCipher), familyFor(wrapped), familyFor(aes.NewCipher), fc.cipher)
+			}
+			if c, err := NewCipher(wrapped, key); err != nil || c.Implementation() != genericName {
+				t.Fatalf("wrapped constructor: %v, %v; want generic", c, err)
+			}
+			c, err := NewCipher(fc.newCipher, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := genericName
+			if i := slices.IndexFunc(fam.list(), func(im otherImpl) bool { return im.available }); i >= 0 {
+				want = fam.list()[i].name
+			}
+			if c.Implementation() != want {
+				t.Errorf("default = %q, want %q (the first available)", c.Implementation(), want)
+			}
+			others := []func([]byte) (cipher.Block, error){aes.NewCipher}
+			var foreign []string // the names of AES's and the other families' variants
+			for _, v := range x86Variants {
+				foreign = append(foreign, v.name)
+			}
+			for _, o := range otherCipherTests {
+				if o.cipher == fc.cipher {
+					continue
+				}
+				if familyFor(o.newCipher) == fam {
+					t.Errorf("familyFor(%s's constructor) is the %s family", o.cipher, fc.cipher)
+				}
+				others = append(others, o.newCipher)
+				if of := familyNamed(o.cipher); of != nil {
+					for _, im := range of.list() {
+						foreign = append(foreign, im.name)
+					}
+				}
+			}
+			for _, im := range fam.list() {
+				for _, other := range others {
+					if _, err := NewCipher(other, key, WithImplementation(im.name)); !errors.Is(err, ErrImplementation) {
+						t.Errorf("another cipher with %s: error %v, want ErrImplementation", im.name, err)
+					}
+				}
+				if !im.available {
+					if _, err := NewCipher(fc.newCipher, key, WithImplementation(im.name)); !errors.Is(err, ErrImplementation) {
+						t.Errorf("unavailable %s: error %v, want ErrImplementation", im.name, err)
+					}
+				}
+			}
+			for _, name := range foreign {
+				if _, err := NewCipher(fc.newCipher, key, WithImplementation(name)); !errors.Is(err, ErrImplementation) {
+					t.Errorf("%s with %s: error %v, want ErrImplementation", fc.cipher, name, err)
+				}
+			}
+		})
 	}
 }
 

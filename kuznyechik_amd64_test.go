@@ -4,10 +4,7 @@ package xts
 
 import (
 	"bytes"
-	"crypto/aes"
-	"crypto/cipher"
 	"encoding/hex"
-	"errors"
 	"strings"
 	"testing"
 
@@ -145,51 +142,6 @@ func unhexT(t *testing.T, s string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// TestKuznyechikSelection: kuznyechik.NewCipher gets the first available
-// Kuznyechik variant by default, a function wrapping it the generic
-// engine; the variants refuse AES keys and Serpent's variants refuse
-// Kuznyechik.
-func TestKuznyechikSelection(t *testing.T) {
-	key := randKey(newRand(t), 64)
-	fam := familyNamed("Kuznyechik")
-	if fam == nil {
-		t.Fatal("no Kuznyechik family registered")
-	}
-	wrapped := func(k []byte) (cipher.Block, error) { return kuznyechik.NewCipher(k) }
-	if familyFor(kuznyechik.NewCipher) != fam || familyFor(wrapped) != nil {
-		t.Fatal("familyFor: want the Kuznyechik family for kuznyechik.NewCipher, none for a wrapper")
-	}
-	if c, err := NewCipher(wrapped, key); err != nil || c.Implementation() != genericName {
-		t.Fatalf("wrapped kuznyechik.NewCipher: %v, %v; want generic", c, err)
-	}
-	c, err := NewCipher(kuznyechik.NewCipher, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := genericName
-	if d := fam.defaultIndex(); d >= 0 {
-		want = fam.list()[d].name
-	}
-	if c.Implementation() != want {
-		t.Errorf("default for Kuznyechik = %q, want %q", c.Implementation(), want)
-	}
-	for _, im := range fam.list() {
-		if _, err := NewCipher(aes.NewCipher, key, WithImplementation(im.name)); !errors.Is(err, ErrImplementation) {
-			t.Errorf("AES with %s: error %v, want ErrImplementation", im.name, err)
-		}
-		if !im.available {
-			if _, err := NewCipher(kuznyechik.NewCipher, key, WithImplementation(im.name)); !errors.Is(err, ErrImplementation) {
-				t.Errorf("Kuznyechik with unavailable %s: error %v, want ErrImplementation", im.name, err)
-			}
-		}
-	}
-	for _, im := range theSerpentImpls() {
-		if _, err := NewCipher(kuznyechik.NewCipher, key, WithImplementation(im.name)); !errors.Is(err, ErrImplementation) {
-			t.Errorf("Kuznyechik with %s: error %v, want ErrImplementation", im.name, err)
-		}
-	}
 }
 
 // TestKuznyechikNeeds: on a CPU without the features the variant is

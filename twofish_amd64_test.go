@@ -4,72 +4,19 @@ package xts
 
 import (
 	"bytes"
-	"crypto/aes"
-	"crypto/cipher"
 	"encoding/binary"
-	"errors"
 	"math/bits"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/fastxts/xts/internal/cpuid"
-	"github.com/fastxts/xts/serpent"
 	"github.com/fastxts/xts/twofish"
 )
 
-// TestTwofishSelection: twofish.NewCipher gets the first available
-// Twofish variant by default, a function wrapping it generic; the variants
-// refuse AES and Serpent keys, and the AES and Serpent variants refuse
-// Twofish.
-func TestTwofishSelection(t *testing.T) {
-	key := randKey(newRand(t), 64)
-	fam := familyNamed("Twofish")
-	if fam == nil {
-		t.Fatal("no Twofish family registered")
-	}
-	wrapped := func(k []byte) (cipher.Block, error) { return twofish.NewCipher(k) }
-	if familyFor(twofish.NewCipher) != fam || familyFor(wrapped) != nil {
-		t.Fatalf("familyFor: twofish.NewCipher %v, a wrapper %v; want the Twofish family, nil", familyFor(twofish.NewCipher), familyFor(wrapped))
-	}
-	if c, err := NewCipher(wrapped, key); err != nil || c.Implementation() != genericName {
-		t.Fatalf("wrapped twofish.NewCipher: %v, %v; want generic", c, err)
-	}
-	c, err := NewCipher(twofish.NewCipher, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := genericName
-	if d := fam.defaultIndex(); d >= 0 {
-		want = fam.list()[d].name
-	}
-	if c.Implementation() != want {
-		t.Errorf("default for Twofish = %q, want %q", c.Implementation(), want)
-	}
-	if c, _ := cpuid.Host(); missing(needsAVX512VBMIGFNI(c)) == "" && want != "twofish-avx512" {
-		t.Errorf("this CPU runs twofish-avx512 but the default is %q", want)
-	}
-	for _, im := range fam.list() {
-		for _, other := range []func([]byte) (cipher.Block, error){aes.NewCipher, serpent.NewCipher} {
-			if _, err := NewCipher(other, key, WithImplementation(im.name)); !errors.Is(err, ErrImplementation) {
-				t.Errorf("another cipher with %s: error %v, want ErrImplementation", im.name, err)
-			}
-		}
-		if !im.available {
-			if _, err := NewCipher(twofish.NewCipher, key, WithImplementation(im.name)); !errors.Is(err, ErrImplementation) {
-				t.Errorf("Twofish with unavailable %s: error %v, want ErrImplementation", im.name, err)
-			}
-		}
-	}
-	for _, name := range []string{x86Variants[0].name, "serpent-avx512"} {
-		if _, err := NewCipher(twofish.NewCipher, key, WithImplementation(name)); !errors.Is(err, ErrImplementation) {
-			t.Errorf("Twofish with %s: error %v, want ErrImplementation", name, err)
-		}
-	}
-}
-
 // TestTwofishNeeds: each feature the variant lists, taken away alone from
-// a CPU that has them all, makes it unavailable and is named.
+// a CPU that has them all, makes it unavailable and is named; this CPU,
+// when it has them all, gets the variant by default.
 func TestTwofishNeeds(t *testing.T) {
 	all := cpuid.X86{AVX: true, AVX2: true, AVX512F: true, AVX512BW: true, AVX512VL: true,
 		AVX512VBMI: true, GFNI: true, VPCLMULQDQ: true, OSXSAVE: true, OSYMM: true, OSZMM: true}
@@ -92,6 +39,13 @@ func TestTwofishNeeds(t *testing.T) {
 		tc.drop(&c)
 		if why := missing(needsAVX512VBMIGFNI(c)); !strings.Contains(why, tc.name) {
 			t.Errorf("without %s: missing %q, want it named", tc.name, why)
+		}
+	}
+	// A CPU that has what the variant needs gets it by default.
+	if host, _ := cpuid.Host(); missing(needsAVX512VBMIGFNI(host)) == "" {
+		c, err := NewCipher(twofish.NewCipher, randKey(newRand(t), 64))
+		if err != nil || c.Implementation() != "twofish-avx512" {
+			t.Errorf("this CPU runs twofish-avx512 but the default is %v (%v)", c, err)
 		}
 	}
 }
