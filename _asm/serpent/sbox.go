@@ -1,6 +1,9 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Serpent's eight S-boxes, from the specification (Anderson, Biham,
 // Knudsen: "Serpent: A Proposal for the Advanced Encryption Standard").
@@ -126,12 +129,12 @@ func synth(s [16]uint8, maxDepth int) *circuit {
 			depth = append(depth, 1+max(depth[n.a], depth[n.b], depth[n.c]))
 			return len(vals) - 1
 		}
+		limit := maxDepth
+		if limit <= 0 {
+			limit = math.MaxInt // no bound: every value may be reused
+		}
 		for _, j := range order {
-			if maxDepth > 0 {
-				c.out[j] = synthShallow(outputTT(s, j), vals, depth, maxDepth, add)
-			} else {
-				c.out[j] = synthOne(outputTT(s, j), &vals, add)
-			}
+			c.out[j] = synthShallow(outputTT(s, j), vals, depth, limit, add)
 		}
 		if best == nil || len(c.nodes) < len(best.nodes) {
 			best = c
@@ -140,62 +143,13 @@ func synth(s [16]uint8, maxDepth int) *circuit {
 	return best
 }
 
-func synthOne(f tt, valsp *[]tt, add func(tnode) int) int {
-	vals := *valsp
-	for i, v := range vals {
-		if v == f {
-			return i
-		}
-	}
-	n := len(vals)
-	// One node.
-	for a := 0; a < n; a++ {
-		for b := a + 1; b < n; b++ {
-			for c := b + 1; c < n; c++ {
-				if imm, ok := fit(f, vals[a], vals[b], vals[c]); ok {
-					return add(tnode{imm, a, b, c})
-				}
-			}
-		}
-	}
-	// Two nodes: h over three values, then f over h and two values.
-	for a := 0; a < n; a++ {
-		for b := a + 1; b < n; b++ {
-			for c := b + 1; c < n; c++ {
-				for hi := range 256 {
-					h := tern(uint8(hi), vals[a], vals[b], vals[c])
-					for p := 0; p < n; p++ {
-						for q := p + 1; q < n; q++ {
-							if imm, ok := fit(f, h, vals[p], vals[q]); ok {
-								x := add(tnode{uint8(hi), a, b, c})
-								return add(tnode{imm, x, p, q})
-							}
-						}
-					}
-				}
-			}
-		}
-	}
-	// Shannon expansion on x3: f = x3 ? f1(x0,x1,x2) : f0(x0,x1,x2).
-	f0 := f & 0xFF
-	f0 |= f0 << 8
-	f1 := f >> 8
-	f1 |= f1 << 8
-	i0, ok0 := fit(f0, inputTT[0], inputTT[1], inputTT[2])
-	i1, ok1 := fit(f1, inputTT[0], inputTT[1], inputTT[2])
-	if !ok0 || !ok1 {
-		panic("unreachable: every three-input function fits")
-	}
-	h0 := add(tnode{i0, 0, 1, 2})
-	h1 := add(tnode{i1, 0, 1, 2})
-	// mux(x3, h1, h0): a ? b : c
-	return add(tnode{0xCA, 3, h1, h0})
-}
-
-// synthShallow is synthOne for circuits at most maxDepth (2) deep: an
-// existing value, one node over values less deep than maxDepth, two nodes
-// (h over values at most maxDepth-2 deep, then f over h and two values
-// less deep than maxDepth), or the Shannon expansion (depth 2).
+// synthShallow returns the index of a value equal to f, adding nodes with
+// add where none is, for circuits at most maxDepth deep (math.MaxInt: no
+// bound): an existing value, one node over values less deep than
+// maxDepth, two nodes (h over values at most maxDepth-2 deep, then f over
+// h and two values less deep than maxDepth), or the Shannon expansion on
+// x3 (depth 2). Each search goes through the values in index order, so
+// the first fit found, and the circuit, are the same on every run.
 func synthShallow(f tt, vals []tt, depth []int, maxDepth int, add func(tnode) int) int {
 	for i, v := range vals {
 		if v == f && depth[i] <= maxDepth {
@@ -243,10 +197,14 @@ func synthShallow(f tt, vals []tt, depth []int, maxDepth int, add func(tnode) in
 	f0 |= f0 << 8
 	f1 := f >> 8
 	f1 |= f1 << 8
-	i0, _ := fit(f0, inputTT[0], inputTT[1], inputTT[2])
-	i1, _ := fit(f1, inputTT[0], inputTT[1], inputTT[2])
+	i0, fits0 := fit(f0, inputTT[0], inputTT[1], inputTT[2])
+	i1, fits1 := fit(f1, inputTT[0], inputTT[1], inputTT[2])
+	if !fits0 || !fits1 {
+		panic("unreachable: every three-input function fits")
+	}
 	h0 := add(tnode{i0, 0, 1, 2})
 	h1 := add(tnode{i1, 0, 1, 2})
+	// mux(x3, h1, h0): a ? b : c
 	return add(tnode{0xCA, 3, h1, h0})
 }
 
