@@ -232,24 +232,6 @@ func (c *cbcChain) crypt(dst, src []byte, sector uint64, encrypt bool) {
 	}
 }
 
-// cbcSectors is the volume.Sectors of a CBC data area (opened read-only):
-// sector k of the area is the host's 512-byte sectors first+k*(ss/512)...
-type cbcSectors struct {
-	c     *cbcChain
-	first uint64
-	ss    int
-}
-
-func (s *cbcSectors) Encrypt(dst, src []byte, k uint64) {
-	s.c.crypt(dst, src, s.first+k*uint64(s.ss/512), true)
-}
-
-func (s *cbcSectors) Decrypt(dst, src []byte, k uint64) {
-	s.c.crypt(dst, src, s.first+k*uint64(s.ss/512), false)
-}
-
-func (s *cbcSectors) Wipe() { s.c.wipe() }
-
 // cbcCandidates returns the CBC chains that Open tries for a cipher name
 // given to it ("" tries every one).
 func cbcCandidates(cipherName string) []string {
@@ -278,12 +260,12 @@ func cbcHeader(name string, key, dst, src []byte) bool {
 // cbcVolumeSectors returns the sectors of a CBC volume's data area. The
 // IVs number a volume's sectors from its header's: the data area's first
 // sector is 1, in a hidden volume too (checked on cryptsetup's images).
-func cbcVolumeSectors(h *Header) (*cbcSectors, error) {
+func cbcVolumeSectors(h *Header) (*sectors, error) {
 	c, err := newCBCChain(h.Cipher, h.KeyArea[:h.KeySize])
 	if err != nil {
 		return nil, err
 	}
-	return &cbcSectors{c: c, first: 1, ss: int(h.SectorSize)}, nil
+	return &sectors{c: c, first: 1, ss: int(h.SectorSize)}, nil
 }
 
 // Cryptsetup returns the header's cipher chain, cipher mode and key size

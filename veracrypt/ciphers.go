@@ -183,11 +183,19 @@ func (c *chain) header(dst, src []byte, encrypt bool) {
 }
 
 // sectors is the volume.Sectors of a data area: sector k of the area is
-// data units first+k*(ss/512).. of the chain.
+// data units first+k*(ss/512).. of the chain: an XTS chain or
+// (opened read-only) a TrueCrypt CBC one.
 type sectors struct {
-	c     *chain
+	c     unitCrypter
 	first uint64 // data unit of the area's first byte
 	ss    int
+}
+
+// unitCrypter is a cipher chain over 512-byte data units: *chain and
+// *cbcChain.
+type unitCrypter interface {
+	crypt(dst, src []byte, unit uint64, encrypt bool)
+	wipe()
 }
 
 func (s *sectors) Encrypt(dst, src []byte, k uint64) {
