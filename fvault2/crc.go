@@ -3,20 +3,17 @@ package fvault2
 import (
 	"encoding/binary"
 	"hash/crc32"
-	"sync"
 )
-
-// castagnoli is made at the first checksum, not at start-up: with
-// SSE4.2 crc32.MakeTable also builds the hardware path's tables, about
-// 1 ms of every command's start on the Zen 5 VM (GODEBUG=inittrace=1).
-var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // weakCRC32C is Core Storage's checksum: CRC-32C of p from the initial
 // value init, without the final inversion (and without the usual
 // inversion of the initial value: init is used as it is stored).
 func weakCRC32C(init uint32, p []byte) uint32 {
-	// crc32.Update inverts its input and its output; undo both.
-	return ^crc32.Update(^init, castagnoli(), p)
+	// crc32.Update inverts its input and its output; undo both. The
+	// table is crc32's own, built at the first call (not in a package
+	// variable: with SSE4.2 building it costs ~1 ms, which every xts
+	// command would pay at start-up).
+	return ^crc32.Update(^init, crc32.MakeTable(crc32.Castagnoli), p)
 }
 
 // checksumOK reports whether block (a physical volume header or a

@@ -30,7 +30,7 @@ func coreStorageHeader() []byte {
 	binary.LittleEndian.PutUint16(b[10:], 0x0010)
 	copy(b[88:], "CS")
 	binary.LittleEndian.PutUint32(b[4:], 0xffffffff)
-	binary.LittleEndian.PutUint32(b[0:], ^crc32.Update(0, castagnoli(), b[8:512]))
+	binary.LittleEndian.PutUint32(b[0:], ^crc32.Update(0, crc32.MakeTable(crc32.Castagnoli), b[8:512]))
 	return b
 }
 
