@@ -5,6 +5,10 @@
 #   dislocker  dislocker-file -k FVEK-FILE -V IMAGE OUT (Debian dislocker)
 #   xts        xts bitlk decrypt --volume-key-file KEY IMAGE OUT
 #   xts@REV    the same, built from git revision REV (BASE=REV): before/after
+#   go-floor   scripts/bitlkfloor IMAGE KEY OUT: the same decryption in as
+#              little Go as it takes (the bitlocker package, one goroutine a
+#              core, no command line, signals or atomic output): what the
+#              Go runtime and the package cost here, without the command
 #   cp         cp IMAGE OUT: what copying the image's bytes from /dev/shm to
 #              /dev/shm costs here, no cipher (the floor of any decrypt)
 # The image is cryptsetup's bitlk-aes-xts-128.img (100 MiB) from
@@ -44,7 +48,8 @@ if [[ -n ${BASE:-} ]]; then
 	rm -rf "$dir/base-src"
 	names+=("xts@$BASE")
 fi
-names+=(cp)
+go build -o "$dir/go-floor" ./scripts/bitlkfloor
+names+=(go-floor cp)
 
 tar -xJf "$archive" -C "$dir" "bitlk-images/$image.img"
 cp --sparse=never "$dir/bitlk-images/$image.img" "$dir/img"
@@ -77,6 +82,7 @@ run_one() {
 	dislocker) t=$({ time dislocker-file -k "$dir/fvek" -V "$dir/img" "$out" >/dev/null 2>&1; } 2>&1) ;;
 	xts) t=$({ time "$dir/xts" bitlk decrypt --volume-key-file "$dir/vk" "$dir/img" "$out"; } 2>&1) ;;
 	xts@*) t=$({ time "$dir/xts-base" bitlk decrypt --volume-key-file "$dir/vk" "$dir/img" "$out"; } 2>&1) ;;
+	go-floor) t=$({ time "$dir/go-floor" "$dir/img" "$dir/vk" "$out"; } 2>&1) ;;
 	cp) t=$({ time cp "$dir/img" "$out"; } 2>&1) ;;
 	esac
 	awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }' <<<"$t"
@@ -87,7 +93,7 @@ for ((r = 1; r <= runs; r++)); do
 	for n in "${names[@]}"; do
 		read -r w c < <(run_one "$n")
 		walls[$n]+="$w " cpus[$n]+="$c "
-		if ((r == 1)) && [[ $n == xts* ]] && ! cmp -s "$dir/out-$n" "$dir/out-dislocker"; then
+		if ((r == 1)) && [[ $n == xts* || $n == go-floor ]] && ! cmp -s "$dir/out-$n" "$dir/out-dislocker"; then
 			echo "bitlk-bench.sh: $n's output differs from dislocker's" >&2
 			exit 1
 		fi
