@@ -3,6 +3,7 @@ package fusefile
 import (
 	"errors"
 	"io"
+	"syscall"
 )
 
 // Backend is the contents of the served file.
@@ -30,3 +31,14 @@ type Options struct {
 // ErrUnavailable is returned (wrapped) by New when this machine cannot
 // mount FUSE filesystems.
 var ErrUnavailable = errors.New("FUSE is not available")
+
+// errnoOf maps a Backend error to the errno the caller sees: the
+// underlying one when there is one (a full disk stays ENOSPC), EIO
+// otherwise.
+func errnoOf(err error) syscall.Errno {
+	var e syscall.Errno
+	if errors.As(err, &e) {
+		return e
+	}
+	return syscall.EIO
+}

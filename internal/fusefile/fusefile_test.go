@@ -1,4 +1,4 @@
-//go:build (linux || darwin || freebsd) && !386 && !arm && !mips && !mipsle
+//go:build linux || ((darwin || freebsd) && !386 && !arm && !mips && !mipsle)
 
 package fusefile
 
@@ -198,4 +198,76 @@ func TestErrorsReachTheCaller(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDirectory checks the mounted directory around the file: it lists
+// the file alone, refuses changes, reports a file system, and answers
+// several large reads at once (each more than one request).
+func TestDirectory(t *testing.T) {
+	const size = 5 << 20
+	b := &memBackend{data: pattern(size)}
+	m := mount(t, b, Options{Name: "disk"})
+	dir := m.Dir()
+	path := filepath.Join(dir, "disk")
+
+	if _, err := os.Stat(filepath.Join(dir, "volume")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stat of a name that is not there: %v, want ENOENT", err)
+	}
+	if _, err := os.Stat(filepath.Join(path, "x")); err == nil {
+		t.Error("stat of a path under the file succeeded")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "new"), []byte("x"), 0o600); !errors.Is(err, syscall.EPERM) {
+		t.Errorf("creating a file: %v, want EPERM", err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); !errors.Is(err, syscall.EPERM) {
+		t.Errorf("mkdir: %v, want EPERM", err)
+	}
+	if err := os.Remove(path); !errors.Is(err, syscall.EPERM) {
+		t.Errorf("removing the file: %v, want EPERM", err)
+	}
+	if err := os.Rename(path, filepath.Join(dir, "other")); !errors.Is(err, syscall.EPERM) {
+		t.Errorf("renaming the file: %v, want EPERM", err)
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		t.Errorf("the mount point: %v, %v", st, err)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) != 1 || ents[0].Name() != "disk" || !ents[0].Type().IsRegular() {
+		t.Errorf("directory: %v %v, want the regular file disk alone", ents, err)
+	}
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(path, &fs); err != nil {
+		t.Errorf("statfs: %v", err)
+	} else if fs.Bsize != 4096 || uint64(fs.Blocks)*4096 < size {
+		t.Errorf("statfs: block size %d, %d blocks, want 4096 and at least %d bytes", fs.Bsize, fs.Blocks, size)
+	}
+
+	// Several readers at once, each reading the whole file in 3 MiB reads
+	// (every one more than the 1 MiB a request carries) from its own
+	// starting point.
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer f.Close()
+			got := make([]byte, 3<<20)
+			for k := range 5 {
+				off := int64((i*5+k)*(1<<20)+i*4096) % size
+				n, err := f.ReadAt(got, off)
+				if want := min(len(got), size-int(off)); n != want || (err != nil && n != size-int(off)) {
+					t.Errorf("read of %d at %d: %d bytes, %v", len(got), off, n, err)
+					return
+				}
+				if !bytes.Equal(got[:n], b.data[off:off+int64(n)]) {
+					t.Errorf("read of %d at %d differs from the backend", len(got), off)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -1,4 +1,4 @@
-//go:build (linux || darwin || freebsd) && !386 && !arm && !mips && !mipsle
+//go:build (darwin || freebsd) && !386 && !arm && !mips && !mipsle
 
 package fusefile
 

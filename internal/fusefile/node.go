@@ -1,4 +1,4 @@
-//go:build (linux || darwin || freebsd) && !386 && !arm && !mips && !mipsle
+//go:build (darwin || freebsd) && !386 && !arm && !mips && !mipsle
 
 package fusefile
 
@@ -133,14 +133,3 @@ func (n *fileNode) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) sys
 // Backend when they return, and durability is fsync's job, as for a file
 // on any other filesystem.
 func (n *fileNode) Flush(ctx context.Context, f fs.FileHandle) syscall.Errno { return 0 }
-
-// errnoOf maps a Backend error to the errno the caller sees: the
-// underlying one when there is one (a full disk stays ENOSPC), EIO
-// otherwise.
-func errnoOf(err error) syscall.Errno {
-	var e syscall.Errno
-	if errors.As(err, &e) {
-		return e
-	}
-	return syscall.EIO
-}
