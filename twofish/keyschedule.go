@@ -7,6 +7,7 @@ package twofish
 import (
 	"encoding/binary"
 	"math/bits"
+	"sync"
 
 	"github.com/fastxts/xts/internal/cipherspec"
 )
@@ -31,15 +32,17 @@ const (
 	rsPoly  = cipherspec.TwofishRSPoly
 )
 
-// The fixed tables, computed once at start-up: q[i] is the permutation
-// q_i, and mdsCol[j][y] is column j of the MDS matrix times y, as a
-// little-endian word.
+// The fixed tables, computed at the first key schedule (tablesOnce), not
+// at start-up, which every program linking the package would pay: q[i]
+// is the permutation q_i, and mdsCol[j][y] is column j of the MDS matrix
+// times y, as a little-endian word.
 var (
-	q      [2][256]byte
-	mdsCol [4][256]uint32
+	q          [2][256]byte
+	mdsCol     [4][256]uint32
+	tablesOnce sync.Once
 )
 
-func init() {
+func fillTables() {
 	for i := range q {
 		for x := range 256 {
 			q[i][x] = qPerm(&qt[i], byte(x))
@@ -97,6 +100,7 @@ func h(x uint32, l []uint32) uint32 {
 // expandKey computes the subkeys and the key-dependent S-boxes fused with
 // the MDS matrix ("full keying").
 func (tf *twofishCipher) expandKey(key []byte) {
+	tablesOnce.Do(fillTables)
 	k := len(key) / 8
 	var me, mo, sk [4]uint32
 	for i := range k {

@@ -22,6 +22,7 @@ func mix(a0, a1, a2, a3, a4, a5, a6, a7 uint64) uint64 {
 // BlockSize. The rows of the key and the state live in locals so that
 // the compiler can keep them in registers.
 func blocks(h *[8]uint64, p []byte) {
+	tablesOnce.Do(fillTables)
 	for len(p) >= BlockSize {
 		m0 := binary.BigEndian.Uint64(p[0:])
 		m1 := binary.BigEndian.Uint64(p[8:])

@@ -41,6 +41,7 @@ func (c *keyCache) schedule(h *[8]uint64) {
 // blockCached compresses the one 64-byte block p into h with the cached
 // schedule, computing it first if it is not h's.
 func (c *keyCache) blockCached(h *[8]uint64, p []byte) {
+	tablesOnce.Do(fillTables)
 	if !c.valid || c.h != *h {
 		c.schedule(h)
 	}

@@ -1,6 +1,10 @@
 package whirlpool
 
-import "github.com/fastxts/xts/internal/cipherspec"
+import (
+	"sync"
+
+	"github.com/fastxts/xts/internal/cipherspec"
+)
 
 // The S-box is built as the specification builds it: the input byte's
 // high and low nibbles go through the mini boxes E and E⁻¹, are mixed
@@ -24,12 +28,17 @@ var (
 	// rc[r] is row 0 of the round constant of round r+1 (its other rows
 	// are zero): S[8r], ..., S[8r+7].
 	rc [rounds]uint64
+	// tablesOnce fills the tables at the first compression, not at
+	// start-up: every program linking the package (the xts command, for
+	// VeraCrypt's PRFs) would otherwise pay for them, about 2-3 ms of
+	// each start on a VM where a fresh page costs a trap to the host.
+	tablesOnce sync.Once
 )
 
 // gfMul multiplies in GF(2⁸) modulo x⁸+x⁴+x³+x²+1 (0x11d).
 func gfMul(a, b byte) byte { return cipherspec.GFMul(a, b, 0x11D) }
 
-func init() {
+func fillTables() {
 	var eInv [16]byte
 	for i, v := range miniE {
 		eInv[v] = byte(i)
