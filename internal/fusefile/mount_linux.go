@@ -348,6 +348,12 @@ func (m *Mount) init(buf []byte) error {
 		m.reply(out[:outHeaderLen+8], 0, h.unique)
 		return m.init(buf)
 	}
+	if major == protoMajor && minor < 23 {
+		// Kernels before 3.15 (protocol 7.23) take the reply's first 24
+		// bytes only, and refuse a longer one.
+		m.reply(out[:outHeaderLen+24], 0, h.unique)
+		return nil
+	}
 	m.reply(out[:], 0, h.unique)
 	return nil
 }
