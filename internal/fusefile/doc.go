@@ -16,9 +16,9 @@
 // (EPERM).
 //
 // On Linux the package speaks the kernel's FUSE protocol itself
-// (mount_linux.go, proto_linux.go): mount(2) as root, fusermount3
-// otherwise. On macOS and FreeBSD it is built on the FUSE library
-// github.com/hanwen/go-fuse/v2, whose package initialisers would
+// (mount_linux.go, serve_linux.go, proto_linux.go): mount(2) as root,
+// fusermount3 otherwise. On macOS and FreeBSD it is built on the FUSE
+// library github.com/hanwen/go-fuse/v2, whose package initialisers would
 // otherwise run in every xts command on Linux too. This package is the
 // tool's: library packages of the module do not import it.
 package fusefile

@@ -2,7 +2,9 @@ package fusefile
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 	"syscall"
 )
 
@@ -26,6 +28,23 @@ type Options struct {
 	FsName string
 	// Debug logs every FUSE request to standard error.
 	Debug bool
+}
+
+// complete fills in the defaults and checks what the mount will show.
+func (o *Options) complete() error {
+	if o.Name == "" {
+		o.Name = "volume"
+	}
+	if o.FsName == "" {
+		o.FsName = "xts"
+	}
+	if strings.ContainsAny(o.Name, "/\x00") || o.Name == "." || o.Name == ".." {
+		return fmt.Errorf("fusefile: %q cannot be a file name", o.Name)
+	}
+	if strings.ContainsAny(o.FsName, ",\x00") {
+		return fmt.Errorf("fusefile: file system name %q has a comma or a NUL", o.FsName)
+	}
+	return nil
 }
 
 // ErrUnavailable is returned (wrapped) by New when this machine cannot

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"syscall"
 	"time"
 
@@ -26,23 +25,6 @@ type Mount struct {
 	server *fuse.Server
 }
 
-// Available reports whether FUSE can be used here, and if not, why: the
-// kernel device /dev/fuse must be openable, and a non-root process needs
-// fusermount3 (or fusermount) on the PATH.
-func Available() error {
-	f, err := os.OpenFile("/dev/fuse", os.O_RDWR, 0)
-	if err != nil {
-		return fmt.Errorf("%w: %v (load the fuse module, or give the container the device)", ErrUnavailable, err)
-	}
-	f.Close()
-	if os.Geteuid() != 0 {
-		if _, err := exec.LookPath("fusermount3"); err != nil {
-			return fmt.Errorf("%w: fusermount3 is not on the PATH (Debian: apt-get install fuse3)", ErrUnavailable)
-		}
-	}
-	return nil
-}
-
 // New mounts a directory at dir (which must exist and be empty) holding
 // one file with b's contents, and serves it until Unmount, or until the
 // directory is unmounted from outside (fusermount3 -u DIR).
@@ -50,11 +32,8 @@ func New(dir string, b Backend, o Options) (*Mount, error) {
 	if err := Available(); err != nil {
 		return nil, err
 	}
-	if o.Name == "" {
-		o.Name = "volume"
-	}
-	if o.FsName == "" {
-		o.FsName = "xts"
+	if err := o.complete(); err != nil {
+		return nil, err
 	}
 	root := &fs.Inode{}
 	file := &fileNode{b: b, readOnly: o.ReadOnly}
