@@ -33,9 +33,10 @@ const attrValid = 3600
 
 // Mount is a mounted directory serving one file.
 type Mount struct {
-	dir  string
-	fd   int
-	done chan struct{} // closed when the last request has been answered
+	dir    string
+	fd     int
+	direct bool          // mounted by mount(2), as root, not by fusermount3
+	done   chan struct{} // closed when the last request has been answered
 
 	b        Backend
 	name     string
@@ -55,11 +56,11 @@ func New(dir string, b Backend, o Options) (*Mount, error) {
 		return nil, err
 	}
 	m := &Mount{
-		dir: dir, done: make(chan struct{}), b: b, name: o.Name, readOnly: o.ReadOnly,
+		dir: dir, direct: os.Geteuid() == 0, done: make(chan struct{}), b: b, name: o.Name, readOnly: o.ReadOnly,
 		uid: uint32(os.Getuid()), gid: uint32(os.Getgid()), debug: o.Debug,
 	}
 	var err error
-	if os.Geteuid() == 0 {
+	if m.direct {
 		m.fd, err = mountDirect(dir, o.FsName, m.uid, m.gid)
 	} else {
 		m.fd, err = mountFusermount(dir, o.FsName)
@@ -79,12 +80,9 @@ func New(dir string, b Backend, o Options) (*Mount, error) {
 	readers := min(max(runtime.GOMAXPROCS(0), 2), 8)
 	var wg sync.WaitGroup
 	for i := range readers {
-		b := buf
-		if i > 0 {
-			b = nil // its own, made in its goroutine
-		}
 		wg.Go(func() {
-			if b == nil {
+			b := buf // the first reader's; the others make their own
+			if i > 0 {
 				b = make([]byte, maxIO+4096)
 			}
 			m.serve(b)
@@ -205,14 +203,37 @@ func receiveFD(sock int) (int, error) {
 	}
 }
 
-// abort undoes a mount whose INIT failed.
+// abort undoes a mount whose INIT failed: detached even if in use.
 func (m *Mount) abort() {
-	if os.Geteuid() == 0 {
-		unix.Unmount(m.dir, unix.MNT_DETACH)
-	} else {
-		exec.Command("fusermount3", "-u", "-z", m.dir).Run()
-	}
+	m.detach(true)
 	unix.Close(m.fd)
+}
+
+// detach unmounts the directory the way it was mounted; lazy detaches it
+// even while in use (umount -l), otherwise the kernel refuses (EBUSY).
+func (m *Mount) detach(lazy bool) error {
+	if m.direct {
+		flags := 0
+		if lazy {
+			flags = unix.MNT_DETACH
+		}
+		if err := unix.Unmount(m.dir, flags); err != nil {
+			return &os.PathError{Op: "unmount", Path: m.dir, Err: err}
+		}
+		return nil
+	}
+	args := []string{"-u", m.dir}
+	if lazy {
+		args = []string{"-u", "-z", m.dir}
+	}
+	out, err := exec.Command("fusermount3", args...).CombinedOutput()
+	if err != nil {
+		if msg := strings.TrimSpace(string(out)); msg != "" {
+			return fmt.Errorf("fusermount3 -u %s: %s", m.dir, msg)
+		}
+		return fmt.Errorf("fusermount3 -u %s: %w", m.dir, err)
+	}
+	return nil
 }
 
 // Dir is the mount point.
@@ -231,18 +252,5 @@ func (m *Mount) Unmount() error {
 		return nil // already unmounted, from outside
 	default:
 	}
-	if os.Geteuid() == 0 {
-		if err := unix.Unmount(m.dir, 0); err != nil {
-			return &os.PathError{Op: "unmount", Path: m.dir, Err: err}
-		}
-		return nil
-	}
-	out, err := exec.Command("fusermount3", "-u", m.dir).CombinedOutput()
-	if err != nil {
-		if msg := strings.TrimSpace(string(out)); msg != "" {
-			return fmt.Errorf("fusermount3 -u %s: %s", m.dir, msg)
-		}
-		return fmt.Errorf("fusermount3 -u %s: %w", m.dir, err)
-	}
-	return nil
+	return m.detach(false)
 }

@@ -4,8 +4,6 @@ package fusefile
 
 import (
 	"context"
-	"errors"
-	"io"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -30,16 +28,9 @@ var (
 	_ fs.NodeFlusher   = (*fileNode)(nil)
 )
 
-func (n *fileNode) mode() uint32 {
-	if n.readOnly {
-		return syscall.S_IFREG | 0o400
-	}
-	return syscall.S_IFREG | 0o600
-}
-
 func (n *fileNode) fillAttr(a *fuse.Attr) {
 	size := n.b.Size()
-	a.Mode = n.mode()
+	a.Mode = fileMode(n.readOnly)
 	a.Size = uint64(size)
 	a.Blocks = (uint64(size) + 511) / 512
 	a.Blksize = 4096
@@ -55,16 +46,17 @@ func (n *fileNode) Getattr(ctx context.Context, f fs.FileHandle, out *fuse.AttrO
 // current one, times, which are not kept) and refuses the rest: the size
 // is the volume's and fixed, and the mode says whether it is writable.
 func (n *fileNode) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	if sz, ok := in.GetSize(); ok && int64(sz) != n.b.Size() {
-		return syscall.EPERM
+	var newSize *uint64
+	var newMode *uint32
+	if sz, ok := in.GetSize(); ok {
+		newSize = &sz
 	}
-	if m, ok := in.GetMode(); ok && m&0o7777 != n.mode()&0o7777 {
-		return syscall.EPERM
+	if m, ok := in.GetMode(); ok {
+		newMode = &m
 	}
-	if _, ok := in.GetUID(); ok {
-		return syscall.EPERM
-	}
-	if _, ok := in.GetGID(); ok {
+	_, uid := in.GetUID()
+	_, gid := in.GetGID()
+	if setattrRefused(uint64(n.b.Size()), fileMode(n.readOnly), newSize, newMode, uid || gid) {
 		return syscall.EPERM
 	}
 	n.fillAttr(&out.Attr)
@@ -72,8 +64,8 @@ func (n *fileNode) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAtt
 }
 
 func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	if n.readOnly && flags&(syscall.O_WRONLY|syscall.O_RDWR) != 0 {
-		return nil, 0, syscall.EROFS
+	if errno := openErrno(n.readOnly, flags); errno != 0 {
+		return nil, 0, errno
 	}
 	// Direct I/O: every read and write goes to the Backend as the caller
 	// made it (up to maxIO a request), not through the kernel's page
@@ -84,42 +76,16 @@ func (n *fileNode) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint3
 }
 
 func (n *fileNode) Read(ctx context.Context, f fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	size := n.b.Size()
-	if off < 0 {
-		return nil, syscall.EINVAL
-	}
-	if off >= size {
-		return fuse.ReadResultData(nil), 0
-	}
-	if rest := size - off; int64(len(dest)) > rest {
-		dest = dest[:rest]
-	}
-	got, err := n.b.ReadAt(dest, off)
-	if err != nil && !(errors.Is(err, io.EOF) && got == len(dest)) {
-		return nil, errnoOf(err)
+	got, errno := readFile(n.b, dest, off)
+	if errno != 0 {
+		return nil, errno
 	}
 	return fuse.ReadResultData(dest[:got]), 0
 }
 
 func (n *fileNode) Write(ctx context.Context, f fs.FileHandle, data []byte, off int64) (uint32, syscall.Errno) {
-	if n.readOnly {
-		return 0, syscall.EROFS
-	}
-	size := n.b.Size()
-	if off < 0 {
-		return 0, syscall.EINVAL
-	}
-	if off >= size && len(data) > 0 {
-		return 0, syscall.ENOSPC
-	}
-	if rest := size - off; int64(len(data)) > rest {
-		data = data[:rest] // a short write: the caller retries and gets ENOSPC
-	}
-	wrote, err := n.b.WriteAt(data, off)
-	if err != nil {
-		return uint32(wrote), errnoOf(err)
-	}
-	return uint32(wrote), 0
+	wrote, errno := writeFile(n.b, n.readOnly, data, off)
+	return uint32(wrote), errno
 }
 
 func (n *fileNode) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) syscall.Errno {

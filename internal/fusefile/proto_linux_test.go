@@ -152,7 +152,7 @@ func TestRequests(t *testing.T) {
 	do := func(opcode uint32, unique, node uint64, body []byte) {
 		t.Helper()
 		k.send(opcode, unique, node, body)
-		req, err := m.read(buf)
+		req, err := m.receive(buf)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package fusefile
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,9 +13,9 @@ import (
 // The server's side of the protocol: requests read from the mount's
 // descriptor of /dev/fuse, each answered from the Backend.
 
-// read reads one request into buf, waiting for it; io.EOF once the
+// receive reads one request into buf, waiting for it; io.EOF once the
 // directory is unmounted.
-func (m *Mount) read(buf []byte) ([]byte, error) {
+func (m *Mount) receive(buf []byte) ([]byte, error) {
 	for {
 		n, err := unix.Read(m.fd, buf)
 		switch {
@@ -53,7 +52,7 @@ func (m *Mount) reply(b []byte, errno syscall.Errno, unique uint64) {
 
 // init answers the kernel's INIT request.
 func (m *Mount) init(buf []byte) error {
-	req, err := m.read(buf)
+	req, err := m.receive(buf)
 	if err != nil {
 		return err
 	}
@@ -101,7 +100,7 @@ func (m *Mount) init(buf []byte) error {
 // serve answers requests until the directory is unmounted.
 func (m *Mount) serve(buf []byte) {
 	for {
-		req, err := m.read(buf)
+		req, err := m.receive(buf)
 		if err != nil {
 			if err != io.EOF {
 				fmt.Fprintf(os.Stderr, "fusefile: reading a request from /dev/fuse: %v\n", err)
@@ -122,13 +121,6 @@ func (m *Mount) serve(buf []byte) {
 	}
 }
 
-func (m *Mount) fileMode() uint32 {
-	if m.readOnly {
-		return syscall.S_IFREG | 0o400
-	}
-	return syscall.S_IFREG | 0o600
-}
-
 // attrOf fills the attributes of node id, false if there is no such node.
 func (m *Mount) attrOf(id uint64, a *attr) bool {
 	*a = attr{ino: id, uid: m.uid, gid: m.gid, blksize: 4096}
@@ -137,7 +129,7 @@ func (m *Mount) attrOf(id uint64, a *attr) bool {
 		a.mode, a.nlink = syscall.S_IFDIR|0o755, 2
 	case fileID:
 		size := uint64(m.b.Size())
-		a.mode, a.nlink, a.size, a.blocks = m.fileMode(), 1, size, (size+511)/512
+		a.mode, a.nlink, a.size, a.blocks = fileMode(m.readOnly), 1, size, (size+511)/512
 	default:
 		return false
 	}
@@ -188,7 +180,7 @@ func (m *Mount) handle(h inHeader, in, buf []byte) {
 		m.open(h, in, out)
 
 	case opRead:
-		m.read1(h, in, buf)
+		m.read(h, in, buf)
 
 	case opWrite:
 		m.write(h, in, out)
@@ -265,10 +257,18 @@ func (m *Mount) setattr(h inHeader, in, out []byte) {
 		return
 	}
 	valid := ne.Uint32(in)
-	switch {
-	case valid&fattrSize != 0 && (h.nodeID != fileID || ne.Uint64(in[16:]) != a.size),
-		valid&fattrMode != 0 && ne.Uint32(in[68:])&0o7777 != a.mode&0o7777,
-		valid&(fattrUID|fattrGID) != 0:
+	var newSize *uint64
+	var newMode *uint32
+	if valid&fattrSize != 0 {
+		size := ne.Uint64(in[16:])
+		newSize = &size
+	}
+	if valid&fattrMode != 0 {
+		mode := ne.Uint32(in[68:])
+		newMode = &mode
+	}
+	if setattrRefused(a.size, a.mode, newSize, newMode, valid&(fattrUID|fattrGID) != 0) ||
+		newSize != nil && h.nodeID != fileID {
 		m.reply(out, unix.EPERM, h.unique)
 		return
 	}
@@ -285,8 +285,8 @@ func (m *Mount) open(h inHeader, in, out []byte) {
 		m.reply(out, unix.EINVAL, h.unique)
 		return
 	}
-	if m.readOnly && ne.Uint32(in)&(unix.O_WRONLY|unix.O_RDWR) != 0 {
-		m.reply(out, unix.EROFS, h.unique)
+	if errno := openErrno(m.readOnly, ne.Uint32(in)); errno != 0 {
+		m.reply(out, errno, h.unique)
 		return
 	}
 	// Direct I/O: every read and write goes to the Backend as the caller
@@ -299,30 +299,20 @@ func (m *Mount) open(h inHeader, in, out []byte) {
 	m.reply(out[:outHeaderLen+16], 0, h.unique)
 }
 
-// read1 answers READ with the Backend's bytes, read into buf after the
+// read answers READ with the Backend's bytes, read into buf after the
 // reply header (the request in buf is no longer needed by then).
-func (m *Mount) read1(h inHeader, in, buf []byte) {
+func (m *Mount) read(h inHeader, in, buf []byte) {
 	if h.nodeID != fileID || len(in) < readInLen {
 		m.reply(buf, unix.EINVAL, h.unique)
 		return
 	}
-	off, want := ne.Uint64(in[8:]), int64(ne.Uint32(in[16:]))
-	size := m.b.Size()
-	if off > 1<<63-1 || want > int64(len(buf)-outHeaderLen) {
+	off, want := int64(ne.Uint64(in[8:])), int(ne.Uint32(in[16:]))
+	if want > len(buf)-outHeaderLen {
 		m.reply(buf, unix.EINVAL, h.unique)
 		return
 	}
-	n := min(want, max(0, size-int64(off)))
-	dest := buf[outHeaderLen : outHeaderLen+n]
-	if n > 0 {
-		got, err := m.b.ReadAt(dest, int64(off))
-		if err != nil && !(errors.Is(err, io.EOF) && got == len(dest)) {
-			m.reply(buf, errnoOf(err), h.unique)
-			return
-		}
-		dest = dest[:got]
-	}
-	m.reply(buf[:outHeaderLen+len(dest)], 0, h.unique)
+	got, errno := readFile(m.b, buf[outHeaderLen:outHeaderLen+want], off)
+	m.reply(buf[:outHeaderLen+got], errno, h.unique)
 }
 
 func (m *Mount) write(h inHeader, in, out []byte) {
@@ -330,28 +320,15 @@ func (m *Mount) write(h inHeader, in, out []byte) {
 		m.reply(out, unix.EINVAL, h.unique)
 		return
 	}
-	if m.readOnly {
-		m.reply(out, unix.EROFS, h.unique)
-		return
-	}
-	off, n := ne.Uint64(in[8:]), int(ne.Uint32(in[16:]))
+	off, n := int64(ne.Uint64(in[8:])), int(ne.Uint32(in[16:]))
 	data := in[writeInLen:]
-	if n > len(data) || off > 1<<63-1 {
+	if n > len(data) {
 		m.reply(out, unix.EINVAL, h.unique)
 		return
 	}
-	data = data[:n]
-	size := m.b.Size()
-	if int64(off) >= size && len(data) > 0 {
-		m.reply(out, unix.ENOSPC, h.unique)
-		return
-	}
-	if rest := size - int64(off); int64(len(data)) > rest {
-		data = data[:rest] // a short write: the caller retries and gets ENOSPC
-	}
-	wrote, err := m.b.WriteAt(data, int64(off))
-	if err != nil {
-		m.reply(out, errnoOf(err), h.unique)
+	wrote, errno := writeFile(m.b, m.readOnly, data[:n], off)
+	if errno != 0 {
+		m.reply(out, errno, h.unique)
 		return
 	}
 	b := out[outHeaderLen : outHeaderLen+8]
