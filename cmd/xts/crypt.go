@@ -104,8 +104,8 @@ func runCrypt(e *env, args []string, encrypt bool) error {
 		return err
 	}
 
-	// Signals are caught from here on: whatever comes, no output is left.
-	g := e.guard(name)
+	// Whatever signal comes from here on, no output is left.
+	g := e.outputGuard(name)
 	defer g.Stop()
 	key, err := o.key.read(e.stdin)
 	if err != nil {
