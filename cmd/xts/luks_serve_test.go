@@ -141,6 +141,10 @@ func TestLUKSServeRunStatus(t *testing.T) {
 		{"socket exists", []string{"--socket", busy}, 5, "already exists"},
 		{"bad listen", []string{"--listen", "a:b:c"}, 1, "--listen"},
 		{"non-loopback warning", []string{"--listen", "0.0.0.0:0", "--run", "true"}, 0, "crosses the network in clear"},
+		{"localhost", []string{"--listen", "localhost:0", "--run", `case "$uri" in nbd://localhost:[1-9]*) exit 0;; *) exit 9;; esac`}, 0, ""},
+		{"IPv6 loopback", []string{"--listen", "[::1]:0", "--run", `case "$uri" in nbd://\[::1\]:[1-9]*) exit 0;; *) exit 9;; esac`}, 0, ""},
+		{"host name", []string{"--listen", "example.com:10809"}, 1, "host names are not looked up"},
+		{"port name", []string{"--listen", "127.0.0.1:nbd"}, 1, "want a number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/fastxts/xts/cmd/xts/internal/exit"
 	"github.com/fastxts/xts/internal/nbd"
+	"github.com/fastxts/xts/internal/sock"
 )
 
 // serveOptions are the flags that xts serve and xts luks serve share:
@@ -40,9 +41,9 @@ const defaultMaxMemory = "128M"
 const memLimitSlack = 48 << 20
 
 const serveFlagsHelp = `The export is served on a Unix socket (--socket PATH: created 0600, it
-must not exist, removed on exit) or on TCP (--listen HOST:PORT, default
-host 127.0.0.1; any other address gets a warning, as the decrypted data
-then crosses the network in clear). With --run CMD and neither, a
+must not exist, removed on exit) or on TCP (--listen HOST:PORT, HOST an
+IP address or localhost, default 127.0.0.1; any other address gets a
+warning, as the decrypted data then crosses the network in clear). With --run CMD and neither, a
 private socket is made. One line on standard error says when the server
 is ready and its URI (nbd+unix:///?socket=PATH or nbd://HOST:PORT).
 --run CMD starts CMD with the shell once the server is ready, with $uri
@@ -65,7 +66,7 @@ is locked (flock) while served: exclusively for writing, shared with
 
 func (o *serveOptions) flags(fs *cmdFlags) {
 	fs.StringVar(&o.socket, "socket", "", "serve on a new Unix socket at `PATH` (0600, removed on exit)")
-	fs.StringVar(&o.listen, "listen", "", "serve on TCP `HOST:PORT` (host 127.0.0.1 when empty)")
+	fs.StringVar(&o.listen, "listen", "", "serve on TCP `HOST:PORT` (an IP address or localhost; 127.0.0.1 when empty)")
 	fs.BoolVar(&o.readOnly, "readonly", false, "refuse writes")
 	fs.StringVar(&o.run, "run", "", "run shell `CMD` with $uri set once ready; exit with its status")
 	fs.IntVar(&o.maxConns, "max-connections", nbd.DefaultMaxConnections, "serve at most `N` clients at once (0: no limit)")
@@ -103,33 +104,39 @@ func (o *serveOptions) validate() error {
 // listener opens what the options ask for and returns it with the URI
 // clients use, the address to warn about (a non-loopback TCP address, or
 // "") and a cleanup that closes it and removes the socket.
-func (o *serveOptions) listener() (l net.Listener, uri, warnAddr string, cleanup func(), err error) {
+func (o *serveOptions) listener() (l sock.Listener, uri, warnAddr string, cleanup func(), err error) {
 	switch {
 	case o.listen != "":
 		addr := o.listen
 		if !strings.Contains(addr, ":") {
 			addr = ":" + addr // a bare port
 		}
-		host, port, err := net.SplitHostPort(addr)
+		host, port, err := sock.ParseHostPort(addr)
 		if err != nil {
 			return nil, "", "", nil, usagef("--listen %q: %v", o.listen, err)
 		}
 		if host == "" {
 			host = "127.0.0.1"
 		}
-		l, err := net.Listen("tcp", net.JoinHostPort(host, port))
+		ip, err := sock.ResolveHost(host)
+		if err != nil {
+			return nil, "", "", nil, usagef("--listen %q: %v", o.listen, err)
+		}
+		l, got, err := sock.ListenTCP(netip.AddrPortFrom(ip, port))
 		if err != nil {
 			return nil, "", "", nil, err
 		}
-		ta := l.Addr().(*net.TCPAddr)
-		if !ta.IP.IsLoopback() {
-			warnAddr = ta.String()
+		if !got.Addr().IsLoopback() {
+			warnAddr = got.String()
 		}
 		uriHost := host
-		if ta.IP.IsUnspecified() {
+		if got.Addr().IsUnspecified() {
 			uriHost = "localhost"
 		}
-		uri = "nbd://" + net.JoinHostPort(uriHost, fmt.Sprint(ta.Port))
+		if strings.Contains(uriHost, ":") {
+			uriHost = "[" + uriHost + "]"
+		}
+		uri = fmt.Sprintf("nbd://%s:%d", uriHost, got.Port())
 		return l, uri, warnAddr, func() { l.Close() }, nil
 	case o.socket != "":
 		l, err := listenUnixPrivate(o.socket)
@@ -146,13 +153,13 @@ func (o *serveOptions) listener() (l net.Listener, uri, warnAddr string, cleanup
 		if err != nil {
 			return nil, "", "", nil, err
 		}
-		sock := filepath.Join(dir, "nbd.sock")
-		l, err := net.Listen("unix", sock)
+		path := filepath.Join(dir, "nbd.sock")
+		l, err := sock.ListenUnix(path)
 		if err != nil {
 			os.RemoveAll(dir)
 			return nil, "", "", nil, err
 		}
-		return l, socketURI(sock), "", func() { l.Close(); os.RemoveAll(dir) }, nil
+		return l, socketURI(path), "", func() { l.Close(); os.RemoveAll(dir) }, nil
 	}
 }
 
@@ -176,7 +183,7 @@ func socketURI(path string) string {
 // else can connect to at any moment: it is made in a new 0700 directory
 // beside path, set 0600, then hard-linked to path (which fails if path
 // exists, so nothing is replaced).
-func listenUnixPrivate(path string) (net.Listener, error) {
+func listenUnixPrivate(path string) (sock.Listener, error) {
 	if _, err := os.Lstat(path); err == nil {
 		return nil, exit.Errorf(exitBusy, "socket %s already exists", path)
 	}
@@ -186,11 +193,10 @@ func listenUnixPrivate(path string) (net.Listener, error) {
 	}
 	defer os.RemoveAll(dir)
 	tmp := filepath.Join(dir, "s")
-	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: tmp, Net: "unix"})
+	l, err := sock.ListenUnix(tmp)
 	if err != nil {
 		return nil, err
 	}
-	l.SetUnlinkOnClose(false)
 	if err := os.Chmod(tmp, 0o600); err != nil {
 		l.Close()
 		return nil, err

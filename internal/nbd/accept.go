@@ -2,7 +2,6 @@ package nbd
 
 import (
 	"errors"
-	"net"
 	"syscall"
 )
 
@@ -13,8 +12,7 @@ import (
 // (it died in the queue). Anything else, a closed or broken listener,
 // ends Serve.
 func acceptRetry(err error) bool {
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
+	if isTimeout(err) {
 		return true
 	}
 	for _, e := range []syscall.Errno{

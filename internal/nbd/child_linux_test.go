@@ -64,7 +64,7 @@ func runChild(cfg string) int {
 	if n := num("memlimit"); n > 0 {
 		debug.SetMemoryLimit(n)
 	}
-	l, err := net.Listen("unix", kv["sock"])
+	l, err := listenUnix(kv["sock"])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

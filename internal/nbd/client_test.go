@@ -50,7 +50,7 @@ func (l *lockedBuffer) String() string {
 func startServer(t testing.TB, b Backend, configure ...func(*Server)) *testServer {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "nbd.sock")
-	l, err := net.Listen("unix", sock)
+	l, err := listenUnix(sock)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@
 // others go on. No input makes the server allocate more than its budget
 // or panic.
 //
-// Server.Serve takes any net.Listener: a Unix socket (the caller creates
+// Server.Serve takes a sock.Listener: a Unix socket (the caller creates
 // it 0600) or TCP. Server.Shutdown stops accepting, finishes the requests
 // in flight, flushes the backend and returns; the caller then wipes keys
 // and removes the socket.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/fastxts/xts/internal/nbd"
+	"github.com/fastxts/xts/internal/sock"
 )
 
 // ExampleServer serves 1 MiB of memory on a Unix socket, greets one
@@ -22,7 +23,7 @@ func ExampleServer() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir) // the caller removes the socket
-	l, err := net.Listen("unix", filepath.Join(dir, "nbd.sock"))
+	l, err := sock.ListenUnix(filepath.Join(dir, "nbd.sock"))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fastxts/xts/internal/sock"
 )
 
 // This file holds tests of the server against clients that misbehave on
@@ -310,13 +312,13 @@ func TestConnectionLimit(t *testing.T) {
 
 // flakyListener fails its first n Accepts with err.
 type flakyListener struct {
-	net.Listener
+	sock.Listener
 	mu  sync.Mutex
 	n   int
 	err error
 }
 
-func (f *flakyListener) Accept() (net.Conn, error) {
+func (f *flakyListener) Accept() (sock.Conn, error) {
 	f.mu.Lock()
 	if f.n > 0 {
 		f.n--
@@ -347,7 +349,7 @@ func TestAcceptErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sock := filepath.Join(t.TempDir(), "s")
-			ul, err := net.Listen("unix", sock)
+			ul, err := listenUnix(sock)
 			if err != nil {
 				t.Fatal(err)
 			}

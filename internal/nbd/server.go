@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
+	"os"
 	"sync"
 	"time"
+
+	"github.com/fastxts/xts/internal/sock"
 )
 
 // ErrServerClosed is returned by Serve after Shutdown.
@@ -93,8 +95,8 @@ type Server struct {
 	share     int64 // each connection's part of mem
 	chunk     int64 // the most payload one request holds at once
 	maxConns  int   // 0: no limit
-	listeners map[net.Listener]struct{}
-	conns     map[net.Conn]struct{}
+	listeners map[sock.Listener]struct{}
+	conns     map[sock.Conn]struct{}
 	active    int // connections served (not refused)
 	refusing  int // refusals in progress
 	refused   int // refusals since the limit was last reached
@@ -187,10 +189,11 @@ func (s *Server) export() (*export, error) {
 	return ex, nil
 }
 
-// Serve accepts connections on l and serves each in its own goroutine
-// until l fails or the server shuts down (ErrServerClosed). It may be
-// called for several listeners at once. Serve closes l when it returns.
-func (s *Server) Serve(l net.Listener) error {
+// Serve accepts connections on l (package sock makes Unix and TCP
+// listeners) and serves each in its own goroutine until l fails or the
+// server shuts down (ErrServerClosed). It may be called for several
+// listeners at once. Serve closes l when it returns.
+func (s *Server) Serve(l sock.Listener) error {
 	defer l.Close()
 	if _, err := s.export(); err != nil {
 		return err
@@ -201,7 +204,7 @@ func (s *Server) Serve(l net.Listener) error {
 		return ErrServerClosed
 	}
 	if s.listeners == nil {
-		s.listeners = make(map[net.Listener]struct{})
+		s.listeners = make(map[sock.Listener]struct{})
 	}
 	s.listeners[l] = struct{}{}
 	s.mu.Unlock()
@@ -265,7 +268,7 @@ const (
 // admit registers c, to be served or (over MaxConnections) refused; or,
 // when too many refusals are under way, to be closed at once; or not at
 // all when the server is closing.
-func (s *Server) admit(c net.Conn) int {
+func (s *Server) admit(c sock.Conn) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
@@ -299,9 +302,9 @@ func (s *Server) isClosing() bool {
 }
 
 // trackLocked registers c for Shutdown. The caller holds s.mu.
-func (s *Server) trackLocked(c net.Conn) {
+func (s *Server) trackLocked(c sock.Conn) {
 	if s.conns == nil {
-		s.conns = make(map[net.Conn]struct{})
+		s.conns = make(map[sock.Conn]struct{})
 	}
 	s.conns[c] = struct{}{}
 	s.handlers.Add(1)
@@ -309,7 +312,7 @@ func (s *Server) trackLocked(c net.Conn) {
 
 // untrack forgets c, served (counted in active) or refused, and closes
 // it.
-func (s *Server) untrack(c net.Conn, served bool) {
+func (s *Server) untrack(c sock.Conn, served bool) {
 	s.mu.Lock()
 	delete(s.conns, c)
 	if served {
@@ -324,7 +327,7 @@ func (s *Server) untrack(c net.Conn, served bool) {
 
 // refuse answers a client over the connection limit: the greeting, then
 // NBD_REP_ERR_POLICY for its options, for a short while.
-func (s *Server) refuse(c net.Conn) {
+func (s *Server) refuse(c sock.Conn) {
 	defer s.untrack(c, false)
 	deadline := time.Now().Add(min(refuseTimeout, s.handshakeTimeout()))
 	c.SetWriteDeadline(deadline)
@@ -342,7 +345,7 @@ func (s *Server) handshakeTimeout() time.Duration {
 
 // setReadDeadline sets c's read deadline unless the server is closing,
 // when reads must stop now.
-func (s *Server) setReadDeadline(c net.Conn, t time.Time) {
+func (s *Server) setReadDeadline(c sock.Conn, t time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
@@ -351,19 +354,19 @@ func (s *Server) setReadDeadline(c net.Conn, t time.Time) {
 	c.SetReadDeadline(t)
 }
 
-func (s *Server) serveConn(c net.Conn) {
+func (s *Server) serveConn(c sock.Conn) {
 	defer s.untrack(c, true)
 	if wb, ok := c.(interface{ SetWriteBuffer(int) error }); ok {
 		wb.SetWriteBuffer(sendBuffer)
 	}
-	if err := s.serve(c, c); err != nil && !(s.isClosing() && (isTimeout(err) || errors.Is(err, net.ErrClosed) || errors.Is(err, errStopped))) {
-		s.logf("nbd: %s: closing the connection: %v", c.RemoteAddr(), err)
+	if err := s.serve(c, c); err != nil && !(s.isClosing() && (isTimeout(err) || errors.Is(err, os.ErrClosed) || errors.Is(err, errStopped))) {
+		s.logf("nbd: %s: closing the connection: %v", c.Peer(), err)
 	}
 }
 
 func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
+	var te interface{ Timeout() bool }
+	return errors.As(err, &te) && te.Timeout()
 }
 
 // serve runs the handshake and transmission on rw; c, when not nil, is
@@ -371,7 +374,7 @@ func isTimeout(err error) bool {
 func (s *Server) serve(rw interface {
 	Read([]byte) (int, error)
 	Write([]byte) (int, error)
-}, c net.Conn) error {
+}, c sock.Conn) error {
 	ex, err := s.export()
 	if err != nil {
 		return err

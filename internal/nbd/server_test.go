@@ -7,10 +7,13 @@ import (
 	"io"
 	"log"
 	"net"
+	"net/netip"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fastxts/xts/internal/sock"
 )
 
 // slowWrites is a backend whose writes wait until released.
@@ -39,7 +42,7 @@ func (s *slowWrites) Flush() error {
 func TestShutdownFinishesInFlight(t *testing.T) {
 	b := &slowWrites{Mem: NewMem(make([]byte, 8192), 512, false), started: make(chan struct{}, 2), release: make(chan struct{}), flushed: make(chan struct{})}
 	sock := filepath.Join(t.TempDir(), "s")
-	l, err := net.Listen("unix", sock)
+	l, err := listenUnix(sock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +103,7 @@ func TestShutdownFinishesInFlight(t *testing.T) {
 // refuses.
 func TestShutdownDeadline(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "s")
-	l, err := net.Listen("unix", sock)
+	l, err := listenUnix(sock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +125,7 @@ func TestShutdownDeadline(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("Shutdown took %v", d)
 	}
-	l2, err := net.Listen("unix", sock+"2")
+	l2, err := listenUnix(sock + "2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +147,7 @@ func TestConfigErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
+			l, err := listenUnix(filepath.Join(t.TempDir(), "s"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,13 +189,13 @@ func TestHandshakeIdle(t *testing.T) {
 func TestTCP(t *testing.T) {
 	data := pattern(1<<20, 12)
 	ts := startServer(t, NewMem(bytes.Clone(data), 512, false))
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, addr, err := sock.ListenTCP(netip.MustParseAddrPort("127.0.0.1:0"))
 	if err != nil {
 		t.Skipf("no TCP on loopback here: %v", err)
 	}
 	served := make(chan error, 1)
 	go func() { served <- ts.Serve(l) }()
-	tcp := dial(t, "tcp:"+l.Addr().String(), "")
+	tcp := dial(t, "tcp:"+addr.String(), "")
 	unix := dial(t, ts.sock, "")
 	if errno, _ := tcp.do(cmdWrite, cmdFlagFUA, 1000, 5, []byte("hello")); errno != 0 {
 		t.Fatalf("write over TCP: errno %d", errno)

@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
-	"net"
 	"sync"
 	"syscall"
+
+	"github.com/fastxts/xts/internal/sock"
 )
 
 // errStopped ends a transmission whose connection or server was stopped
@@ -331,9 +332,14 @@ func (t *transmission) sendRaw(bufs ...[]byte) {
 	var err error
 	if len(bufs) == 1 {
 		_, err = t.w.Write(bufs[0])
+	} else if bw, ok := t.w.(sock.BuffersWriter); ok {
+		_, err = bw.WriteBuffers(bufs) // one writev
 	} else {
-		nb := net.Buffers(bufs)
-		_, err = nb.WriteTo(t.w)
+		for _, b := range bufs {
+			if _, err = t.w.Write(b); err != nil {
+				break
+			}
+		}
 	}
 	if err != nil {
 		t.fail(fmt.Errorf("nbd: writing a reply: %w", err))

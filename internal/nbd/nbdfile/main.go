@@ -15,7 +15,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -23,6 +22,7 @@ import (
 	"syscall"
 
 	"github.com/fastxts/xts/internal/nbd"
+	"github.com/fastxts/xts/internal/sock"
 )
 
 func main() {
@@ -56,19 +56,20 @@ func serve(path, command, socket string, readOnly bool, blockSize int) (int, err
 	if err != nil {
 		return 0, err
 	}
-	sock := socket
-	if sock == "" {
+	sockPath := socket
+	if sockPath == "" {
 		dir, err := os.MkdirTemp("", "nbdfile-")
 		if err != nil {
 			return 0, err
 		}
 		defer os.RemoveAll(dir)
-		sock = filepath.Join(dir, "nbd.sock")
+		sockPath = filepath.Join(dir, "nbd.sock")
 	}
-	l, err := net.Listen("unix", sock)
+	l, err := sock.ListenUnix(sockPath)
 	if err != nil {
 		return 0, err
 	}
+	defer os.Remove(sockPath)
 	s := &nbd.Server{Backend: nbd.NewFile(f, fi.Size(), blockSize, readOnly)}
 	go s.Serve(l)
 	if socket != "" {
@@ -78,7 +79,7 @@ func serve(path, command, socket string, readOnly bool, blockSize int) (int, err
 		return 0, s.Shutdown(context.Background())
 	}
 	cmd := exec.Command("/bin/sh", "-c", command)
-	cmd.Env = append(os.Environ(), "uri=nbd+unix:///?socket="+sock)
+	cmd.Env = append(os.Environ(), "uri=nbd+unix:///?socket="+sockPath)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	runErr := cmd.Run()
 	if err := s.Shutdown(context.Background()); err != nil {
