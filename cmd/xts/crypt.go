@@ -104,8 +104,8 @@ func runCrypt(e *env, args []string, encrypt bool) error {
 		return err
 	}
 
-	// Whatever signal comes from here on, no output is left.
-	g := e.outputGuard(name)
+	// Signals are caught from here on: whatever comes, no output is left.
+	g := e.guard(name)
 	defer g.Stop()
 	key, err := o.key.read(e.stdin)
 	if err != nil {

@@ -206,7 +206,7 @@ to disk; on any error or signal nothing is left. A wrong secret exits 2.
 		return err
 	}
 	cmd := f.name + " decrypt"
-	g := e.outputGuard(cmd)
+	g := e.guard(cmd)
 	defer g.Stop()
 	img, err := openImage(pos[0], false)
 	if err != nil {

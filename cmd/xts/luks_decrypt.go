@@ -70,7 +70,7 @@ func runLUKSDecrypt(e *env, args []string) error {
 		return err
 	}
 
-	g := e.outputGuard("luks decrypt")
+	g := e.guard("luks decrypt")
 	defer g.Stop()
 	img, hdev, h, err := openHeader(pos[0], o.header, false)
 	if err != nil {

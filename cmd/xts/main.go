@@ -86,13 +86,6 @@ func (e *env) guard(cmd string) *guard.Guard {
 	return guard.Start(guard.Config{Stderr: e.stderr, Command: cmd, Sync: e.sync})
 }
 
-// outputGuard is guard for a command that changes nothing but the
-// outputs it creates (the decrypt commands): the signals are caught a
-// moment later, off the command's path (guard.Config.OutputsOnly).
-func (e *env) outputGuard(cmd string) *guard.Guard {
-	return guard.Start(guard.Config{Stderr: e.stderr, Command: cmd, Sync: e.sync, OutputsOnly: true})
-}
-
 // run executes one command line and returns the exit status.
 func (e *env) run(args []string) int {
 	stdout, stderr := e.stdout, e.stderr

@@ -58,18 +58,6 @@ type Config struct {
 	// with this text and does not end the process, which stops at the
 	// end of the step in flight as after the first.
 	InPlace string
-	// OutputsOnly says that the command changes nothing but the outputs
-	// it creates here (the decrypt commands). Start then returns at once
-	// and the signals are caught from a moment later, off the command's
-	// path: os/signal starts two threads and hands work between them,
-	// 2-4 ms of a decrypt that takes 40 on a VM whose thread wake-ups
-	// trap to the host. They are caught before anything a signal could
-	// leave behind or lose: before Create makes a hidden temporary file
-	// or takes standard output, and before Commit. An unnamed output
-	// (O_TMPFILE) made sooner vanishes by itself if a signal kills the
-	// process in that moment, which then ends as the signal's default
-	// has it (killed, no message), as before any Start.
-	OutputsOnly bool
 }
 
 // abortSignals abort a command: Ctrl-C, kill, a closed terminal or ssh
@@ -84,7 +72,6 @@ type Guard struct {
 	cancel context.CancelFunc
 
 	ch, pipe chan os.Signal
-	caught   chan struct{} // closed once the signals are caught (see catch)
 	done     chan struct{}
 	barrier  chan struct{} // the loop saw barrierSignal (see drain)
 	stopOnce sync.Once
@@ -113,26 +100,16 @@ func Start(cfg Config) *Guard {
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &Guard{
 		cfg: cfg, ctx: ctx, cancel: cancel,
-		ch: make(chan os.Signal, 4), pipe: make(chan os.Signal, 1), caught: make(chan struct{}),
-		done: make(chan struct{}), barrier: make(chan struct{}, 1), temps: map[string]bool{},
+		ch: make(chan os.Signal, 4), pipe: make(chan os.Signal, 1), done: make(chan struct{}),
+		barrier: make(chan struct{}, 1), temps: map[string]bool{},
 	}
-	if cfg.OutputsOnly {
-		go g.catch()
-	} else {
-		g.catch()
-	}
-	go g.loop()
-	return g
-}
-
-// catch starts catching the signals and closes g.caught.
-func (g *Guard) catch() {
 	signal.Notify(g.ch, abortSignals[:]...)
 	if barrierSignal != nil {
 		signal.Notify(g.ch, barrierSignal)
 	}
 	signal.Notify(g.pipe, syscall.SIGPIPE)
-	close(g.caught)
+	go g.loop()
+	return g
 }
 
 // Stop discards every output not committed and restores the default
@@ -140,7 +117,6 @@ func (g *Guard) catch() {
 func (g *Guard) Stop() {
 	g.discard(g.takeOpen())
 	g.stopOnce.Do(func() {
-		<-g.caught // or a late catch would outlive the Stop
 		signal.Stop(g.ch)
 		signal.Stop(g.pipe)
 		close(g.done)
@@ -261,7 +237,6 @@ func (g *Guard) Abort(err error) error {
 // Any failure discards the outputs not yet linked. The outputs appear
 // together, in the order they were created, or none does.
 func (g *Guard) Commit() error {
-	<-g.caught
 	g.omu.Lock()
 	outs := append([]*Output(nil), g.open...)
 	g.omu.Unlock()

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/fastxts/xts/cmd/xts/internal/exit"
 )
@@ -299,57 +298,5 @@ func TestInPlaceSecondSignal(t *testing.T) {
 	want := "xts luks reencrypt: SIGTERM again: stopping after the step in flight; the image is resumable\n"
 	if stderr.String() != want {
 		t.Fatalf("stderr %q, want %q", stderr.String(), want)
-	}
-}
-
-// TestOutputsOnly: with Config.OutputsOnly, Start does not wait for
-// os/signal, but the signals are caught by the time Create returns
-// standard output or a hidden temporary file, and by the time Commit
-// returns: a real SIGHUP to this process then ends the context (or, once
-// committed, is ignored) instead of killing the test binary.
-func TestOutputsOnly(t *testing.T) {
-	for _, kind := range []string{"stdout", "temp-file", "commit"} {
-		t.Run(kind, func(t *testing.T) {
-			dir := t.TempDir()
-			var stderr, stdout bytes.Buffer
-			g := Start(Config{Stderr: &stderr, Command: "decrypt", OutputsOnly: true, NoUnnamed: true, Exit: func(int) {}})
-			defer g.Stop()
-			var err error
-			switch kind {
-			case "stdout":
-				_, err = g.Create(Spec{Path: "-", Stdout: &stdout})
-			case "temp-file":
-				_, err = g.Create(Spec{Path: filepath.Join(dir, "out")})
-			case "commit":
-				err = g.Commit()
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
-				t.Fatal(err)
-			}
-			if kind == "commit" {
-				time.Sleep(100 * time.Millisecond) // still alive: caught, and ignored once committed
-				if s := g.Signal(); s != 0 {
-					t.Errorf("Signal() = %v after Commit, want none", s)
-				}
-				return
-			}
-			select {
-			case <-g.Context().Done():
-			case <-time.After(10 * time.Second):
-				t.Fatal("SIGHUP did not end the context")
-			}
-			if s := g.Signal(); s != syscall.SIGHUP {
-				t.Errorf("Signal() = %v, want SIGHUP", s)
-			}
-			if err := g.Abort(nil); exit.Code(err) != 129 {
-				t.Errorf("Abort: %v (exit %d), want 129", err, exit.Code(err))
-			}
-			if names := dirNames(t, dir); len(names) != 0 {
-				t.Errorf("directory holds %v, want nothing", names)
-			}
-		})
 	}
 }

@@ -49,7 +49,6 @@ func (g *Guard) Create(spec Spec) (*Output, error) {
 				return nil, exit.Errorf(exit.Usage, "input and output are the same file (standard output is the input)")
 			}
 		}
-		<-g.caught // a closed pipe must be an error, not SIGPIPE's death
 		o = &Output{g: g, stdout: spec.Stdout}
 	} else {
 		path, err := checkOutput(spec.Path, spec.Force, spec.Input)
@@ -119,7 +118,6 @@ func (g *Guard) createFile(path string, force bool, mode os.FileMode) (*Output, 
 		return nil, fmt.Errorf("creating the output beside %s: %w", path, err)
 	}
 	if err != nil {
-		<-g.caught // a signal must find the name to remove
 		f, err = os.CreateTemp(dir, "."+filepath.Base(path)+".xts-*.tmp")
 		if err != nil {
 			return nil, fmt.Errorf("creating the output beside %s: %w", path, err)
