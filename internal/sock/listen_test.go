@@ -45,24 +45,32 @@ func listeners(t *testing.T) map[string]endpoint {
 	return out
 }
 
+// connect dials ls and accepts the connection (skipping the test where
+// ls is missing); the client is closed at the test's end.
+func connect(t *testing.T, ls endpoint) (client net.Conn, c Conn) {
+	t.Helper()
+	if ls.skip != "" {
+		t.Skip(ls.skip)
+	}
+	client, err := net.Dial(ls.network, ls.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	c, err = ls.l.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client, c
+}
+
 // TestConn exchanges data both ways over each kind of listener, with
 // WriteBuffers, and checks the peer, EOF, the deadlines and the errors
 // after Close.
 func TestConn(t *testing.T) {
 	for name, ls := range listeners(t) {
 		t.Run(name, func(t *testing.T) {
-			if ls.skip != "" {
-				t.Skip(ls.skip)
-			}
-			client, err := net.Dial(ls.network, ls.addr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer client.Close()
-			c, err := ls.l.Accept()
-			if err != nil {
-				t.Fatal(err)
-			}
+			client, c := connect(t, ls)
 			defer c.Close()
 			if name == "tcp" && c.Peer() != client.LocalAddr().String() {
 				t.Errorf("Peer() = %q, want %q", c.Peer(), client.LocalAddr())
@@ -100,10 +108,10 @@ func TestConn(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			// A read deadline in the past: a timeout, then data once lifted.
+			// A read deadline soon: a timeout, then data once lifted.
 			c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
 			var b [8]byte
-			_, err = c.Read(b[:])
+			_, err := c.Read(b[:])
 			var te interface{ Timeout() bool }
 			if !errors.As(err, &te) || !te.Timeout() || !errors.Is(err, os.ErrDeadlineExceeded) {
 				t.Errorf("Read past the deadline: %v, want a timeout", err)
@@ -137,18 +145,7 @@ func TestConn(t *testing.T) {
 func TestCloseDuring(t *testing.T) {
 	for name, ls := range listeners(t) {
 		t.Run(name, func(t *testing.T) {
-			if ls.skip != "" {
-				t.Skip(ls.skip)
-			}
-			client, err := net.Dial(ls.network, ls.addr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer client.Close()
-			c, err := ls.l.Accept()
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, c := connect(t, ls)
 			read := make(chan error, 1)
 			go func() {
 				var b [1]byte
