@@ -26,6 +26,7 @@
 # (DIR=... to use another directory).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 
 runs=${1:-9}
 image=${IMAGE:-bitlk-aes-xts-128}
@@ -101,9 +102,6 @@ for ((r = 1; r <= runs; r++)); do
 	done
 	rm -f "$dir/out-dislocker"
 done
-
-median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'; }
 
 size=$(stat -c %s "$dir/img")
 echo

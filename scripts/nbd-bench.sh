@@ -24,6 +24,7 @@
 # once into the page cache.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 
 size_mib=${1:-1024}
 runs=${2:-5}
@@ -105,7 +106,6 @@ for ((i = 0; i < runs; i++)); do
 	done
 done
 
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 mode="export -> null:"
 [[ -z $write ]] || mode="FILE -> export"
 echo "nbdcopy ${copyflags[*]} $mode, ${size_mib} MiB, ${runs} interleaved runs, $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"

@@ -30,6 +30,7 @@
 # Needs Go, python3, nbdinfo, nbdcopy, bc (Linux: /proc).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 
 size_mib=${SIZE_MIB:-1024}
 runs=${RUNS:-3}
@@ -213,8 +214,6 @@ sampler() {
 mib() { echo $((($1 + 1023) / 1024)); }
 
 row() { printf '%-6s %-4s %s\n' "$@"; }
-
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 case_fd() {
 	local b=$1

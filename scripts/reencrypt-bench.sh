@@ -25,6 +25,7 @@
 # (DIR=... to use another directory).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 
 size_mib=${1:-1024}
 runs=${2:-5}
@@ -81,9 +82,6 @@ for ((r = 1; r <= runs; r++)); do
 		echo "run $r $n: ${w} s wall, ${c} s CPU" >&2
 	done
 done
-
-median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'; }
 
 declare -A mw mc
 for n in "${names[@]}"; do

@@ -23,6 +23,7 @@
 # are noisy: the CPU model, CPU count and load average are printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 
 size_mib=${1:-1024}
 runs=${2:-5}
@@ -30,8 +31,6 @@ trial_runs=${3:-3}
 parts=${PARTS:-read serve trial}
 
 echo "CPU: $(go run ./cmd/xts info | sed -n 's/^CPU *//p') ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 if [[ " $parts " == *" read "* ]]; then
 	echo "== read: veracrypt.Volume vs luks.Volume, ${size_mib} MiB, ${runs} interleaved runs"
