@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/fastxts/xts/internal/sock"
 )
 
 func needServeTool(t *testing.T, name string) {
@@ -118,6 +122,17 @@ func TestLUKSServeWrite(t *testing.T) {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
+// needIPv6Loopback skips the test, saying why, where this host cannot
+// listen on ::1 (IPv6 disabled, or a container without it).
+func needIPv6Loopback(t *testing.T) {
+	t.Helper()
+	l, _, err := sock.ListenTCP(netip.MustParseAddrPort("[::1]:0"))
+	if err != nil {
+		t.Skipf("no IPv6 loopback here: %v", err)
+	}
+	l.Close()
+}
+
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // TestLUKSServeRunStatus checks that xts luks serve exits with --run's
@@ -148,6 +163,9 @@ func TestLUKSServeRunStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if slices.Contains(tt.args, "[::1]:0") {
+				needIPv6Loopback(t)
+			}
 			r := runCmd(t, nil, append(append([]string{"luks", "serve", "-d", pass}, tt.args...), img)...)
 			if r.code != tt.wantCode {
 				t.Errorf("exit %d, want %d (%s)", r.code, tt.wantCode, r.stderr)
