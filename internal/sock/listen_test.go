@@ -194,3 +194,33 @@ func TestListenErrors(t *testing.T) {
 		t.Errorf("a second ListenTCP on %v worked", got)
 	}
 }
+
+// TestDualStack: a listener on the unspecified IPv6 address takes IPv4
+// clients too, and names them by their IPv4 address, as net does.
+func TestDualStack(t *testing.T) {
+	l, got, err := ListenTCP(netip.MustParseAddrPort("[::]:0"))
+	if err != nil {
+		t.Skipf("no IPv6 here: %v", err)
+	}
+	defer l.Close()
+	if got.Port() == 0 || got.Addr() != netip.IPv6Unspecified() {
+		t.Errorf("ListenTCP([::]:0) got %v", got)
+	}
+	for _, client := range []string{"127.0.0.1", "::1"} {
+		t.Run(client, func(t *testing.T) {
+			ep := endpoint{l: l, network: "tcp", addr: netip.AddrPortFrom(netip.MustParseAddr(client), got.Port()).String()}
+			if client == "::1" {
+				probe, _, err := ListenTCP(netip.MustParseAddrPort("[::1]:0"))
+				if err != nil {
+					t.Skipf("no IPv6 loopback here: %v", err)
+				}
+				probe.Close()
+			}
+			cl, c := connect(t, ep)
+			defer c.Close()
+			if c.Peer() != cl.LocalAddr().String() {
+				t.Errorf("Peer() = %q, want %q", c.Peer(), cl.LocalAddr())
+			}
+		})
+	}
+}

@@ -7,7 +7,9 @@
 // a serve, then pays for the dynamic loader, libc's start and threads
 // made through pthread_create (2-5 ms of each start on the Zen 5 VM where
 // this was measured; bitlocker/README.md, Speed). Elsewhere it wraps the
-// net package.
+// net package (sock_net.go), which the build tag socknet selects on Linux
+// too, so that CI runs this package's and the NBD server's tests over
+// that wrapper as well.
 //
 // What net did that these sockets do too: SO_REUSEADDR on TCP listeners,
 // TCP_NODELAY and keep-alive (15 s) on accepted TCP connections,

@@ -1,3 +1,5 @@
+//go:build linux && !socknet
+
 package sock
 
 import (
@@ -148,7 +150,9 @@ func addrPort(sa unix.Sockaddr) netip.AddrPort {
 	case *unix.SockaddrInet4:
 		return netip.AddrPortFrom(netip.AddrFrom4(sa.Addr), uint16(sa.Port))
 	case *unix.SockaddrInet6:
-		return netip.AddrPortFrom(netip.AddrFrom16(sa.Addr), uint16(sa.Port))
+		// An IPv4 peer of a dual-stack listener comes as ::ffff:a.b.c.d;
+		// named as net names it, a.b.c.d.
+		return netip.AddrPortFrom(netip.AddrFrom16(sa.Addr).Unmap(), uint16(sa.Port))
 	}
 	return netip.AddrPort{}
 }
