@@ -17,7 +17,8 @@
 // (PBKDF2 within 1024 iterations, an Argon2id run under way within one of
 // its slices, its memory released); Options.PRF and Options.Cipher narrow
 // the trials. A wrong password
-// returns ErrPassword after all trials; Open never writes.
+// returns ErrPassword after all trials (seconds, with every PRF); Open never
+// writes. OpenContext stops the trials when its context is done.
 //
 //	f, _ := os.OpenFile("container.hc", os.O_RDWR, 0)
 //	v, err := veracrypt.Open(f, []byte("password"), &veracrypt.Options{PRF: "sha512"})

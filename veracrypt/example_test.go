@@ -1,10 +1,13 @@
 package veracrypt_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/fastxts/xts/veracrypt"
 )
@@ -50,4 +53,31 @@ func Example() {
 	h := v.Header()
 	fmt.Printf("%s %s %s, %d bytes at %d: %q\n", h.Magic, h.PRF, h.Cipher, v.Size(), h.EncryptedAreaStart, buf)
 	// Output: VERA sha512 aes, 786432 bytes at 131072: "hello, volume"
+}
+
+// A wrong password is refused only after every key derivation has been
+// tried, seconds of CPU: OpenContext bounds the wait.
+func ExampleOpenContext() {
+	dir, err := os.MkdirTemp("", "veracrypt")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	f, err := os.Create(filepath.Join(dir, "container.hc"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	const size = 1 << 20
+	if err := f.Truncate(size); err != nil {
+		log.Fatal(err)
+	}
+	if err := veracrypt.Create(f, size, []byte("correct horse"), &veracrypt.CreateOptions{PIM: 1}); err != nil {
+		log.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err = veracrypt.OpenContext(ctx, f, []byte("wrong horse"), nil) // every PRF, default iterations
+	fmt.Println(errors.Is(err, context.DeadlineExceeded), errors.Is(err, veracrypt.ErrPassword))
+	// Output: true false
 }

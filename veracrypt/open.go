@@ -1,6 +1,7 @@
 package veracrypt
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -93,7 +94,7 @@ func (o *Options) location(devSize int64) (int64, error) {
 // decrypted header. Every (TrueCrypt/VeraCrypt, PRF) pair is a job (see
 // runTrials for how the jobs share the cores); the first header that
 // decrypts stops the others.
-func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, cipherName string, system, noVC, noTC bool) (*Header, error) {
+func unlock(ctx context.Context, block []byte, password []byte, keyfiles [][]byte, pim int, prfName, cipherName string, system, noVC, noTC bool) (*Header, error) {
 	if len(block) != HeaderSize {
 		return nil, fmt.Errorf("veracrypt: header block of %d bytes", len(block))
 	}
@@ -134,9 +135,12 @@ func unlock(block []byte, password []byte, keyfiles [][]byte, pim int, prfName, 
 		}
 		return nil, fmt.Errorf("veracrypt: no key derivation matches %q", prfName)
 	}
-	found, lastErr := runTrials(block, password, keyfiles, pim, system, jobs, cands)
+	found, lastErr := runTrials(ctx, block, password, keyfiles, pim, system, jobs, cands)
 	if found != nil {
 		return found, nil
+	}
+	if ctx.Err() != nil {
+		return nil, stopped(ctx)
 	}
 	if lastErr != nil && len(jobs) == 1 {
 		return nil, lastErr
@@ -288,6 +292,16 @@ func readHeader(dev io.ReaderAt, off, size int64) ([]byte, error) {
 // and o.ReadOnly is false. A wrong password gives ErrPassword; Open never
 // writes.
 func Open(dev io.ReaderAt, password []byte, o *Options) (*Volume, error) {
+	return OpenContext(context.Background(), dev, password, o)
+}
+
+// OpenContext is Open with a context: when ctx is done before a header
+// decrypts, the trials stop within a stretch of their key derivation (1024
+// PBKDF2 iterations, an Argon2id slice: milliseconds) and OpenContext
+// returns an error matching ctx's cause (context.Canceled,
+// context.DeadlineExceeded), not ErrPassword. A wrong password takes
+// seconds to refuse when every PRF is tried: this bounds it.
+func OpenContext(ctx context.Context, dev io.ReaderAt, password []byte, o *Options) (*Volume, error) {
 	if o == nil {
 		o = &Options{}
 	}
@@ -295,13 +309,14 @@ func Open(dev io.ReaderAt, password []byte, o *Options) (*Volume, error) {
 	if err != nil {
 		return nil, fmt.Errorf("veracrypt: %w", err)
 	}
-	h, err := findHeader(dev, size, password, o)
+	h, err := findHeader(ctx, dev, size, password, o)
 	if err != nil {
 		return nil, err
 	}
 	var guard func(off, n int64) error
 	if o.Protect != nil {
-		if guard, err = protectGuard(dev, size, h, o); err != nil {
+		if guard, err = protectGuard(ctx, dev, size, h, o); err != nil {
+			clear(h.KeyArea[:])
 			return nil, err
 		}
 	}
@@ -312,6 +327,12 @@ func Open(dev io.ReaderAt, password []byte, o *Options) (*Volume, error) {
 // same trials, without opening the data area (for a dump of it). Its key
 // area holds the master key: clear it when done.
 func ReadHeader(dev io.ReaderAt, password []byte, o *Options) (*Header, error) {
+	return ReadHeaderContext(context.Background(), dev, password, o)
+}
+
+// ReadHeaderContext is ReadHeader with a context, stopped as OpenContext
+// is.
+func ReadHeaderContext(ctx context.Context, dev io.ReaderAt, password []byte, o *Options) (*Header, error) {
 	if o == nil {
 		o = &Options{}
 	}
@@ -319,13 +340,16 @@ func ReadHeader(dev io.ReaderAt, password []byte, o *Options) (*Header, error) {
 	if err != nil {
 		return nil, fmt.Errorf("veracrypt: %w", err)
 	}
-	return findHeader(dev, size, password, o)
+	return findHeader(ctx, dev, size, password, o)
 }
 
 // findHeader runs the trials of Open on the header o names, then on the
 // legacy TrueCrypt hidden header, and with o.TryBackup the backup header,
 // as fallbacks.
-func findHeader(dev io.ReaderAt, size int64, password []byte, o *Options) (*Header, error) {
+func findHeader(ctx context.Context, dev io.ReaderAt, size int64, password []byte, o *Options) (*Header, error) {
+	if ctx.Err() != nil {
+		return nil, stopped(ctx)
+	}
 	off, err := o.location(size)
 	if err != nil {
 		return nil, err
@@ -333,7 +357,7 @@ func findHeader(dev io.ReaderAt, size int64, password []byte, o *Options) (*Head
 	block, err := readHeader(dev, off, size)
 	var h *Header
 	if err == nil {
-		h, err = unlock(block, password, o.Keyfiles, o.PIM, o.PRF, o.Cipher, o.System, o.NoVeraCrypt, o.NoTrueCrypt)
+		h, err = unlock(ctx, block, password, o.Keyfiles, o.PIM, o.PRF, o.Cipher, o.System, o.NoVeraCrypt, o.NoTrueCrypt)
 	} else if o.Hidden {
 		err = fmt.Errorf("%w (%w)", ErrPassword, err)
 	}
@@ -341,7 +365,7 @@ func findHeader(dev io.ReaderAt, size int64, password []byte, o *Options) (*Head
 		// TrueCrypt before 6.0 kept the hidden header near the end.
 		lo := size - legacyHiddenOffset
 		if b, err2 := readHeader(dev, lo, size); err2 == nil {
-			if h2, err2 := unlock(b, password, o.Keyfiles, 0, o.PRF, o.Cipher, false, true, false); err2 == nil && h2.Version < 4 {
+			if h2, err2 := unlock(ctx, b, password, o.Keyfiles, 0, o.PRF, o.Cipher, false, true, false); err2 == nil && h2.Version < 4 {
 				h, err, off = h2, nil, lo
 			}
 		}
@@ -352,17 +376,25 @@ func findHeader(dev io.ReaderAt, size int64, password []byte, o *Options) (*Head
 		bo.Backup = true
 		boff, _ := bo.location(size)
 		if b, err2 := readHeader(dev, boff, size); err2 == nil {
-			if h2, err2 := unlock(b, password, o.Keyfiles, o.PIM, o.PRF, o.Cipher, false, o.NoVeraCrypt, o.NoTrueCrypt); err2 == nil && h2.Version >= 4 {
+			if h2, err2 := unlock(ctx, b, password, o.Keyfiles, o.PIM, o.PRF, o.Cipher, false, o.NoVeraCrypt, o.NoTrueCrypt); err2 == nil && h2.Version >= 4 {
 				h, err, off, backup = h2, nil, boff, true
 			}
 		}
 	}
 	if err != nil {
+		if errors.Is(err, ErrPassword) && ctx.Err() != nil {
+			return nil, stopped(ctx) // during a fallback's trials
+		}
 		return nil, err
 	}
 	h.Offset, h.Hidden, h.Backup = off, o.Hidden, backup
 	h.System = h.System || o.System
 	return h, nil
+}
+
+// stopped is the error of trials that ctx stopped.
+func stopped(ctx context.Context) error {
+	return fmt.Errorf("veracrypt: trials stopped: %w", context.Cause(ctx))
 }
 
 // legacyHiddenOffset is, from the end of the host, where TrueCrypt
@@ -453,11 +485,11 @@ func newVolume(dev io.ReaderAt, size int64, h *Header, readOnly bool, guard func
 
 // protectGuard finds the hidden volume that o.Protect unlocks inside the
 // outer volume h, and returns a Guard that refuses writes to it.
-func protectGuard(dev io.ReaderAt, size int64, outer *Header, o *Options) (func(off, n int64) error, error) {
+func protectGuard(ctx context.Context, dev io.ReaderAt, size int64, outer *Header, o *Options) (func(off, n int64) error, error) {
 	p := o.Protect
 	ho := &Options{PRF: p.PRF, PIM: p.PIM, Keyfiles: p.Keyfiles, Hidden: true, Backup: o.Backup,
 		NoVeraCrypt: o.NoVeraCrypt, NoTrueCrypt: o.NoTrueCrypt, TryBackup: o.TryBackup}
-	hh, err := findHeader(dev, size, p.Password, ho)
+	hh, err := findHeader(ctx, dev, size, p.Password, ho)
 	if err != nil {
 		return nil, fmt.Errorf("veracrypt: hidden volume protection: %w", err)
 	}

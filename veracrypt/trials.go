@@ -1,6 +1,7 @@
 package veracrypt
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -93,6 +94,8 @@ func newTrial(j job, password []byte, keyfiles [][]byte, pim int, system bool, c
 var trialHooks struct {
 	// argon2Stop wraps the stop function an Argon2id unit polls.
 	argon2Stop func(stop func() bool) func() bool
+	// computing is called by a worker before it derives unit u.
+	computing func(u unit)
 	// beforeTry is called by a worker before it tries the candidates
 	// that unit u completed.
 	beforeTry func(u unit)
@@ -184,7 +187,7 @@ func trialUnits(trials []*trial, workers int) []unit {
 // stretch (1024 PBKDF2 iterations, an Argon2id slice) on their own and
 // then wipe the trials' secrets. Without a match it returns once every
 // unit is done.
-func runTrials(block, password []byte, keyfiles [][]byte, pim int, system bool, jobs []job, cands []candidate) (*Header, error) {
+func runTrials(ctx context.Context, block, password []byte, keyfiles [][]byte, pim int, system bool, jobs []job, cands []candidate) (*Header, error) {
 	var lastErr error
 	var trials []*trial
 	for _, j := range jobs {
@@ -210,6 +213,9 @@ func runTrials(block, password []byte, keyfiles [][]byte, pim int, system bool, 
 		once  sync.Once
 		found = make(chan *Header, 1)
 	)
+	// A done ctx stops the trials as a match does; the caller tells the
+	// two apart by ctx.Err.
+	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
 	work := func() {
 		dec := make([]byte, HeaderSize)
 		defer clear(dec)
@@ -221,6 +227,9 @@ func runTrials(block, password []byte, keyfiles [][]byte, pim int, system bool, 
 			}
 			u := units[i]
 			out := make([]byte, u.t.size)
+			if hook := trialHooks.computing; hook != nil {
+				hook(u)
+			}
 			ok := u.t.compute(out, salt, u.i, &stop)
 			if !ok {
 				clear(out)

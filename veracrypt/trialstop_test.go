@@ -2,6 +2,8 @@ package veracrypt
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -113,4 +115,77 @@ func TestDeriverArgon2Stopped(t *testing.T) {
 	if k := d.get(64); !bytes.Equal(k, want[:64]) {
 		t.Fatalf("deriver gave %x, want %x", k, want[:64])
 	}
+}
+
+// TestOpenContext: a context done before Open starts stops it before any
+// trial; one cancelled while the first unit is being derived (a stretch of
+// two million PBKDF2 iterations) stops that derivation at its next poll, so
+// that no unit completes; either way the error matches the context's cause,
+// not ErrPassword, and every worker exits.
+func TestOpenContext(t *testing.T) {
+	dev := newMemDev(512 << 10)
+	const pim = 2000 // 15000 + 1000*PIM iterations a SHA-512 block
+	if err := Create(dev, dev.Size(), []byte("right"), &CreateOptions{PIM: 1, Rand: seeded(42)}); err != nil {
+		t.Fatal(err)
+	}
+	opts := &Options{PIM: pim, PRF: "sha512", Cipher: "aes", NoTrueCrypt: true}
+	cause := errors.New("the user gave up")
+
+	var (
+		computing, tried atomic.Int32
+		exited           = make(chan struct{}, 1)
+	)
+	trialHooks.beforeTry = func(unit) { tried.Add(1) }
+	trialHooks.exited = func() { exited <- struct{}{} }
+	t.Cleanup(func() { trialHooks.computing, trialHooks.beforeTry, trialHooks.exited = nil, nil, nil })
+
+	t.Run("done before", func(t *testing.T) {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(cause)
+		trialHooks.computing = func(unit) { computing.Add(1) }
+		v, err := OpenContext(ctx, dev, []byte("wrong"), opts)
+		if v != nil || !errors.Is(err, cause) || errors.Is(err, ErrPassword) {
+			t.Fatalf("OpenContext with a cancelled context: %v, %v; want the cause", v, err)
+		}
+		if _, err := ReadHeaderContext(ctx, dev, []byte("right"), opts); !errors.Is(err, cause) {
+			t.Fatalf("ReadHeaderContext with a cancelled context: %v; want the cause", err)
+		}
+		if n := computing.Load(); n != 0 {
+			t.Fatalf("%d units derived after the context was done", n)
+		}
+	})
+
+	t.Run("during", func(t *testing.T) {
+		for name, open := range map[string]func(context.Context) error{
+			"OpenContext": func(ctx context.Context) error {
+				_, err := OpenContext(ctx, dev, []byte("wrong"), opts)
+				return err
+			},
+			"ReadHeaderContext": func(ctx context.Context) error {
+				_, err := ReadHeaderContext(ctx, dev, []byte("wrong"), opts)
+				return err
+			},
+		} {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			computing.Store(0)
+			trialHooks.computing = func(unit) {
+				if computing.Add(1) == 1 {
+					cancel(cause)
+				}
+			}
+			err := open(ctx)
+			cancel(nil)
+			if !errors.Is(err, cause) || errors.Is(err, ErrPassword) {
+				t.Fatalf("%s cancelled during the trials: %v; want the cause", name, err)
+			}
+			select {
+			case <-exited:
+			case <-time.After(hangGuard):
+				t.Fatalf("%s: the trials' workers did not exit", name)
+			}
+			if n := tried.Load(); n != 0 {
+				t.Fatalf("%s: %d units completed after the cancel: the derivation did not stop", name, n)
+			}
+		}
+	})
 }
